@@ -1,0 +1,21 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "AppStateKit",
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
+    products: [
+        .library(name: "AppStateKit", targets: ["AppStateKit"]),
+    ],
+    targets: [
+        .target(
+            name: "AppStateKit",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .testTarget(
+            name: "AppStateKitTests",
+            dependencies: ["AppStateKit"],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+    ]
+)

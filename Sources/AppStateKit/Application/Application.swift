@@ -1,0 +1,83 @@
+import Synchronization
+
+/// The registry of an app's shared state and dependencies.
+///
+/// Declare entries as computed properties in extensions of `Application` and reach them through
+/// key paths from anywhere — any thread, task or actor:
+///
+/// ```swift
+/// extension Application {
+///     var counter: State<Int> { state(initial: 0) }
+///     var api: Dependency<APIClient> { dependency(LiveAPIClient()) }
+/// }
+///
+/// Application.update(\.counter) { $0 += 1 }
+/// let api = Application.dependency(\.api)
+/// ```
+///
+/// Entries are created on first access and cached for the life of the process. One instance,
+/// the shared application, serves the whole process; ``promote(to:)`` replaces it with an
+/// instance of a subclass, carrying every existing entry over.
+open class Application: @unchecked Sendable {
+    // Safe: the only stored property is the immutable `registry`, which synchronises itself.
+
+    /// The entries this application holds.
+    let registry: Registry
+
+    /// Creates an application and runs `setup` on it.
+    ///
+    /// Subclasses inherit this initializer; `setup` is the place to preload dependencies.
+    ///
+    /// - Parameter setup: Called once with the new instance.
+    public required init(setup: (Application) -> Void = { _ in }) {
+        registry = Registry()
+        setup(self)
+    }
+}
+
+extension Application {
+    /// The application that serves the calling task: the isolated one of an enclosing
+    /// isolation scope if there is one, otherwise the process-wide shared instance.
+    @inline(__always)
+    static var current: Application {
+        if ScopeContext.isAnyLive, let isolated = ScopeContext.current?.isolatedApplication {
+            return isolated.application
+        }
+        return shared
+    }
+
+    /// The process-wide instance. Replaced by ``promote(to:)``.
+    static var shared: Application {
+        @inline(__always) get {
+            let bits = SharedApplication.bits.load(ordering: .acquiring)
+            guard bits != 0 else { return SharedApplication.initial }
+            return Unmanaged<Application>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeUnretainedValue()
+        }
+        set {
+            SharedApplication.replace(with: newValue)
+        }
+    }
+}
+
+/// Storage for ``Application/shared``.
+///
+/// The current instance is published as the bit pattern of a retained reference so that reading
+/// it costs one atomic load. Replaced instances are retained forever (promotion is rare), so a
+/// reader that loaded an old pointer never sees it freed.
+enum SharedApplication {
+    static let initial = Application()
+    static let bits = Atomic<UInt>(0)
+    private static let lock = Lock()
+    // Safe: only touched while `lock` is held.
+    nonisolated(unsafe) private static var retired: [Application] = []
+
+    static func replace(with application: Application) {
+        lock.withLock {
+            let retained = Unmanaged.passRetained(application).toOpaque()
+            let old = bits.exchange(UInt(bitPattern: retained), ordering: .acquiringAndReleasing)
+            if old != 0 {
+                retired.append(Unmanaged<Application>.fromOpaque(UnsafeRawPointer(bitPattern: old)!).takeRetainedValue())
+            }
+        }
+    }
+}

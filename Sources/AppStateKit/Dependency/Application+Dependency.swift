@@ -1,0 +1,97 @@
+extension Application {
+    /// A handle to a service or client created once, on first use, and shared by the process.
+    ///
+    /// ```swift
+    /// extension Application {
+    ///     var api: Dependency<any APIClient> { dependency(LiveAPIClient()) }
+    /// }
+    ///
+    /// let api = Application.dependency(\.api)
+    /// ```
+    public struct Dependency<Value: Sendable>: Sendable, CustomStringConvertible {
+        let entry: DependencyEntry<Value>?
+        private let scopedValue: Value?
+
+        init(entry: DependencyEntry<Value>) {
+            self.entry = entry
+            self.scopedValue = nil
+        }
+
+        /// A handle for a value that a scope provides instead of the registry.
+        init(scopedValue: Value) {
+            self.entry = nil
+            self.scopedValue = scopedValue
+        }
+
+        /// The dependency instance: the newest override if any, otherwise the created instance.
+        public var value: Value {
+            if let entry { return entry.value }
+            return scopedValue!
+        }
+
+        /// The entry's identity as AppState exposes it.
+        public var scope: Scope {
+            entry?.key.name.scope ?? Scope(name: "App", id: "scoped")
+        }
+
+        /// `Dependency<Value>(App.id) = value`.
+        public var description: String {
+            "Dependency<\(Value.self)>(\(entry?.key.readable ?? "scoped")) = \(value)"
+        }
+    }
+
+    /// Declares a dependency named by `feature` and `id`.
+    ///
+    /// Every declaration with the same `feature`, `id` and value type refers to the same
+    /// instance. `object` is evaluated once, on first access, even when many threads ask at once.
+    ///
+    /// ```swift
+    /// extension Application {
+    ///     var database: Dependency<Database> { dependency(Database(url: dbURL), feature: "Storage", id: "db") }
+    /// }
+    /// ```
+    public func dependency<Value: Sendable>(
+        _ object: @autoclosure () -> Value,
+        feature: String = "App",
+        id: String
+    ) -> Dependency<Value> {
+        dependency(
+            key: EntryKey(kind: ObjectIdentifier(DependencyEntry<Value>.self), name: EntryName(feature: feature, id: id)),
+            object
+        )
+    }
+
+    /// Declares a dependency identified by where this call is written.
+    ///
+    /// `object` is evaluated once, on first access; it may itself resolve other dependencies.
+    ///
+    /// ```swift
+    /// extension Application {
+    ///     var clock: Dependency<any Clock<Duration>> { dependency(ContinuousClock()) }
+    /// }
+    /// ```
+    public func dependency<Value: Sendable>(
+        _ object: @autoclosure () -> Value,
+        _ fileID: StaticString = #fileID,
+        _ function: StaticString = #function,
+        _ line: Int = #line,
+        _ column: Int = #column
+    ) -> Dependency<Value> {
+        dependency(
+            key: EntryKey(
+                kind: ObjectIdentifier(DependencyEntry<Value>.self),
+                name: EntryName(fileID: fileID, function: function, line: line, column: column)
+            ),
+            object
+        )
+    }
+
+    @inline(__always)
+    private func dependency<Value: Sendable>(key: EntryKey, _ object: () -> Value) -> Dependency<Value> {
+        if ScopeContext.isAnyLive, let context = ScopeContext.current,
+           let overridden = context.overriddenValue(for: key) as? Value {
+            return Dependency(scopedValue: overridden)
+        }
+        return Dependency(entry: registry.entry(for: key) { DependencyEntry(key: key, value: object()) })
+    }
+}

@@ -1,0 +1,34 @@
+import Synchronization
+
+extension Application {
+    /// A global dependency override, returned by ``Application/override(_:with:)``.
+    ///
+    /// Cancel it to restore the previous instance, or let the last reference go. Several
+    /// overrides of one key may be cancelled in any order: the newest remaining override, or the
+    /// original instance, is what everyone sees.
+    ///
+    /// ```swift
+    /// let override = Application.override(\.api, with: MockAPIClient())
+    /// // … exercise code that uses \.api …
+    /// override.cancel()      // `await override.cancel()` compiles too
+    /// ```
+    public final class DependencyOverride: Sendable {
+        private let restore: @Sendable () -> Void
+        private let isCancelled = Atomic<Bool>(false)
+
+        init<Value: Sendable>(entry: DependencyEntry<Value>, value: Value) {
+            let token = entry.pushOverride(value)
+            restore = { entry.removeOverride(token) }
+        }
+
+        /// Removes the override. Calling it again does nothing.
+        public func cancel() {
+            guard !isCancelled.exchange(true, ordering: .acquiringAndReleasing) else { return }
+            restore()
+        }
+
+        deinit {
+            cancel()
+        }
+    }
+}

@@ -1,0 +1,25 @@
+/// Reads a dependency as if it were a stored property.
+///
+/// ```swift
+/// struct ReportService {
+///     @AppDependency(\.database) var database
+///     func run() async throws { try await database.query("…") }
+/// }
+/// ```
+///
+/// Each access resolves the dependency anew, so overrides and scopes apply immediately.
+@propertyWrapper
+public struct AppDependency<Value: Sendable>: @unchecked Sendable {
+    // Safe: the only stored property is an immutable key path.
+    private let keyPath: KeyPath<Application, Application.Dependency<Value>>
+
+    /// Creates the wrapper for the dependency at `keyPath`.
+    public init(_ keyPath: KeyPath<Application, Application.Dependency<Value>>) {
+        self.keyPath = keyPath
+    }
+
+    /// The dependency's current instance.
+    public var wrappedValue: Value {
+        Application.dependency(keyPath)
+    }
+}

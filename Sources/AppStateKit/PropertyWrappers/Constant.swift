@@ -1,0 +1,26 @@
+/// Reads one member of a state's value, read-only.
+///
+/// ```swift
+/// struct Header {
+///     @Constant(\.settings, \.appName) var appName
+/// }
+/// ```
+@propertyWrapper
+public struct Constant<SlicedState: MutableApplicationState, Value, SliceValue>: @unchecked Sendable
+where SlicedState.Value == Value {
+    // Safe: the stored properties are immutable key paths.
+    private let stateKeyPath: KeyPath<Application, SlicedState>
+    private let valueKeyPath: KeyPath<Value, SliceValue>
+
+    /// Creates the wrapper for the member `valueKeyPath` (read-only or writable) of the state at
+    /// `stateKeyPath`.
+    public init(_ stateKeyPath: KeyPath<Application, SlicedState>, _ valueKeyPath: KeyPath<Value, SliceValue>) {
+        self.stateKeyPath = stateKeyPath
+        self.valueKeyPath = valueKeyPath
+    }
+
+    /// The member's current value.
+    public var wrappedValue: SliceValue {
+        Application.state(stateKeyPath).value[keyPath: valueKeyPath]
+    }
+}

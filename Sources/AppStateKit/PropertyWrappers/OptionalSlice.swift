@@ -1,0 +1,65 @@
+/// Reads and writes one member of an optional state's value: `nil` while the state is `nil`.
+///
+/// ```swift
+/// struct Profile {
+///     @OptionalSlice(\.session, \.displayName) var displayName   // String member
+///     @OptionalSlice(\.session, \.nickname) var nickname         // String? member
+/// }
+/// ```
+///
+/// For a non-optional member, assigning `nil` leaves it unchanged; for an optional member it
+/// clears it. Writes while the state is `nil` do nothing.
+@propertyWrapper
+public struct OptionalSlice<SlicedState: MutableApplicationState, Value, SliceValue>: @unchecked Sendable
+where SlicedState.Value == Value? {
+    // Safe: the stored properties are immutable key paths.
+    private let stateKeyPath: KeyPath<Application, SlicedState>
+    private let member: OptionalMember<Value, SliceValue>
+
+    /// Creates the wrapper for a non-optional member of an optional state.
+    public init(_ stateKeyPath: KeyPath<Application, SlicedState>, _ valueKeyPath: WritableKeyPath<Value, SliceValue>) {
+        self.stateKeyPath = stateKeyPath
+        self.member = .value(valueKeyPath)
+    }
+
+    /// Creates the wrapper for an optional member of an optional state.
+    public init(_ stateKeyPath: KeyPath<Application, SlicedState>, _ valueKeyPath: WritableKeyPath<Value, SliceValue?>) {
+        self.stateKeyPath = stateKeyPath
+        self.member = .optional(valueKeyPath)
+    }
+
+    /// The member's value, or `nil` while the state (or an optional member) is `nil`.
+    public var wrappedValue: SliceValue? {
+        get { member.read(from: Application.state(stateKeyPath).value) }
+        nonmutating set {
+            var state = Application.state(stateKeyPath)
+            state.modify { member.write(newValue, into: &$0) }
+        }
+    }
+}
+
+/// The member an optional slice or constant reads: optional or not.
+enum OptionalMember<Value, SliceValue> {
+    case value(KeyPath<Value, SliceValue>)
+    case optional(KeyPath<Value, SliceValue?>)
+
+    func read(from parent: Value?) -> SliceValue? {
+        guard let parent else { return nil }
+        switch self {
+        case let .value(keyPath): return parent[keyPath: keyPath]
+        case let .optional(keyPath): return parent[keyPath: keyPath]
+        }
+    }
+
+    func write(_ newValue: SliceValue?, into parent: inout Value?) {
+        guard parent != nil else { return }
+        switch self {
+        case let .value(keyPath):
+            guard let newValue, let writable = keyPath as? WritableKeyPath<Value, SliceValue> else { return }
+            parent![keyPath: writable] = newValue
+        case let .optional(keyPath):
+            guard let writable = keyPath as? WritableKeyPath<Value, SliceValue?> else { return }
+            parent![keyPath: writable] = newValue
+        }
+    }
+}

@@ -1,0 +1,30 @@
+/// Reads and writes one member of a state's value as if it were a stored property.
+///
+/// ```swift
+/// struct SettingsScreen {
+///     @Slice(\.settings, \.theme) var theme
+///     func toggle() { theme = theme == .dark ? .light : .dark }   // atomic member update
+/// }
+/// ```
+@propertyWrapper
+public struct Slice<SlicedState: MutableApplicationState, Value, SliceValue>: @unchecked Sendable
+where SlicedState.Value == Value {
+    // Safe: the stored properties are immutable key paths.
+    private let stateKeyPath: KeyPath<Application, SlicedState>
+    private let valueKeyPath: WritableKeyPath<Value, SliceValue>
+
+    /// Creates the wrapper for the member `valueKeyPath` of the state at `stateKeyPath`.
+    public init(_ stateKeyPath: KeyPath<Application, SlicedState>, _ valueKeyPath: WritableKeyPath<Value, SliceValue>) {
+        self.stateKeyPath = stateKeyPath
+        self.valueKeyPath = valueKeyPath
+    }
+
+    /// The member's current value; setting it updates the member in the shared value.
+    public var wrappedValue: SliceValue {
+        get { Application.slice(stateKeyPath, valueKeyPath).value }
+        nonmutating set {
+            var slice = Application.slice(stateKeyPath, valueKeyPath)
+            slice.value = newValue
+        }
+    }
+}

@@ -1,0 +1,122 @@
+/// The lock-protected cache of entries behind one ``Application``.
+///
+/// Lookups take the lock for a dictionary probe only. Creation is single-flight: the first
+/// thread to ask for a missing entry runs its initial value or factory *outside* the lock while
+/// other threads asking for the same key wait; threads asking for other keys, existing or new, are
+/// never blocked by it. A factory may resolve further entries (nested creation) from any thread.
+/// When waiting would close a cycle (A's factory needs B whose factory needs A, on one thread or
+/// across threads), the process stops with a message naming the chain of keys instead of hanging.
+final class Registry: @unchecked Sendable {
+    // Safe: `storage` is only read or written while `lock` is held.
+    private let lock = Lock()
+    private let creationFinished = Condition()
+    private var storage = Storage()
+
+    private struct Storage {
+        var entries: [EntryKey: RegistryEntry] = [:]
+        /// Entries whose creation is running, by key.
+        var pending: [EntryKey: PendingCreation] = [:]
+        /// The innermost creation each thread is running.
+        var running: [ThreadID: PendingCreation] = [:]
+        /// The creation each blocked thread is waiting for.
+        var waiting: [ThreadID: PendingCreation] = [:]
+    }
+
+    init() {}
+
+    /// Returns the entry for `key`, creating it with `create` on first access.
+    ///
+    /// `create` runs at most once per key and never with the registry lock held.
+    @inline(__always)
+    func entry<Entry: RegistryEntry>(
+        for key: EntryKey,
+        as type: Entry.Type = Entry.self,
+        create: () -> Entry
+    ) -> Entry {
+        lock.lock()
+        if let existing = storage.entries[key] {
+            lock.unlock()
+            return unsafeDowncast(existing, to: Entry.self)
+        }
+        return createEntry(for: key, create: create)
+    }
+
+    /// Returns the entry for `key` if it has been created.
+    func existingEntry<Entry: RegistryEntry>(for key: EntryKey, as type: Entry.Type = Entry.self) -> Entry? {
+        lock.withLock { storage.entries[key].map { unsafeDowncast($0, to: Entry.self) } }
+    }
+
+    /// Every created entry, in no particular order.
+    var allEntries: [RegistryEntry] {
+        lock.withLock { Array(storage.entries.values) }
+    }
+
+    /// The number of created entries.
+    var count: Int {
+        lock.withLock { storage.entries.count }
+    }
+
+    /// Adds every entry of `other` that this registry does not have yet (the entries themselves
+    /// are shared, so handles obtained from either registry see the same values).
+    func adoptEntries(from other: Registry) {
+        guard other !== self else { return }
+        let adopted = other.lock.withLock { other.storage.entries }
+        lock.withLock {
+            storage.entries.merge(adopted) { mine, _ in mine }
+        }
+    }
+
+    /// Called with the lock held; returns with it released.
+    private func createEntry<Entry: RegistryEntry>(for key: EntryKey, create: () -> Entry) -> Entry {
+        let thread = ThreadID.current
+        while true {
+            if let existing = storage.entries[key] {
+                lock.unlock()
+                return unsafeDowncast(existing, to: Entry.self)
+            }
+            guard let pending = storage.pending[key] else { break }
+            if let chain = cycle(waitingFor: pending, from: thread) {
+                lock.unlock()
+                DependencyCycle(chain: chain).stop()
+            }
+            storage.waiting[thread] = pending
+            lock.wait(on: creationFinished)
+            storage.waiting[thread] = nil
+        }
+        let creation = PendingCreation(key: key, owner: thread, parent: storage.running[thread])
+        storage.pending[key] = creation
+        storage.running[thread] = creation
+        lock.unlock()
+
+        let entry = create()
+
+        lock.lock()
+        storage.entries[key] = entry
+        storage.pending[key] = nil
+        storage.running[thread] = creation.parent
+        lock.unlock()
+        creationFinished.broadcast()
+        return entry
+    }
+
+    /// The chain of keys that waiting for `pending` on `thread` would deadlock on, or `nil`.
+    private func cycle(waitingFor pending: PendingCreation, from thread: ThreadID) -> [EntryKey]? {
+        var chain = storage.running[thread]?.stack ?? []
+        chain.append(pending.key)
+        var creation = pending
+        // Each hop follows a distinct blocked thread, so the walk is bounded by their number.
+        for _ in 0...storage.waiting.count {
+            if creation.owner == thread { return chain }
+            guard let next = storage.waiting[creation.owner] else { return nil }
+            if let innermost = storage.running[creation.owner] {
+                let ownerStack = innermost.stack
+                if let index = ownerStack.firstIndex(of: creation.key) {
+                    chain.append(contentsOf: ownerStack[(index + 1)...])
+                }
+            }
+            chain.append(next.key)
+            creation = next
+        }
+        return nil
+    }
+}

@@ -1,0 +1,60 @@
+import Observation
+
+/// The base class of every value the registry caches: states, dependencies and persisted states.
+///
+/// Subclasses are generic over their value (`StateEntry<Value>`, `DependencyEntry<Value>`, …) and
+/// their type is part of the ``EntryKey``, so the registry hands back the exact subclass without a
+/// dynamic cast. Subclasses protect their own mutable fields; the registry never calls into an
+/// entry while it holds its lock.
+///
+/// Each entry is its own `Observable` subject, so `withObservationTracking` registers interest in
+/// exactly the entries a closure reads.
+class RegistryEntry: Observable, @unchecked Sendable {
+    // Safe: `key` and `registrar` are immutable and `ObservationRegistrar` is thread-safe;
+    // subclasses guard their mutable state with their own locks.
+
+    /// The entry's identity.
+    let key: EntryKey
+
+    private let registrar = ObservationRegistrar()
+
+    init(key: EntryKey) {
+        self.key = key
+    }
+
+    /// A short kind name for ``Application/description``: `State`, `Dependency`, …
+    var kindName: String { "Entry" }
+
+    /// The value type's name for ``Application/description``.
+    var valueTypeName: String { "" }
+
+    /// The current value, formatted for ``Application/description``.
+    var valueDescription: String { "" }
+
+    /// The member observers register interest in; it stands for the entry's value.
+    final var observedValue: Void { () }
+
+    /// Registers the calling observation-tracking closure, if any, as interested in this entry.
+    @inline(__always)
+    final func trackAccess() {
+        registrar.access(self, keyPath: \.observedValue)
+    }
+
+    /// Tells observers the value is about to change. Call without holding any lock.
+    final func willChange() {
+        registrar.willSet(self, keyPath: \.observedValue)
+    }
+
+    /// Tells observers the value changed. Call without holding any lock.
+    func didChange() {
+        registrar.didSet(self, keyPath: \.observedValue)
+    }
+
+    /// Runs `mutation` (which takes the entry's own lock) between the observer notifications.
+    @inline(__always)
+    final func notifyingObservers<Result>(_ mutation: () throws -> Result) rethrows -> Result {
+        willChange()
+        defer { didChange() }
+        return try mutation()
+    }
+}

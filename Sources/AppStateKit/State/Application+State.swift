@@ -1,0 +1,103 @@
+extension Application {
+    /// A handle to an in-memory entry shared across the process.
+    ///
+    /// Declare one as a computed property; the handle is a value, but reads and writes go to the
+    /// shared entry:
+    ///
+    /// ```swift
+    /// extension Application {
+    ///     var username: State<String> { state(initial: "guest") }
+    /// }
+    ///
+    /// var username = Application.state(\.username)
+    /// username.value = "leif"            // visible everywhere
+    /// Application.state(\.username).value // "leif"
+    /// ```
+    public struct State<Value: Sendable>: MutableApplicationState, Sendable, CustomStringConvertible {
+        let entry: StateEntry<Value>
+
+        init(entry: StateEntry<Value>) {
+            self.entry = entry
+        }
+
+        /// The current value. Setting it replaces the shared value atomically.
+        public var value: Value {
+            get { entry.value }
+            set { entry.value = newValue }
+        }
+
+        /// Restores the value the entry was created with.
+        public func reset() {
+            entry.reset()
+        }
+
+        /// Mutates the value in place with no other write interleaving.
+        ///
+        /// - Parameter body: Receives the current value; must not access this same entry.
+        /// - Returns: Whatever `body` returns.
+        @discardableResult
+        public func modify<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+            try entry.update(body)
+        }
+
+        /// The entry's identity as AppState exposes it.
+        public var scope: Scope { entry.key.name.scope }
+
+        /// `State<Value>(App.id) = value`.
+        public var description: String {
+            "State<\(Value.self)>(\(entry.key.readable)) = \(value)"
+        }
+    }
+
+    /// Declares an in-memory state named by `feature` and `id`.
+    ///
+    /// Every declaration with the same `feature`, `id` and value type, in any file, refers to the
+    /// same entry. `initial` is evaluated once, on first access.
+    ///
+    /// ```swift
+    /// extension Application {
+    ///     var requestCount: State<Int> { state(initial: 0, feature: "Metrics", id: "requests") }
+    /// }
+    /// ```
+    ///
+    /// - Note: An id made fresh on every evaluation (`UUID().uuidString`) names a new entry each
+    ///   time the property is read, so nothing ever sees the same value twice.
+    public func state<Value: Sendable>(
+        initial: @autoclosure () -> Value,
+        feature: String = "App",
+        id: String
+    ) -> State<Value> {
+        state(key: EntryKey(kind: ObjectIdentifier(StateEntry<Value>.self), name: EntryName(feature: feature, id: id)), initial: initial)
+    }
+
+    /// Declares an in-memory state identified by where this call is written.
+    ///
+    /// The identity is the file, function, line and column of the call, so keep one declaration
+    /// per property. `initial` is evaluated once, on first access.
+    ///
+    /// ```swift
+    /// extension Application {
+    ///     var counter: State<Int> { state(initial: 0) }
+    /// }
+    /// ```
+    public func state<Value: Sendable>(
+        initial: @autoclosure () -> Value,
+        _ fileID: StaticString = #fileID,
+        _ function: StaticString = #function,
+        _ line: Int = #line,
+        _ column: Int = #column
+    ) -> State<Value> {
+        state(
+            key: EntryKey(
+                kind: ObjectIdentifier(StateEntry<Value>.self),
+                name: EntryName(fileID: fileID, function: function, line: line, column: column)
+            ),
+            initial: initial
+        )
+    }
+
+    @inline(__always)
+    private func state<Value: Sendable>(key: EntryKey, initial: () -> Value) -> State<Value> {
+        State(entry: registry.entry(for: key) { StateEntry(key: key, initial: initial()) })
+    }
+}
