@@ -18,8 +18,11 @@ import Synchronization
 /// Entries are created on first access and cached for the life of the process. One instance,
 /// the shared application, serves the whole process; ``promote(to:)`` replaces it with an
 /// instance of a subclass, carrying every existing entry over.
-open class Application: @unchecked Sendable {
-    // Safe: the only stored property is the immutable `registry`, which synchronises itself.
+///
+/// `Application` is deliberately not `Sendable`, so subclasses need no annotations; every
+/// static entry point is nonetheless safe to call from any thread, because the instance's only
+/// stored property, its registry, synchronises itself.
+open class Application {
 
     /// The entries this application holds.
     let registry: Registry
@@ -65,7 +68,8 @@ extension Application {
 /// it costs one atomic load. Replaced instances are retained forever (promotion is rare), so a
 /// reader that loaded an old pointer never sees it freed.
 enum SharedApplication {
-    static let initial = Application()
+    // Safe: an immutable reference to an instance whose only stored property synchronises itself.
+    nonisolated(unsafe) static let initial = Application()
     static let bits = Atomic<UInt>(0)
     private static let lock = Lock()
     // Safe: only touched while `lock` is held.
