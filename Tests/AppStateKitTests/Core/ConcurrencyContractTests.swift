@@ -1,0 +1,47 @@
+import Dispatch
+import Foundation
+import Testing
+@testable import AppStateKit
+
+private extension Application {
+    var anyThreadCount: State<Int> { state(initial: 0) }
+    var anyThreadService: Dependency<String> { dependency("service") }
+}
+
+private actor Recorder {
+    func bump() -> Int {
+        // Synchronous registry calls from inside an actor: no hop to the main actor needed.
+        Application.update(\.anyThreadCount) { $0 += 1; return $0 }
+    }
+}
+
+@Suite("Concurrency contract")
+struct ConcurrencyContractTests {
+    @Test("every entry point is callable synchronously from threads, queues, tasks and actors")
+    func callableFromAnywhere() async {
+        let queue = DispatchQueue(label: "any-thread", attributes: .concurrent)
+        let group = DispatchGroup()
+        for _ in 0..<100 {
+            queue.async(group: group) {
+                Application.update(\.anyThreadCount) { $0 += 1 }
+                _ = Application.dependency(\.anyThreadService)
+            }
+        }
+        let finished = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            for _ in 0..<100 { Application.update(\.anyThreadCount) { $0 += 1 } }
+            finished.signal()
+        }
+        thread.start()
+        let recorder = Recorder()
+        for _ in 0..<100 { _ = await recorder.bump() }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().async {
+                group.wait()
+                finished.wait()
+                continuation.resume()
+            }
+        }
+        #expect(Application.state(\.anyThreadCount).value == 300)
+    }
+}

@@ -1,0 +1,109 @@
+import Testing
+@testable import AppStateKit
+
+private struct Profile: Equatable, Sendable {
+    var name = "guest"
+    var age = 0
+    var email: String? = nil
+    let id = 7
+}
+
+private final class Client: @unchecked Sendable {
+    // Safe for this test: one test uses it at a time.
+    var retries = 3
+    let host = "localhost"
+}
+
+private extension Application {
+    var wrapperCount: State<Int> { state(initial: 0) }
+    var wrapperProfile: State<Profile> { state(initial: Profile()) }
+    var wrapperOptionalProfile: State<Profile?> { state(initial: nil) }
+    var wrapperClient: Dependency<Client> { dependency(Client()) }
+}
+
+private struct ViewModel {
+    @AppState(\.wrapperCount) var count
+    @AppState(\.wrapperCount) var typedCount: Int
+    @AppDependency(\.wrapperClient) var client
+    @Slice(\.wrapperProfile, \.name) var name
+    @Constant(\.wrapperProfile, \.id) var id
+    @Constant(\.wrapperProfile, \.age) var ageConstant
+    @OptionalSlice(\.wrapperOptionalProfile, \.age) var optionalAge
+    @OptionalSlice(\.wrapperOptionalProfile, \.email) var optionalEmail
+    @OptionalConstant(\.wrapperOptionalProfile, \.id) var optionalID
+    @OptionalConstant(\.wrapperOptionalProfile, \.email) var optionalEmailConstant
+    @DependencySlice(\.wrapperClient, \.retries) var retries
+    @DependencyConstant(\.wrapperClient, \.host) var host
+}
+
+private final class Controller {
+    @AppState(\.wrapperCount) var count
+}
+
+private actor Worker {
+    @AppState(\.wrapperCount) var count
+    @AppDependency(\.wrapperClient) var client
+
+    func bump() -> Int {
+        count += 1
+        return count
+    }
+}
+
+@Suite("Property wrappers", .serialized)
+struct PropertyWrapperTests {
+    @Test("@AppState reads and writes in structs, classes and actors")
+    func appState() async {
+        let model = ViewModel()
+        model.count = 5
+        #expect(Controller().count == 5)
+        #expect(model.typedCount == 5)
+        #expect(await Worker().bump() == 6)
+        #expect(Application.state(\.wrapperCount).value == 6)
+        Application.reset(\.wrapperCount)
+        #expect(model.count == 0)
+    }
+
+    @Test("@AppDependency, @DependencySlice and @DependencyConstant")
+    func dependencies() async {
+        let model = ViewModel()
+        #expect(model.client === Application.dependency(\.wrapperClient))
+        #expect(await Worker().client === model.client)
+        model.retries = 9
+        #expect(Application.dependency(\.wrapperClient).retries == 9)
+        #expect(model.host == "localhost")
+    }
+
+    @Test("@Slice and @Constant")
+    func slices() {
+        let model = ViewModel()
+        model.name = "leif"
+        #expect(Application.state(\.wrapperProfile).value.name == "leif")
+        #expect(model.id == 7)
+        var profile = Application.state(\.wrapperProfile)
+        profile.value.age = 30
+        #expect(model.ageConstant == 30)
+    }
+
+    @Test("@OptionalSlice and @OptionalConstant follow an optional parent")
+    func optionalSlices() {
+        let model = ViewModel()
+        #expect(model.optionalAge == nil)
+        #expect(model.optionalID == nil)
+        model.optionalAge = 3
+        #expect(Application.state(\.wrapperOptionalProfile).value == nil)
+
+        var parent = Application.state(\.wrapperOptionalProfile)
+        parent.value = Profile()
+        model.optionalAge = 3
+        model.optionalEmail = "a@b.c"
+        #expect(model.optionalAge == 3)
+        #expect(model.optionalID == 7)
+        #expect(model.optionalEmailConstant == "a@b.c")
+        model.optionalAge = nil
+        #expect(model.optionalAge == 3)
+        model.optionalEmail = nil
+        #expect(Application.state(\.wrapperOptionalProfile).value?.email == nil)
+        parent.value = nil
+    }
+}

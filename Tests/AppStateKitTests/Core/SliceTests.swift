@@ -1,0 +1,104 @@
+import Testing
+@testable import AppStateKit
+
+private struct Settings: Equatable, Sendable {
+    var theme = "light"
+    var fontSize = 12
+    var nickname: String? = nil
+    let version = "1.0"
+}
+
+private final class Config: @unchecked Sendable {
+    // Safe for this test: written and read from one test at a time.
+    var timeout = 30
+    let region = "eu"
+}
+
+private struct Limits: Sendable {
+    var maximum = 10
+    let minimum = 1
+}
+
+private extension Application {
+    var sliceSettings: State<Settings> { state(initial: Settings()) }
+    var sliceOptionalSettings: State<Settings?> { state(initial: nil) }
+    var sliceConfig: Dependency<Config> { dependency(Config()) }
+    var sliceLimits: Dependency<Limits> { dependency(Limits()) }
+    var sliceAtomic: State<Settings> { state(initial: Settings()) }
+}
+
+@Suite("Slices")
+struct SliceTests {
+    @Test("a read-only slice reads a member; a writable one writes it to the shared value")
+    func stateSlices() {
+        let version = Application.slice(\.sliceSettings, \.version)
+        #expect(version.value == "1.0")
+
+        var theme = Application.slice(\.sliceSettings, \.theme)
+        theme.value = "dark"
+        #expect(Application.state(\.sliceSettings).value.theme == "dark")
+        #expect(Application.state(\.sliceSettings).value.fontSize == 12)
+    }
+
+    @Test("an optional slice is nil while the parent is nil and follows it once set")
+    func optionalSlices() {
+        var fontSize = Application.slice(\.sliceOptionalSettings, \.fontSize)
+        #expect(fontSize.value == nil)
+        fontSize.value = 20  // parent is nil: nothing to write into
+        #expect(Application.state(\.sliceOptionalSettings).value == nil)
+
+        var parent = Application.state(\.sliceOptionalSettings)
+        parent.value = Settings()
+        #expect(fontSize.value == 12)
+        fontSize.value = 20
+        #expect(Application.state(\.sliceOptionalSettings).value?.fontSize == 20)
+        fontSize.value = nil  // not optional: left unchanged
+        #expect(Application.state(\.sliceOptionalSettings).value?.fontSize == 20)
+
+        var nickname = Application.slice(\.sliceOptionalSettings, \.nickname)
+        #expect(nickname.value == nil)
+        nickname.value = "leif"
+        #expect(Application.state(\.sliceOptionalSettings).value?.nickname == "leif")
+        nickname.value = nil  // optional: cleared
+        #expect(Application.state(\.sliceOptionalSettings).value?.nickname == nil)
+
+        let version = Application.slice(\.sliceOptionalSettings, \.version)
+        #expect(version.value == "1.0")
+        parent.value = nil
+        #expect(version.value == nil)
+    }
+
+    @Test("dependency slices read members and write through to the current instance")
+    func dependencySlices() {
+        let region = Application.dependencySlice(\.sliceConfig, \.region)
+        #expect(region.value == "eu")
+        var timeout = Application.dependencySlice(\.sliceConfig, \.timeout)
+        timeout.value = 60
+        #expect(Application.dependency(\.sliceConfig).timeout == 60)
+
+        var maximum = Application.dependencySlice(\.sliceLimits, \.maximum)
+        maximum.value = 99  // a value-type dependency is updated in place
+        #expect(Application.dependency(\.sliceLimits).maximum == 99)
+        #expect(Application.dependencySlice(\.sliceLimits, \.minimum).value == 1)
+    }
+
+    @Test("slice writes are atomic member updates: concurrent writers to different members lose nothing")
+    func sliceWritesAreAtomic() async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for index in 0..<2_000 {
+                    var size = Application.slice(\.sliceAtomic, \.fontSize)
+                    size.value = index
+                }
+            }
+            group.addTask {
+                for index in 0..<2_000 {
+                    var theme = Application.slice(\.sliceAtomic, \.theme)
+                    theme.value = "theme \(index)"
+                }
+            }
+        }
+        #expect(Application.state(\.sliceAtomic).value.fontSize == 1_999)
+        #expect(Application.state(\.sliceAtomic).value.theme == "theme 1999")
+    }
+}
