@@ -9,24 +9,15 @@ extension Application {
     /// let api = Application.dependency(\.api)
     /// ```
     public struct Dependency<Value: Sendable>: Sendable, CustomStringConvertible {
+        /// The registry entry; `nil` when a scope provides the value.
         let entry: DependencyEntry<Value>?
-        private let scopedValue: Value?
-
-        init(entry: DependencyEntry<Value>) {
-            self.entry = entry
-            self.scopedValue = nil
-        }
-
-        /// A handle for a value that a scope provides instead of the registry.
-        init(scopedValue: Value) {
-            self.entry = nil
-            self.scopedValue = scopedValue
-        }
 
         /// The dependency instance: the newest override if any, otherwise the created instance.
-        public var value: Value {
-            if let entry { return entry.value }
-            return scopedValue!
+        public let value: Value
+
+        init(entry: DependencyEntry<Value>?, value: Value) {
+            self.entry = entry
+            self.value = value
         }
 
         /// The entry's identity as AppState exposes it.
@@ -56,7 +47,7 @@ extension Application {
         id: String
     ) -> Dependency<Value> {
         dependency(
-            key: EntryKey(kind: ObjectIdentifier(DependencyEntry<Value>.self), name: EntryName(feature: feature, id: id)),
+            key: EntryKey(kind: .dependency, valueType: Value.self, name: EntryName(feature: feature, id: id)),
             object
         )
     }
@@ -79,7 +70,8 @@ extension Application {
     ) -> Dependency<Value> {
         dependency(
             key: EntryKey(
-                kind: ObjectIdentifier(DependencyEntry<Value>.self),
+                kind: .dependency,
+                valueType: Value.self,
                 name: EntryName(fileID: fileID, function: function, line: line, column: column)
             ),
             object
@@ -90,8 +82,10 @@ extension Application {
     private func dependency<Value: Sendable>(key: EntryKey, _ object: () -> Value) -> Dependency<Value> {
         if ScopeContext.isAnyLive, let context = ScopeContext.current,
            let overridden = context.overriddenValue(for: key) as? Value {
-            return Dependency(scopedValue: overridden)
+            return Dependency(entry: nil, value: overridden)
         }
-        return Dependency(entry: registry.entry(for: key) { DependencyEntry(key: key, value: object()) })
+        let slot = registry.slot(for: key) { DependencyEntry(key: key, value: object()) }
+        let entry = unsafeDowncast(slot.entry, to: DependencyEntry<Value>.self)
+        return Dependency(entry: entry, value: entry.value(memoizedIn: slot))
     }
 }

@@ -1,17 +1,27 @@
+import Synchronization
+
 /// The registry entry behind an ``Application/Dependency``: the instance the factory created,
 /// replaced by ``Application/promote(_:with:)``, with a stack of overrides on top.
 ///
 /// The newest live override wins; cancelling any override, in any order, leaves the newest
 /// remaining one or the original.
+///
+/// Reads are lock-free in the common case: the current instance lives in an immutable box that
+/// is replaced (under the lock) on every change, and `version` is bumped afterwards. A thread
+/// memoises the box it last read with its version and reuses it while the version is unchanged.
 final class DependencyEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable {
-    // Safe: `original`, `overrides` and `nextToken` are only accessed while `lock` is held.
+    // Safe: `original`, `overrides`, `nextToken` and `current` are only accessed while `lock` is
+    // held; boxes are immutable; `version` is atomic.
     private let lock = Lock()
     private var original: Value
     private var overrides: [(token: UInt64, value: Value)] = []
     private var nextToken: UInt64 = 0
+    private var current: ValueBox<Value>
+    private let version = Atomic<UInt64>(0)
 
     init(key: EntryKey, value: Value) {
         self.original = value
+        self.current = ValueBox(value)
         super.init(key: key)
     }
 
@@ -22,9 +32,21 @@ final class DependencyEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable
     /// The newest override, or the original instance.
     var value: Value {
         trackAccess()
-        lock.lock()
-        defer { lock.unlock() }
-        return overrides.last?.value ?? original
+        return lock.withLock { current.value }
+    }
+
+    /// The current instance, served from the calling thread's memo `slot` when still valid.
+    @inline(__always)
+    func value(memoizedIn slot: ThreadLookupCache.Slot) -> Value {
+        trackAccess()
+        let latest = version.load(ordering: .acquiring)
+        if slot.version == latest, let snapshot = slot.snapshot {
+            return unsafeDowncast(snapshot, to: ValueBox<Value>.self).value
+        }
+        let (box, boxVersion) = lock.withLock { (current, version.load(ordering: .relaxed)) }
+        slot.snapshot = box
+        slot.version = boxVersion
+        return box.value
     }
 
     /// Puts `value` on top of the override stack and returns the token that removes it.
@@ -33,6 +55,7 @@ final class DependencyEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable
             lock.withLock {
                 nextToken += 1
                 overrides.append((nextToken, value))
+                publish(value)
                 return nextToken
             }
         }
@@ -43,6 +66,7 @@ final class DependencyEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable
         notifyingObservers {
             lock.withLock {
                 overrides.removeAll { $0.token == token }
+                publish(overrides.last?.value ?? original)
             }
         }
     }
@@ -50,7 +74,10 @@ final class DependencyEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable
     /// Replaces the original instance for good (overrides, if any, stay on top).
     func promote(to value: Value) {
         notifyingObservers {
-            lock.withLock { original = value }
+            lock.withLock {
+                original = value
+                if overrides.isEmpty { publish(value) }
+            }
         }
     }
 
@@ -60,10 +87,27 @@ final class DependencyEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable
             lock.withLock {
                 if overrides.isEmpty {
                     body(&original)
+                    publish(original)
                 } else {
                     body(&overrides[overrides.count - 1].value)
+                    publish(overrides[overrides.count - 1].value)
                 }
             }
         }
+    }
+
+    /// Makes `value` the current instance. Called with `lock` held.
+    private func publish(_ value: Value) {
+        current = ValueBox(value)
+        version.add(1, ordering: .releasing)
+    }
+}
+
+/// An immutable box, so a value can be handed between threads by reference.
+final class ValueBox<Value: Sendable>: Sendable {
+    let value: Value
+
+    init(_ value: Value) {
+        self.value = value
     }
 }

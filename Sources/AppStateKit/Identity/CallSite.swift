@@ -23,8 +23,13 @@ struct CallSite: Hashable, Sendable {
     }
 
     func hash(into hasher: inout Hasher) {
-        // One combine of a value mixing every integer part keeps hashing to a single round.
-        hasher.combine(line &* 1_000_003 &+ column &* 8191 &+ fileID.utf8CodeUnitCount)
+        hasher.combine(mixedBits)
+    }
+
+    /// The integer parts mixed into one word; equal sites give equal bits.
+    @inline(__always)
+    var mixedBits: Int {
+        line &* 1_000_003 &+ column &* 8191 &+ fileID.utf8CodeUnitCount
     }
 
     /// `Module/File.swift:12:9 (counter)`.

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The lock-protected cache of entries behind one ``Application``.
 ///
 /// Lookups take the lock for a dictionary probe only. Creation is single-flight: the first
@@ -6,9 +8,15 @@
 /// never blocked by it. A factory may resolve further entries (nested creation) from any thread.
 /// When waiting would close a cycle (A's factory needs B whose factory needs A, on one thread or
 /// across threads), the process stops with a message naming the chain of keys instead of hanging.
+///
+/// Entries are never removed or replaced once created, which lets each thread memoise its
+/// lookups (`ThreadLookupCache`): reading an existing entry takes no lock at all.
 final class Registry: @unchecked Sendable {
-    // Safe: `storage` is only read or written while `lock` is held.
+    // Safe: `storage` is only read or written while `lock` is held; `serial` is immutable.
     private let lock = Lock()
+    /// Distinguishes this registry in per-thread memos; never reused, unlike an address.
+    let serial: UInt64 = Registry.nextSerial.add(1, ordering: .relaxed).newValue
+    private static let nextSerial = Atomic<UInt64>(0)
     private let creationFinished = Condition()
     private var storage = Storage()
 
@@ -33,6 +41,20 @@ final class Registry: @unchecked Sendable {
         as type: Entry.Type = Entry.self,
         create: () -> Entry
     ) -> Entry {
+        unsafeDowncast(slot(for: key, create: create).entry, to: Entry.self)
+    }
+
+    /// The calling thread's memo slot for `key`, creating the entry on first access.
+    @inline(__always)
+    func slot<Entry: RegistryEntry>(for key: EntryKey, create: () -> Entry) -> ThreadLookupCache.Slot {
+        let cache = ThreadLookupCache.current
+        if let slot = cache.slot(for: key, registrySerial: serial) {
+            return slot
+        }
+        return cache.remember(lockedEntry(for: key, create: create), for: key, registrySerial: serial)
+    }
+
+    private func lockedEntry<Entry: RegistryEntry>(for key: EntryKey, create: () -> Entry) -> Entry {
         lock.lock()
         if let existing = storage.entries[key] {
             lock.unlock()

@@ -67,7 +67,7 @@ extension Application {
         feature: String = "App",
         id: String
     ) -> State<Value> {
-        state(key: EntryKey(kind: ObjectIdentifier(StateEntry<Value>.self), name: EntryName(feature: feature, id: id)), initial: initial)
+        state(key: EntryKey(kind: .state, valueType: Value.self, name: EntryName(feature: feature, id: id)), initial: initial)
     }
 
     /// Declares an in-memory state identified by where this call is written.
@@ -89,7 +89,8 @@ extension Application {
     ) -> State<Value> {
         state(
             key: EntryKey(
-                kind: ObjectIdentifier(StateEntry<Value>.self),
+                kind: .state,
+                valueType: Value.self,
                 name: EntryName(fileID: fileID, function: function, line: line, column: column)
             ),
             initial: initial
