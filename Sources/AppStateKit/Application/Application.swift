@@ -25,7 +25,7 @@ import Synchronization
 open class Application {
 
     /// The entries this application holds.
-    let registry: Registry
+    @usableFromInline let registry: Registry
 
     /// Creates an application and runs `setup` on it.
     ///
@@ -41,17 +41,18 @@ open class Application {
 extension Application {
     /// The application that serves the calling task: the isolated one of an enclosing
     /// isolation scope if there is one, otherwise the process-wide shared instance.
-    @inline(__always)
+    @inlinable
     static var current: Application {
-        if ScopeContext.isAnyLive, let isolated = ScopeContext.current?.isolatedApplication {
-            return isolated.application
+        if ScopeContext.isAnyLive, let isolated = ScopeContext.currentIsolatedApplication {
+            return isolated
         }
         return shared
     }
 
     /// The process-wide instance. Replaced by ``promote(to:)``.
+    @inlinable
     static var shared: Application {
-        @inline(__always) get {
+        get {
             let bits = SharedApplication.bits.load(ordering: .acquiring)
             guard bits != 0 else { return SharedApplication.initial }
             return Unmanaged<Application>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeUnretainedValue()
@@ -67,14 +68,16 @@ extension Application {
 /// The current instance is published as the bit pattern of a retained reference so that reading
 /// it costs one atomic load. Replaced instances are retained forever (promotion is rare), so a
 /// reader that loaded an old pointer never sees it freed.
+@usableFromInline
 enum SharedApplication {
     // Safe: an immutable reference to an instance whose only stored property synchronises itself.
-    nonisolated(unsafe) static let initial = Application()
-    static let bits = Atomic<UInt>(0)
+    @usableFromInline nonisolated(unsafe) static let initial = Application()
+    @usableFromInline static let bits = Atomic<UInt>(0)
     private static let lock = Lock()
     // Safe: only touched while `lock` is held.
     nonisolated(unsafe) private static var retired: [Application] = []
 
+    @usableFromInline
     static func replace(with application: Application) {
         lock.withLock {
             let retained = Unmanaged.passRetained(application).toOpaque()

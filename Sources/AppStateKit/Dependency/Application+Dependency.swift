@@ -10,11 +10,12 @@ extension Application {
     /// ```
     public struct Dependency<Value: Sendable>: Sendable, CustomStringConvertible {
         /// The registry entry; `nil` when a scope provides the value.
-        let entry: DependencyEntry<Value>?
+        @usableFromInline let entry: DependencyEntry<Value>?
 
         /// The dependency instance: the newest override if any, otherwise the created instance.
         public let value: Value
 
+        @inlinable
         init(entry: DependencyEntry<Value>?, value: Value) {
             self.entry = entry
             self.value = value
@@ -41,6 +42,7 @@ extension Application {
     ///     var database: Dependency<Database> { dependency(Database(url: dbURL), feature: "Storage", id: "db") }
     /// }
     /// ```
+    @inlinable
     public func dependency<Value: Sendable>(
         _ object: @autoclosure () -> Value,
         feature: String = "App",
@@ -61,6 +63,7 @@ extension Application {
     ///     var clock: Dependency<any Clock<Duration>> { dependency(ContinuousClock()) }
     /// }
     /// ```
+    @inlinable
     public func dependency<Value: Sendable>(
         _ object: @autoclosure () -> Value,
         _ fileID: StaticString = #fileID,
@@ -78,14 +81,18 @@ extension Application {
         )
     }
 
-    @inline(__always)
-    private func dependency<Value: Sendable>(key: EntryKey, _ object: () -> Value) -> Dependency<Value> {
-        if ScopeContext.isAnyLive, let context = ScopeContext.current,
-           let overridden = context.overriddenValue(for: key) as? Value {
+    @inlinable
+    func dependency<Value: Sendable>(key: EntryKey, _ object: () -> Value) -> Dependency<Value> {
+        if ScopeContext.isAnyLive, let overridden = ScopeContext.currentOverride(for: key) as? Value {
             return Dependency(entry: nil, value: overridden)
         }
-        let slot = registry.slot(for: key) { DependencyEntry(key: key, value: object()) }
+        let slot = registry.slot(for: key) { Application.makeDependencyEntry(key: key, value: object()) }
         let entry = unsafeDowncast(slot.entry, to: DependencyEntry<Value>.self)
         return Dependency(entry: entry, value: entry.value(memoizedIn: slot))
+    }
+
+    @usableFromInline
+    static func makeDependencyEntry<Value: Sendable>(key: EntryKey, value: Value) -> RegistryEntry {
+        DependencyEntry(key: key, value: value)
     }
 }

@@ -4,7 +4,7 @@ extension Application {
     /// ```swift
     /// let api = Application.dependency(\.api)
     /// ```
-    @inline(__always)
+    @inlinable
     public static func dependency<Value: Sendable>(_ keyPath: KeyPath<Application, Dependency<Value>>) -> Value {
         current[keyPath: keyPath].value
     }

@@ -9,6 +9,7 @@ import Synchronization
 /// Reads are lock-free in the common case: the current instance lives in an immutable box that
 /// is replaced (under the lock) on every change, and `version` is bumped afterwards. A thread
 /// memoises the box it last read with its version and reuses it while the version is unchanged.
+@usableFromInline
 final class DependencyEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable {
     // Safe: `original`, `overrides`, `nextToken` and `current` are only accessed while `lock` is
     // held; boxes are immutable; `version` is atomic.
@@ -17,12 +18,17 @@ final class DependencyEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable
     private var overrides: [(token: UInt64, value: Value)] = []
     private var nextToken: UInt64 = 0
     private var current: ValueBox<Value>
-    private let version = Atomic<UInt64>(0)
+    @usableFromInline let version = AtomicWord(0)
 
+    @usableFromInline
     init(key: EntryKey, value: Value) {
         self.original = value
         self.current = ValueBox(value)
         super.init(key: key)
+    }
+
+    deinit {
+        version.destroy()
     }
 
     override var kindName: String { "Dependency" }
@@ -30,20 +36,27 @@ final class DependencyEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable
     override var valueDescription: String { String(describing: value) }
 
     /// The newest override, or the original instance.
+    @usableFromInline
     var value: Value {
         trackAccess()
         return lock.withLock { current.value }
     }
 
+    /// The current box and the version it was published at.
+    @usableFromInline
+    func snapshot() -> (ValueBox<Value>, UInt64) {
+        lock.withLock { (current, version.loadRelaxed()) }
+    }
+
     /// The current instance, served from the calling thread's memo `slot` when still valid.
-    @inline(__always)
+    @inlinable
     func value(memoizedIn slot: ThreadLookupCache.Slot) -> Value {
         trackAccess()
-        let latest = version.load(ordering: .acquiring)
+        let latest = version.loadAcquiring()
         if slot.version == latest, let snapshot = slot.snapshot {
             return unsafeDowncast(snapshot, to: ValueBox<Value>.self).value
         }
-        let (box, boxVersion) = lock.withLock { (current, version.load(ordering: .relaxed)) }
+        let (box, boxVersion) = snapshot()
         slot.snapshot = box
         slot.version = boxVersion
         return box.value
@@ -99,14 +112,16 @@ final class DependencyEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable
     /// Makes `value` the current instance. Called with `lock` held.
     private func publish(_ value: Value) {
         current = ValueBox(value)
-        version.add(1, ordering: .releasing)
+        version.incrementReleasing()
     }
 }
 
 /// An immutable box, so a value can be handed between threads by reference.
+@usableFromInline
 final class ValueBox<Value: Sendable>: Sendable {
-    let value: Value
+    @usableFromInline let value: Value
 
+    @usableFromInline
     init(_ value: Value) {
         self.value = value
     }

@@ -11,23 +11,34 @@ import Darwin
 ///
 /// Equality and hashing use integers and the static file-name bytes only; no `String` is built
 /// on the access path. ``readable`` produces the text form for descriptions, logs and errors.
+@usableFromInline
 struct CallSite: Hashable, Sendable {
-    let fileID: StaticString
-    let function: StaticString
-    let line: Int
-    let column: Int
+    @usableFromInline let fileID: StaticString
+    @usableFromInline let function: StaticString
+    @usableFromInline let line: Int
+    @usableFromInline let column: Int
 
+    @inlinable
+    init(fileID: StaticString, function: StaticString, line: Int, column: Int) {
+        self.fileID = fileID
+        self.function = function
+        self.line = line
+        self.column = column
+    }
+
+    @inlinable
     static func == (lhs: CallSite, rhs: CallSite) -> Bool {
         guard lhs.line == rhs.line, lhs.column == rhs.column else { return false }
         return lhs.fileID.sameText(as: rhs.fileID) && lhs.function.sameText(as: rhs.function)
     }
 
+    @inlinable
     func hash(into hasher: inout Hasher) {
         hasher.combine(mixedBits)
     }
 
     /// The integer parts mixed into one word; equal sites give equal bits.
-    @inline(__always)
+    @inlinable
     var mixedBits: Int {
         line &* 1_000_003 &+ column &* 8191 &+ fileID.utf8CodeUnitCount
     }
@@ -40,7 +51,7 @@ struct CallSite: Hashable, Sendable {
 
 extension StaticString {
     /// Compares the bytes of two static strings, short-cutting when they share storage.
-    @inline(__always)
+    @inlinable
     func sameText(as other: StaticString) -> Bool {
         let count = utf8CodeUnitCount
         guard count == other.utf8CodeUnitCount else { return false }

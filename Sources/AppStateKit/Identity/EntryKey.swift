@@ -5,13 +5,14 @@
 /// a `State<String>`) with the same name are different entries and a lookup never needs a
 /// dynamic cast. `name` is either the explicit `feature`/`id` pair or the declaring call site.
 /// Every part hashes as integers except explicit names, whose strings the caller supplies.
+@usableFromInline
 struct EntryKey: Hashable, Sendable {
-    let kind: ObjectIdentifier
-    let valueType: ObjectIdentifier
-    let name: EntryName
+    @usableFromInline let kind: ObjectIdentifier
+    @usableFromInline let valueType: ObjectIdentifier
+    @usableFromInline let name: EntryName
 
     /// A key for an entry of `kind` (usually a marker type) holding values of `valueType`.
-    @inline(__always)
+    @inlinable
     init(kind: EntryKind, valueType: Any.Type, name: EntryName) {
         self.kind = kind.identifier
         self.valueType = ObjectIdentifier(valueType)
@@ -28,7 +29,12 @@ struct EntryKey: Hashable, Sendable {
     /// The form shown in descriptions, logs and error messages.
     var readable: String { name.readable }
 
-    @inline(__always)
+    @inlinable
+    static func == (lhs: EntryKey, rhs: EntryKey) -> Bool {
+        lhs.kind == rhs.kind && lhs.valueType == rhs.valueType && lhs.name == rhs.name
+    }
+
+    @inlinable
     func hash(into hasher: inout Hasher) {
         // Fold the integer parts into one word so hashing a call-site key is a single round.
         let typeBits = UInt(bitPattern: kind) &* 31 &+ UInt(bitPattern: valueType)
@@ -44,38 +50,65 @@ struct EntryKey: Hashable, Sendable {
 }
 
 /// The kinds of entries the registry holds.
+@usableFromInline
 struct EntryKind: Sendable {
-    let identifier: ObjectIdentifier
+    @usableFromInline let identifier: ObjectIdentifier
 
-    private enum StateMarker {}
-    private enum DependencyMarker {}
-    private enum StoredStateMarker {}
-    private enum FileStateMarker {}
+    @usableFromInline
+    init(identifier: ObjectIdentifier) {
+        self.identifier = identifier
+    }
+
+    @usableFromInline enum StateMarker {}
+    @usableFromInline enum DependencyMarker {}
+    @usableFromInline enum StoredStateMarker {}
+    @usableFromInline enum FileStateMarker {}
 
     /// ``Application/State``.
-    static var state: EntryKind { EntryKind(identifier: ObjectIdentifier(StateMarker.self)) }
+    @inlinable static var state: EntryKind { EntryKind(identifier: ObjectIdentifier(StateMarker.self)) }
     /// ``Application/Dependency``.
-    static var dependency: EntryKind { EntryKind(identifier: ObjectIdentifier(DependencyMarker.self)) }
+    @inlinable static var dependency: EntryKind { EntryKind(identifier: ObjectIdentifier(DependencyMarker.self)) }
     /// ``Application/StoredState``.
-    static var storedState: EntryKind { EntryKind(identifier: ObjectIdentifier(StoredStateMarker.self)) }
+    @inlinable static var storedState: EntryKind { EntryKind(identifier: ObjectIdentifier(StoredStateMarker.self)) }
     /// ``Application/FileState``.
-    static var fileState: EntryKind { EntryKind(identifier: ObjectIdentifier(FileStateMarker.self)) }
+    @inlinable static var fileState: EntryKind { EntryKind(identifier: ObjectIdentifier(FileStateMarker.self)) }
 }
 
 /// How an entry is named: explicitly, or by where it is declared.
+@usableFromInline
 enum EntryName: Hashable, Sendable {
     /// `feature:` and `id:` given at the declaration.
     case explicit(feature: String, id: String)
     /// No `id:`: the declaring call site.
     case site(CallSite)
 
+    @inlinable
     init(feature: String, id: String) {
         self = .explicit(feature: feature, id: id)
     }
 
-    @inline(__always)
+    @inlinable
     init(fileID: StaticString, function: StaticString, line: Int, column: Int) {
         self = .site(CallSite(fileID: fileID, function: function, line: line, column: column))
+    }
+
+    @inlinable
+    static func == (lhs: EntryName, rhs: EntryName) -> Bool {
+        switch (lhs, rhs) {
+        case let (.site(a), .site(b)): a == b
+        case let (.explicit(f1, i1), .explicit(f2, i2)): f1 == f2 && i1 == i2
+        default: false
+        }
+    }
+
+    @inlinable
+    func hash(into hasher: inout Hasher) {
+        switch self {
+        case let .site(site): hasher.combine(site.mixedBits)
+        case let .explicit(feature, id):
+            hasher.combine(feature)
+            hasher.combine(id)
+        }
     }
 
     /// `App.counter` for explicit names, `Module/File.swift:12:9 (counter)` for call sites.

@@ -11,7 +11,7 @@
 @propertyWrapper
 public struct AppDependency<Value: Sendable>: @unchecked Sendable {
     // Safe: the only stored property is an immutable key path.
-    private let keyPath: KeyPath<Application, Application.Dependency<Value>>
+    @usableFromInline let keyPath: KeyPath<Application, Application.Dependency<Value>>
 
     /// Creates the wrapper for the dependency at `keyPath`.
     public init(_ keyPath: KeyPath<Application, Application.Dependency<Value>>) {
@@ -19,6 +19,7 @@ public struct AppDependency<Value: Sendable>: @unchecked Sendable {
     }
 
     /// The dependency's current instance.
+    @inlinable
     public var wrappedValue: Value {
         Application.dependency(keyPath)
     }

@@ -14,7 +14,7 @@
 public struct AppState<Value, ApplicationState: MutableApplicationState>: @unchecked Sendable
 where ApplicationState.Value == Value {
     // Safe: the only stored property is an immutable key path.
-    private let keyPath: KeyPath<Application, ApplicationState>
+    @usableFromInline let keyPath: KeyPath<Application, ApplicationState>
 
     /// Creates the wrapper for the entry at `keyPath`.
     public init(_ keyPath: KeyPath<Application, ApplicationState>) {
@@ -22,6 +22,7 @@ where ApplicationState.Value == Value {
     }
 
     /// The entry's current value; setting it writes the shared entry.
+    @inlinable
     public var wrappedValue: Value {
         get { Application.state(keyPath).value }
         nonmutating set {

@@ -14,10 +14,12 @@ import Darwin
 /// every platform we build for, and measured faster than `Mutex<[Int: Any]>` uncontended (the
 /// `NSLock` figure of 53 ns against 65 ns is a `pthread_mutex_t` plus a class dispatch).
 /// Every return code is checked: a failing lock is a broken invariant, not a recoverable error.
+@usableFromInline
 final class Lock: @unchecked Sendable {
     // Safe: the pointer is allocated once, never reassigned, and only used through pthread calls.
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
+    @usableFromInline
     init() {
         mutex = .allocate(capacity: 1)
         var attributes = pthread_mutexattr_t()
@@ -34,26 +36,26 @@ final class Lock: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    @inline(__always)
+    @inlinable
     func lock() {
         let result = pthread_mutex_lock(mutex)
         precondition(result == 0, "AppStateKit: pthread_mutex_lock failed with \(result)")
     }
 
-    @inline(__always)
+    @inlinable
     func unlock() {
         let result = pthread_mutex_unlock(mutex)
         precondition(result == 0, "AppStateKit: pthread_mutex_unlock failed with \(result)")
     }
 
     /// Takes the lock if it is free; returns whether it did.
-    @inline(__always)
+    @inlinable
     func tryLock() -> Bool {
         pthread_mutex_trylock(mutex) == 0
     }
 
     /// Runs `body` with the lock held. `body` must not call back into code that takes this lock.
-    @inline(__always)
+    @inlinable
     func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
         lock()
         defer { unlock() }

@@ -11,11 +11,12 @@ import Synchronization
 ///
 /// Entries are never removed or replaced once created, which lets each thread memoise its
 /// lookups (`ThreadLookupCache`): reading an existing entry takes no lock at all.
+@usableFromInline
 final class Registry: @unchecked Sendable {
     // Safe: `storage` is only read or written while `lock` is held; `serial` is immutable.
     private let lock = Lock()
     /// Distinguishes this registry in per-thread memos; never reused, unlike an address.
-    let serial: UInt64 = Registry.nextSerial.add(1, ordering: .relaxed).newValue
+    @usableFromInline let serial: UInt64 = Registry.nextSerial.add(1, ordering: .relaxed).newValue
     private static let nextSerial = Atomic<UInt64>(0)
     private let creationFinished = Condition()
     private var storage = Storage()
@@ -35,7 +36,7 @@ final class Registry: @unchecked Sendable {
     /// Returns the entry for `key`, creating it with `create` on first access.
     ///
     /// `create` runs at most once per key and never with the registry lock held.
-    @inline(__always)
+    @inlinable
     func entry<Entry: RegistryEntry>(
         for key: EntryKey,
         as type: Entry.Type = Entry.self,
@@ -45,8 +46,8 @@ final class Registry: @unchecked Sendable {
     }
 
     /// The calling thread's memo slot for `key`, creating the entry on first access.
-    @inline(__always)
-    func slot<Entry: RegistryEntry>(for key: EntryKey, create: () -> Entry) -> ThreadLookupCache.Slot {
+    @inlinable
+    func slot(for key: EntryKey, create: () -> RegistryEntry) -> ThreadLookupCache.Slot {
         let cache = ThreadLookupCache.current
         if let slot = cache.slot(for: key, registrySerial: serial) {
             return slot
@@ -54,11 +55,12 @@ final class Registry: @unchecked Sendable {
         return cache.remember(lockedEntry(for: key, create: create), for: key, registrySerial: serial)
     }
 
-    private func lockedEntry<Entry: RegistryEntry>(for key: EntryKey, create: () -> Entry) -> Entry {
+    @usableFromInline
+    func lockedEntry(for key: EntryKey, create: () -> RegistryEntry) -> RegistryEntry {
         lock.lock()
         if let existing = storage.entries[key] {
             lock.unlock()
-            return unsafeDowncast(existing, to: Entry.self)
+            return existing
         }
         return createEntry(for: key, create: create)
     }
@@ -89,12 +91,12 @@ final class Registry: @unchecked Sendable {
     }
 
     /// Called with the lock held; returns with it released.
-    private func createEntry<Entry: RegistryEntry>(for key: EntryKey, create: () -> Entry) -> Entry {
+    private func createEntry(for key: EntryKey, create: () -> RegistryEntry) -> RegistryEntry {
         let thread = ThreadID.current
         while true {
             if let existing = storage.entries[key] {
                 lock.unlock()
-                return unsafeDowncast(existing, to: Entry.self)
+                return existing
             }
             guard let pending = storage.pending[key] else { break }
             if let chain = cycle(waitingFor: pending, from: thread) {

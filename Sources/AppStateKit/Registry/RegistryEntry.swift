@@ -9,15 +9,17 @@ import Observation
 ///
 /// Each entry is its own `Observable` subject, so `withObservationTracking` registers interest in
 /// exactly the entries a closure reads.
+@usableFromInline
 class RegistryEntry: Observable, @unchecked Sendable {
     // Safe: `key` and `registrar` are immutable and `ObservationRegistrar` is thread-safe;
     // subclasses guard their mutable state with their own locks.
 
     /// The entry's identity.
-    let key: EntryKey
+    @usableFromInline let key: EntryKey
 
-    private let registrar = ObservationRegistrar()
+    @usableFromInline let registrar = ObservationRegistrar()
 
+    @usableFromInline
     init(key: EntryKey) {
         self.key = key
     }
@@ -32,26 +34,29 @@ class RegistryEntry: Observable, @unchecked Sendable {
     var valueDescription: String { "" }
 
     /// The member observers register interest in; it stands for the entry's value.
+    @usableFromInline
     final var observedValue: Void { () }
 
     /// Registers the calling observation-tracking closure, if any, as interested in this entry.
-    @inline(__always)
+    @inlinable
     final func trackAccess() {
         registrar.access(self, keyPath: \.observedValue)
     }
 
     /// Tells observers the value is about to change. Call without holding any lock.
+    @usableFromInline
     final func willChange() {
         registrar.willSet(self, keyPath: \.observedValue)
     }
 
     /// Tells observers the value changed. Call without holding any lock.
+    @usableFromInline
     func didChange() {
         registrar.didSet(self, keyPath: \.observedValue)
     }
 
     /// Runs `mutation` (which takes the entry's own lock) between the observer notifications.
-    @inline(__always)
+    @inlinable
     final func notifyingObservers<Result>(_ mutation: () throws -> Result) rethrows -> Result {
         willChange()
         defer { didChange() }

@@ -10,10 +10,17 @@ import Darwin
 ///
 /// Factories and update closures are synchronous, so the thread that starts one is the thread
 /// that finishes it, even inside an `async` function.
+@usableFromInline
 struct ThreadID: Hashable, Sendable {
     /// The thread's `pthread_t` as an integer; never 0 for a live thread.
-    let rawValue: UInt
+    @usableFromInline let rawValue: UInt
 
+    @usableFromInline
+    init(rawValue: UInt) {
+        self.rawValue = rawValue
+    }
+
+    @inlinable
     static var current: ThreadID {
         #if canImport(Darwin)
         ThreadID(rawValue: UInt(bitPattern: pthread_self()))

@@ -14,24 +14,30 @@ import Darwin
 /// serial number, which unlike an address is never reused); touching another registry starts
 /// it afresh. Each slot can also memoise a dependency's current instance together with the
 /// entry version it was read at (see `DependencyEntry`).
+@usableFromInline
 final class ThreadLookupCache {
     /// A remembered lookup.
+    @usableFromInline
     final class Slot {
-        let entry: RegistryEntry
+        @usableFromInline let entry: RegistryEntry
         /// A snapshot of the entry's value box, valid while the entry's version equals `version`.
-        var snapshot: AnyObject?
-        var version: UInt64 = .max
+        @exclusivity(unchecked) @usableFromInline var snapshot: AnyObject?
+        @exclusivity(unchecked) @usableFromInline var version: UInt64 = .max
 
+        @usableFromInline
         init(entry: RegistryEntry) {
             self.entry = entry
         }
     }
 
-    private(set) var registrySerial: UInt64 = 0
-    private var slots: [EntryKey: Slot] = [:]
+    @exclusivity(unchecked) @usableFromInline var registrySerial: UInt64 = 0
+    @exclusivity(unchecked) @usableFromInline var slots: [EntryKey: Slot] = [:]
+
+    @usableFromInline
+    init() {}
 
     /// The calling thread's memo.
-    @inline(__always)
+    @inlinable
     static var current: ThreadLookupCache {
         if let pointer = pthread_getspecific(threadKey) {
             return Unmanaged<ThreadLookupCache>.fromOpaque(pointer).takeUnretainedValue()
@@ -41,12 +47,13 @@ final class ThreadLookupCache {
         return cache
     }
 
-    @inline(__always)
+    @inlinable
     func slot(for key: EntryKey, registrySerial serial: UInt64) -> Slot? {
         guard registrySerial == serial else { return nil }
         return slots[key]
     }
 
+    @usableFromInline
     func remember(_ entry: RegistryEntry, for key: EntryKey, registrySerial serial: UInt64) -> Slot {
         if registrySerial != serial {
             registrySerial = serial
@@ -58,7 +65,8 @@ final class ThreadLookupCache {
     }
 
     /// The pthread key of the memo; its destructor releases a thread's memo when the thread exits.
-    private static let threadKey: pthread_key_t = {
+    @usableFromInline
+    static let threadKey: pthread_key_t = {
         var key = pthread_key_t()
         let result = pthread_key_create(&key) { pointer in
             #if canImport(Darwin)

@@ -3,6 +3,7 @@ import Synchronization
 /// What a `with…` scope changes for the tasks running inside it: an isolated application and/or
 /// a layer of dependency overrides. Bound with `@TaskLocal`, so child tasks inherit it and other
 /// tasks never see it.
+@usableFromInline
 final class ScopeContext: Sendable {
     /// The innermost scope of the calling task.
     @TaskLocal static var current: ScopeContext?
@@ -10,9 +11,9 @@ final class ScopeContext: Sendable {
     /// How many scope contexts exist. While none does, the access path skips the task-local
     /// lookup entirely. Counted per object (not per `with…` call) because unstructured tasks
     /// created inside a scope keep its context alive after the scope returns.
-    private static let liveCount = Atomic<Int>(0)
+    @usableFromInline static let liveCount = Atomic<Int>(0)
 
-    @inline(__always)
+    @inlinable
     static var isAnyLive: Bool { liveCount.load(ordering: .relaxed) > 0 }
 
     /// The enclosing scope's context.
@@ -31,6 +32,18 @@ final class ScopeContext: Sendable {
 
     deinit {
         Self.liveCount.subtract(1, ordering: .relaxed)
+    }
+
+    /// The calling task's isolated application, if it runs inside an isolation scope.
+    @usableFromInline
+    static var currentIsolatedApplication: Application? {
+        current?.isolatedApplication?.application
+    }
+
+    /// The calling task's innermost scoped override of `key`, if any.
+    @usableFromInline
+    static func currentOverride(for key: EntryKey) -> (any Sendable)? {
+        current?.overriddenValue(for: key)
     }
 
     /// The innermost override of `key` in this scope or its parents.

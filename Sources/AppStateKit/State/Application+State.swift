@@ -14,19 +14,22 @@ extension Application {
     /// Application.state(\.username).value // "leif"
     /// ```
     public struct State<Value: Sendable>: MutableApplicationState, Sendable, CustomStringConvertible {
-        let entry: StateEntry<Value>
+        @usableFromInline let entry: StateEntry<Value>
 
+        @inlinable
         init(entry: StateEntry<Value>) {
             self.entry = entry
         }
 
         /// The current value. Setting it replaces the shared value atomically.
+        @inlinable
         public var value: Value {
             get { entry.value }
             set { entry.value = newValue }
         }
 
         /// Restores the value the entry was created with.
+        @inlinable
         public func reset() {
             entry.reset()
         }
@@ -35,7 +38,7 @@ extension Application {
         ///
         /// - Parameter body: Receives the current value; must not access this same entry.
         /// - Returns: Whatever `body` returns.
-        @discardableResult
+        @inlinable @discardableResult
         public func modify<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
             try entry.update(body)
         }
@@ -62,6 +65,7 @@ extension Application {
     ///
     /// - Note: An id made fresh on every evaluation (`UUID().uuidString`) names a new entry each
     ///   time the property is read, so nothing ever sees the same value twice.
+    @inlinable
     public func state<Value: Sendable>(
         initial: @autoclosure () -> Value,
         feature: String = "App",
@@ -80,6 +84,7 @@ extension Application {
     ///     var counter: State<Int> { state(initial: 0) }
     /// }
     /// ```
+    @inlinable
     public func state<Value: Sendable>(
         initial: @autoclosure () -> Value,
         _ fileID: StaticString = #fileID,
@@ -97,8 +102,14 @@ extension Application {
         )
     }
 
-    @inline(__always)
-    private func state<Value: Sendable>(key: EntryKey, initial: () -> Value) -> State<Value> {
-        State(entry: registry.entry(for: key) { StateEntry(key: key, initial: initial()) })
+    @inlinable
+    func state<Value: Sendable>(key: EntryKey, initial: () -> Value) -> State<Value> {
+        let slot = registry.slot(for: key) { Application.makeStateEntry(key: key, initial: initial()) }
+        return State(entry: unsafeDowncast(slot.entry, to: StateEntry<Value>.self))
+    }
+
+    @usableFromInline
+    static func makeStateEntry<Value: Sendable>(key: EntryKey, initial: Value) -> RegistryEntry {
+        StateEntry(key: key, initial: initial)
     }
 }

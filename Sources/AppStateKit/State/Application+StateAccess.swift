@@ -5,6 +5,7 @@ extension Application {
     /// var counter = Application.state(\.counter)
     /// counter.value += 1
     /// ```
+    @inlinable
     public static func state<Value, S: MutableApplicationState>(
         _ keyPath: KeyPath<Application, S>
     ) -> S where S.Value == Value {
@@ -14,6 +15,7 @@ extension Application {
     /// Restores the initial value of a state, stored state or file state.
     ///
     /// For a stored or file state this removes the persisted value.
+    @inlinable
     public static func reset<S: MutableApplicationState>(_ keyPath: KeyPath<Application, S>) {
         var handle = current[keyPath: keyPath]
         handle.reset()
@@ -30,7 +32,7 @@ extension Application {
     /// `body` runs with the entry locked: keep it short, and don't read or write the same entry
     /// inside it (that is detected and stops the process with the entry's key). Other entries
     /// are unaffected.
-    @discardableResult
+    @inlinable @discardableResult
     public static func update<Value: Sendable, Result>(
         _ keyPath: KeyPath<Application, State<Value>>,
         _ body: (inout Value) throws -> Result

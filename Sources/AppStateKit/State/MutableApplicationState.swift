@@ -22,6 +22,7 @@ public protocol MutableApplicationState {
 
 extension MutableApplicationState {
     /// Reads the value, lets `body` mutate a copy, and writes the copy back.
+    @inlinable
     public mutating func modify<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         var copy = value
         let result = try body(&copy)

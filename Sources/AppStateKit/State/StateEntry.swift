@@ -6,24 +6,31 @@ import Synchronization
 /// Reads and writes hold the entry's own lock for a copy; ``update(_:)`` holds it while the
 /// caller's closure runs, which makes read-modify-write atomic. Re-entering the same entry from
 /// inside that closure would self-deadlock; it is detected and stops with the entry's key.
+@usableFromInline
 final class StateEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable {
     // Safe: `storedValue` is only read or written while `lock` is held; `initial` is immutable.
-    private let lock = Lock()
-    private let initial: Value
-    private var storedValue: Value
+    @usableFromInline let lock = Lock()
+    @usableFromInline let initial: Value
+    @exclusivity(unchecked) @usableFromInline var storedValue: Value
     /// The thread running an `update` closure on this entry, or 0.
-    private let updatingThread = Atomic<UInt>(0)
+    @usableFromInline let updatingThread = AtomicWord(0)
 
+    @usableFromInline
     init(key: EntryKey, initial: Value) {
         self.initial = initial
         self.storedValue = initial
         super.init(key: key)
     }
 
+    deinit {
+        updatingThread.destroy()
+    }
+
     override var kindName: String { "State" }
     override var valueTypeName: String { String(reflecting: Value.self) }
     override var valueDescription: String { String(describing: value) }
 
+    @inlinable
     var value: Value {
         get {
             trackAccess()
@@ -40,32 +47,39 @@ final class StateEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable {
         }
     }
 
+    @usableFromInline
     func reset() {
         value = initial
     }
 
     /// Runs `body` on the value with the entry locked, so no other write interleaves.
+    @inlinable
     func update<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         try notifyingObservers {
             lockDetectingReentry()
-            updatingThread.store(ThreadID.current.rawValue, ordering: .relaxed)
+            updatingThread.storeRelaxed(UInt64(ThreadID.current.rawValue))
             defer {
-                updatingThread.store(0, ordering: .relaxed)
+                updatingThread.storeRelaxed(0)
                 lock.unlock()
             }
             return try body(&storedValue)
         }
     }
 
-    @inline(__always)
-    private func lockDetectingReentry() {
+    @inlinable
+    func lockDetectingReentry() {
         if lock.tryLock() { return }
-        if updatingThread.load(ordering: .relaxed) == ThreadID.current.rawValue {
-            fatalError(
-                "AppStateKit: \(key.readable) was accessed from inside its own update closure. "
-                    + "Use the closure's inout value instead of reading or writing the state again."
-            )
+        if updatingThread.loadRelaxed() == UInt64(ThreadID.current.rawValue) {
+            reentryDetected()
         }
         lock.lock()
+    }
+
+    @usableFromInline
+    func reentryDetected() -> Never {
+        fatalError(
+            "AppStateKit: \(key.readable) was accessed from inside its own update closure. "
+                + "Use the closure's inout value instead of reading or writing the state again."
+        )
     }
 }
