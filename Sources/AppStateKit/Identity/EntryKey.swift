@@ -36,16 +36,38 @@ struct EntryKey: Hashable, Sendable {
 
     @inlinable
     func hash(into hasher: inout Hasher) {
-        // Fold the integer parts into one word so hashing a call-site key is a single round.
-        let typeBits = UInt(bitPattern: kind) &* 31 &+ UInt(bitPattern: valueType)
+        hasher.combine(fastHash)
+    }
+
+    /// `self == other`, comparing in place: call-site names are compared field by field so the
+    /// probe copies no key (a whole-key copy costs an outlined copy and destroy per lookup).
+    @inlinable
+    func matches(_ other: borrowing EntryKey) -> Bool {
+        guard kind == other.kind, valueType == other.valueType else { return false }
+        if case let .site(site) = name, case let .site(otherSite) = other.name {
+            return site == otherSite
+        }
+        return name == other.name
+    }
+
+    /// A well-mixed hash computed without `Hasher` for call-site names (integers only).
+    @inlinable
+    var fastHash: Int {
+        var bits = UInt64(UInt(bitPattern: kind)) &* 0x9E37_79B9_7F4A_7C15
+        bits ^= UInt64(UInt(bitPattern: valueType)) &* 0xC2B2_AE3D_27D4_EB4F
         switch name {
         case let .site(site):
-            hasher.combine(typeBits &* 1_000_003 &+ UInt(bitPattern: site.mixedBits))
+            bits ^= UInt64(UInt(bitPattern: site.mixedBits)) &* 0x1656_67B1_9E37_79F9
         case let .explicit(feature, id):
-            hasher.combine(typeBits)
+            var hasher = Hasher()
             hasher.combine(feature)
             hasher.combine(id)
+            bits ^= UInt64(UInt(bitPattern: hasher.finalize()))
         }
+        // Final avalanche (from splitmix64) so the low bits used for table indices are mixed.
+        bits = (bits ^ (bits >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        bits = (bits ^ (bits >> 27)) &* 0x94D0_49BB_1331_11EB
+        return Int(truncatingIfNeeded: bits ^ (bits >> 31))
     }
 }
 
@@ -94,10 +116,14 @@ enum EntryName: Hashable, Sendable {
 
     @inlinable
     static func == (lhs: EntryName, rhs: EntryName) -> Bool {
-        switch (lhs, rhs) {
-        case let (.site(a), .site(b)): a == b
-        case let (.explicit(f1, i1), .explicit(f2, i2)): f1 == f2 && i1 == i2
-        default: false
+        // No `switch (lhs, rhs)`: building that tuple copies both keys on every probe.
+        switch lhs {
+        case let .site(site):
+            if case let .site(other) = rhs { return site == other }
+            return false
+        case let .explicit(feature, id):
+            if case let .explicit(otherFeature, otherID) = rhs { return feature == otherFeature && id == otherID }
+            return false
         }
     }
 

@@ -48,11 +48,12 @@ final class Registry: @unchecked Sendable {
     /// The calling thread's memo slot for `key`, creating the entry on first access.
     @inlinable
     func slot(for key: EntryKey, create: () -> RegistryEntry) -> ThreadLookupCache.Slot {
-        let cache = ThreadLookupCache.current
-        if let slot = cache.slot(for: key, registrySerial: serial) {
-            return slot
+        ThreadLookupCache.withCurrent { cache in
+            if let slot = cache.slot(for: key, registrySerial: serial) {
+                return slot
+            }
+            return cache.remember(lockedEntry(for: key, create: create), for: key, registrySerial: serial)
         }
-        return cache.remember(lockedEntry(for: key, create: create), for: key, registrySerial: serial)
     }
 
     @usableFromInline

@@ -37,10 +37,14 @@ class RegistryEntry: Observable, @unchecked Sendable {
     @usableFromInline
     final var observedValue: Void { () }
 
+    /// `\.observedValue`, made once so the read path doesn't materialise a key path per access.
+    @usableFromInline
+    static let observedValueKeyPath: KeyPath<RegistryEntry, Void> & Sendable = \.observedValue
+
     /// Registers the calling observation-tracking closure, if any, as interested in this entry.
     @inlinable
     final func trackAccess() {
-        registrar.access(self, keyPath: \.observedValue)
+        registrar.access(self, keyPath: RegistryEntry.observedValueKeyPath)
     }
 
     /// Tells observers the value is about to change. Call without holding any lock.

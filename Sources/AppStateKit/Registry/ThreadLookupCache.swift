@@ -14,6 +14,10 @@ import Darwin
 /// serial number, which unlike an address is never reused); touching another registry starts
 /// it afresh. Each slot can also memoise a dependency's current instance together with the
 /// entry version it was read at (see `DependencyEntry`).
+///
+/// The table is a small open-addressing hash table over ``EntryKey/fastHash`` rather than a
+/// `Dictionary`, which would run `Hasher` on every probe. Its fields are only touched by the
+/// owning thread, so exclusivity checking is disabled for them.
 @usableFromInline
 final class ThreadLookupCache {
     /// A remembered lookup.
@@ -31,10 +35,25 @@ final class ThreadLookupCache {
     }
 
     @exclusivity(unchecked) @usableFromInline var registrySerial: UInt64 = 0
-    @exclusivity(unchecked) @usableFromInline var slots: [EntryKey: Slot] = [:]
+    /// `hashes[i] == 0` marks an empty bucket; stored hashes always have their low bit set.
+    @exclusivity(unchecked) @usableFromInline var hashes: UnsafeMutablePointer<Int>
+    @exclusivity(unchecked) @usableFromInline var keys: UnsafeMutablePointer<EntryKey>
+    @exclusivity(unchecked) @usableFromInline var slots: UnsafeMutablePointer<Slot?>
+    @exclusivity(unchecked) @usableFromInline var mask: Int
+    @exclusivity(unchecked) @usableFromInline var count = 0
 
     @usableFromInline
-    init() {}
+    init() {
+        (hashes, keys, slots) = Self.allocate(capacity: 16)
+        mask = 15
+    }
+
+    deinit {
+        clear()
+        hashes.deallocate()
+        keys.deallocate()
+        slots.deallocate()
+    }
 
     /// The calling thread's memo.
     @inlinable
@@ -42,6 +61,20 @@ final class ThreadLookupCache {
         if let pointer = pthread_getspecific(threadKey) {
             return Unmanaged<ThreadLookupCache>.fromOpaque(pointer).takeUnretainedValue()
         }
+        return makeCurrent()
+    }
+
+    /// Runs `body` with the calling thread's memo, without retaining it.
+    @inlinable
+    static func withCurrent<Result>(_ body: (ThreadLookupCache) -> Result) -> Result {
+        if let pointer = pthread_getspecific(threadKey) {
+            return Unmanaged<ThreadLookupCache>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
+        }
+        return body(makeCurrent())
+    }
+
+    @usableFromInline
+    static func makeCurrent() -> ThreadLookupCache {
         let cache = ThreadLookupCache()
         pthread_setspecific(threadKey, Unmanaged.passRetained(cache).toOpaque())
         return cache
@@ -50,18 +83,71 @@ final class ThreadLookupCache {
     @inlinable
     func slot(for key: EntryKey, registrySerial serial: UInt64) -> Slot? {
         guard registrySerial == serial else { return nil }
-        return slots[key]
+        let hash = key.fastHash | 1
+        var index = hash & mask
+        while true {
+            let stored = hashes[index]
+            if stored == 0 { return nil }
+            if stored == hash, (keys + index).pointee.matches(key) { return slots[index] }
+            index = (index &+ 1) & mask
+        }
     }
 
     @usableFromInline
     func remember(_ entry: RegistryEntry, for key: EntryKey, registrySerial serial: UInt64) -> Slot {
         if registrySerial != serial {
+            clear()
             registrySerial = serial
-            slots.removeAll()
         }
+        if (count + 1) * 2 > mask + 1 { grow() }
         let slot = Slot(entry: entry)
-        slots[key] = slot
+        insert(key, hash: key.fastHash | 1, slot: slot)
         return slot
+    }
+
+    private func insert(_ key: EntryKey, hash: Int, slot: Slot) {
+        var index = hash & mask
+        while hashes[index] != 0 {
+            if hashes[index] == hash, keys[index] == key {
+                slots[index] = slot
+                return
+            }
+            index = (index &+ 1) & mask
+        }
+        hashes[index] = hash
+        (keys + index).initialize(to: key)
+        (slots + index).initialize(to: slot)
+        count += 1
+    }
+
+    private func grow() {
+        let (oldHashes, oldKeys, oldSlots, oldCapacity) = (hashes, keys, slots, mask + 1)
+        (hashes, keys, slots) = Self.allocate(capacity: oldCapacity * 2)
+        mask = oldCapacity * 2 - 1
+        count = 0
+        for index in 0..<oldCapacity where oldHashes[index] != 0 {
+            insert((oldKeys + index).move(), hash: oldHashes[index], slot: (oldSlots + index).move()!)
+        }
+        oldHashes.deallocate()
+        oldKeys.deallocate()
+        oldSlots.deallocate()
+    }
+
+    private func clear() {
+        for index in 0...mask where hashes[index] != 0 {
+            (keys + index).deinitialize(count: 1)
+            (slots + index).deinitialize(count: 1)
+            hashes[index] = 0
+        }
+        count = 0
+    }
+
+    private static func allocate(
+        capacity: Int
+    ) -> (UnsafeMutablePointer<Int>, UnsafeMutablePointer<EntryKey>, UnsafeMutablePointer<Slot?>) {
+        let hashes = UnsafeMutablePointer<Int>.allocate(capacity: capacity)
+        hashes.initialize(repeating: 0, count: capacity)
+        return (hashes, .allocate(capacity: capacity), .allocate(capacity: capacity))
     }
 
     /// The pthread key of the memo; its destructor releases a thread's memo when the thread exits.
