@@ -12,9 +12,15 @@ let package = Package(
             name: "AppStateKit",
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
+        .executableTarget(
+            name: "AppStateKitPersistenceChild",
+            dependencies: ["AppStateKit"],
+            path: "Tests/PersistenceChild",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         .testTarget(
             name: "AppStateKitTests",
-            dependencies: ["AppStateKit"],
+            dependencies: ["AppStateKit", "AppStateKitPersistenceChild"],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
     ]

@@ -1,13 +1,83 @@
 import Foundation
 
-/// The file-system operations ``Application/FileState`` performs.
+/// The file-system operations ``Application/FileState`` performs, behind the `\.fileManager`
+/// dependency.
 ///
-/// `FileManager` conforms. Replace the `\.fileManager` dependency to redirect or fake file access.
+/// `FileManager` conforms with the default implementations, which write atomically (temporary
+/// file, `fsync`, `rename`) with mode `0600` files in `0700` directories. Replace the dependency
+/// to redirect or fake file access — isolated applications use one that maps every path into a
+/// temporary directory.
 public protocol FileManaging: Sendable {
     /// Removes the file or directory at `path`.
     func removeItem(atPath path: String) throws
+
     /// Reads and decodes the value that a ``Application/FileState`` stored at `path/filename`.
     ///
     /// Both encodings FileState writes are accepted: JSON and base64-encoded JSON.
     func `in`<Value: Decodable>(path: String, filename: String) throws -> Value
+
+    /// Encodes `value` as JSON (base64-encoded when `base64Encoded`) and writes it atomically
+    /// to `path/filename`, creating the directory when missing.
+    func out<Value: Encodable>(_ value: Value, path: String, filename: String, base64Encoded: Bool) throws
+
+    /// The contents of the file at `path`, or `nil` when there is none.
+    func contents(ofFile path: String) throws -> Data?
+
+    /// Replaces the file at `path` with `data` atomically.
+    func writeAtomically(_ data: Data, toFile path: String) throws
+
+    /// The stamp of the file at `path` (changes with every replacement), or `nil`.
+    func stamp(ofFile path: String) -> FileStamp?
+
+    /// Moves the file at `path` to a `.corrupt-<time>` sibling and returns its new path.
+    func moveAside(_ path: String) throws -> String
+
+    /// Removes the file at `path`; does nothing when there is none.
+    func removeFile(_ path: String) throws
 }
+
+extension FileManaging {
+    /// Decodes the file at `path/filename` as JSON, or as base64-encoded JSON.
+    public func `in`<Value: Decodable>(path: String, filename: String) throws -> Value {
+        let filePath = (path as NSString).appendingPathComponent(filename)
+        guard let data = try contents(ofFile: filePath) else {
+            throw PersistenceError(.ioFailure(errno: ENOENT), subject: filePath, detail: "no such file")
+        }
+        return try FileStateCodec.decode(data, as: Value.self, path: filePath)
+    }
+
+    /// Encodes and writes `value` to `path/filename` atomically.
+    public func out<Value: Encodable>(_ value: Value, path: String, filename: String, base64Encoded: Bool = true) throws {
+        let filePath = (path as NSString).appendingPathComponent(filename)
+        try writeAtomically(try FileStateCodec.encode(value, base64Encoded: base64Encoded, path: filePath), toFile: filePath)
+    }
+
+    /// Reads the whole file.
+    public func contents(ofFile path: String) throws -> Data? {
+        try AtomicFileWriter.read(path)
+    }
+
+    /// Writes through a flushed temporary file and a rename.
+    public func writeAtomically(_ data: Data, toFile path: String) throws {
+        try AtomicFileWriter.write(data, to: path)
+    }
+
+    /// The file's device, inode, size and modification time.
+    public func stamp(ofFile path: String) -> FileStamp? {
+        FileStamp.of(path: path)
+    }
+
+    /// Renames the file to a `.corrupt-<time>` sibling.
+    public func moveAside(_ path: String) throws -> String {
+        try AtomicFileWriter.moveAside(path)
+    }
+
+    /// Unlinks the file, ignoring a missing one.
+    public func removeFile(_ path: String) throws {
+        if unlink(path) != 0, errno != ENOENT {
+            throw PersistenceError.system(errno, subject: path, operation: "remove")
+        }
+    }
+}
+
+extension FileManager: FileManaging {}

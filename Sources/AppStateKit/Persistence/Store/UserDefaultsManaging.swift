@@ -25,4 +25,32 @@ public protocol UserDefaultsManaging: Sendable {
     func removeObject(forKey key: String)
     /// Stores `value` for `key`; `nil` removes the key.
     func set(_ value: Any?, forKey key: String)
+
+    /// Reads the value for `key`, throwing when the store cannot be read.
+    ///
+    /// The default implementation calls ``object(forKey:)`` and never throws; stores that can
+    /// fail (like ``FileKeyValueStore``) override it so ``Application/StoredState/read()``
+    /// surfaces their errors.
+    func readObject(forKey key: String) throws -> Any?
+
+    /// Writes (or, for `nil`, removes) the value for `key`, throwing when it cannot be stored.
+    ///
+    /// The default implementation calls ``set(_:forKey:)`` and never throws.
+    func writeObject(_ value: Any?, forKey key: String) throws
+}
+
+extension UserDefaultsManaging {
+    /// Calls ``object(forKey:)``.
+    public func readObject(forKey key: String) throws -> Any? {
+        object(forKey: key)
+    }
+
+    /// Calls ``set(_:forKey:)``, or ``removeObject(forKey:)`` for `nil`.
+    public func writeObject(_ value: Any?, forKey key: String) throws {
+        if let value {
+            set(value, forKey: key)
+        } else {
+            removeObject(forKey: key)
+        }
+    }
 }

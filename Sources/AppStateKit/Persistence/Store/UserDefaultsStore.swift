@@ -1,0 +1,44 @@
+import Foundation
+
+/// Makes any `UserDefaults` instance — `.standard` or a suite — usable as a store.
+///
+/// On Linux `UserDefaults` is not `Sendable`, so it cannot conform to ``UserDefaultsManaging``
+/// directly; this wrapper vouches for it (Foundation documents `UserDefaults` as thread-safe).
+/// Writes are followed by `synchronize()`, because swift-corelibs-foundation otherwise never
+/// flushes them to disk.
+///
+/// ```swift
+/// let suite = UserDefaultsStore(UserDefaults(suiteName: "com.example.shared")!)
+/// Application.promote(\.userDefaults, with: suite)
+/// ```
+public struct UserDefaultsStore: UserDefaultsManaging, @unchecked Sendable {
+    // Safe: UserDefaults is documented as thread-safe; the reference is immutable.
+
+    /// The wrapped defaults.
+    public let defaults: UserDefaults
+    /// Whether each write is followed by `synchronize()` (on by default).
+    public let synchronizesWrites: Bool
+
+    /// Wraps `defaults`.
+    public init(_ defaults: UserDefaults, synchronizesWrites: Bool = true) {
+        self.defaults = defaults
+        self.synchronizesWrites = synchronizesWrites
+    }
+
+    /// The value stored for `key`.
+    public func object(forKey key: String) -> Any? {
+        defaults.object(forKey: key)
+    }
+
+    /// Stores `value` for `key`; `nil` removes it.
+    public func set(_ value: Any?, forKey key: String) {
+        defaults.set(value, forKey: key)
+        if synchronizesWrites { defaults.synchronize() }
+    }
+
+    /// Removes the value for `key`.
+    public func removeObject(forKey key: String) {
+        defaults.removeObject(forKey: key)
+        if synchronizesWrites { defaults.synchronize() }
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+
+/// How a ``Application/StoredState`` value is represented in a key-value store.
+///
+/// - Property-list values are stored natively, so plain `UserDefaults` code reads and writes the
+///   same entries.
+/// - `RawRepresentable` values with a `String` or `Int` raw value are stored as the raw value.
+/// - Everything else is stored as JSON `Data`.
+///
+/// Reads accept the native form, the raw value and JSON data, and convert between `Int`,
+/// `Double` and `Float` where no precision is lost.
+enum StoredValueCodec {
+    /// The object to store for `value`, or `nil` to remove the key (an optional holding `nil`).
+    static func encode<Value: Encodable>(_ value: Value, key: String) throws -> Any? {
+        let unwrapped: Any
+        if let optional = value as? any OptionalValue {
+            guard let wrapped = optional.wrappedAny else { return nil }
+            unwrapped = wrapped
+        } else {
+            unwrapped = value
+        }
+        if PropertyListValue.isPropertyList(unwrapped) { return unwrapped }
+        if let raw = unwrapped as? any RawRepresentable {
+            let rawValue = raw.rawValue
+            if rawValue is String || rawValue is Int { return rawValue }
+        }
+        do {
+            return try JSONEncoder().encode(value)
+        } catch {
+            throw PersistenceError(.encodingFailed, subject: key, detail: "\(error)")
+        }
+    }
+
+    /// Decodes a stored `object` as `Value`.
+    ///
+    /// - Throws: ``PersistenceError`` of kind `typeMismatch` or `corruptData`.
+    static func decode<Value: Decodable>(_ object: Any, as type: Value.Type, key: String) throws -> Value {
+        if let value = object as? Value { return value }
+        if let converted = convertNumber(object, to: Value.self) { return converted }
+        if let raw = makeRawRepresentable(object, as: Value.self) { return raw }
+        if let data = object as? Data {
+            do {
+                return try JSONDecoder().decode(Value.self, from: data)
+            } catch {
+                throw PersistenceError(.corruptData, subject: key, detail: "stored data does not decode as \(Value.self): \(error)")
+            }
+        }
+        throw PersistenceError(.typeMismatch, subject: key, detail: "stored \(Swift.type(of: object)), expected \(Value.self)")
+    }
+
+    private static func convertNumber<Value>(_ object: Any, to type: Value.Type) -> Value? {
+        let target: Any.Type = (Value.self as? any OptionalValue.Type)?.wrappedType ?? Value.self
+        let converted: Any? = switch object {
+        case let int as Int where target == Double.self: Double(exactly: int)
+        case let int as Int where target == Float.self: Float(exactly: int)
+        case let float as Float where target == Double.self: Double(float)
+        case let double as Double where target == Float.self: Float(exactly: double)
+        case let double as Double where target == Int.self: Int(exactly: double)
+        default: nil
+        }
+        return converted.flatMap { $0 as? Value }
+    }
+
+    private static func makeRawRepresentable<Value>(_ object: Any, as type: Value.Type) -> Value? {
+        let target: Any.Type = (Value.self as? any OptionalValue.Type)?.wrappedType ?? Value.self
+        guard let rawType = target as? any RawRepresentable.Type else { return nil }
+        return make(rawType, from: object) as? Value
+    }
+
+    private static func make<Raw: RawRepresentable>(_ type: Raw.Type, from object: Any) -> Raw? {
+        (object as? Raw.RawValue).flatMap(Raw.init(rawValue:))
+    }
+}
+
+/// Lets generic code see through an `Optional` of unknown wrapped type.
+protocol OptionalValue {
+    /// The wrapped value, or `nil`.
+    var wrappedAny: Any? { get }
+    /// The wrapped type.
+    static var wrappedType: Any.Type { get }
+}
+
+extension Optional: OptionalValue {
+    var wrappedAny: Any? {
+        switch self {
+        case let .some(wrapped): wrapped
+        case .none: nil
+        }
+    }
+
+    static var wrappedType: Any.Type { Wrapped.self }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import Testing
+@testable import AppStateKit
+
+@Suite("FileKeyValueStore")
+struct FileKeyValueStoreTests {
+    @Test("every property-list type round-trips through the file with its exact type")
+    func typedRoundTrip() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("defaults.json")
+        let writer = FileKeyValueStore(path: path)
+        let date = Date(timeIntervalSinceReferenceDate: 123.5)
+        try writer.write(true, forKey: "bool")
+        try writer.write(1, forKey: "int")
+        try writer.write(1.25, forKey: "double")
+        try writer.write(Float(0.75), forKey: "float")
+        try writer.write("text", forKey: "string")
+        try writer.write(Data([0, 255]), forKey: "data")
+        try writer.write(date, forKey: "date")
+        try writer.write(URL(string: "file:///tmp/x")!, forKey: "url")
+        try writer.write([1, 2, 3], forKey: "array")
+        try writer.write(["nested": ["a": true]], forKey: "dictionary")
+
+        let reader = FileKeyValueStore(path: path)
+        #expect(reader.object(forKey: "bool") as? Bool == true)
+        #expect(reader.object(forKey: "bool") as? Int == nil)
+        #expect(reader.object(forKey: "int") as? Int == 1)
+        #expect(reader.object(forKey: "int") as? Bool == nil)
+        #expect(reader.object(forKey: "double") as? Double == 1.25)
+        #expect(reader.object(forKey: "float") as? Float == 0.75)
+        #expect(reader.object(forKey: "string") as? String == "text")
+        #expect(reader.object(forKey: "data") as? Data == Data([0, 255]))
+        #expect(reader.object(forKey: "date") as? Date == date)
+        #expect(reader.object(forKey: "url") as? URL == URL(string: "file:///tmp/x"))
+        #expect(reader.object(forKey: "array") as? [Int] == [1, 2, 3])
+        #expect(reader.object(forKey: "dictionary") as? [String: [String: Bool]] == ["nested": ["a": true]])
+        #expect(try reader.keys() == ["array", "bool", "data", "date", "dictionary", "double", "float", "int", "string", "url"])
+    }
+
+    @Test("a value written through another instance (another process) is seen by the next read")
+    func freshness() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("defaults.json")
+        let first = FileKeyValueStore(path: path)
+        let second = FileKeyValueStore(path: path)
+        first.set("one", forKey: "k")
+        #expect(second.object(forKey: "k") as? String == "one")
+        second.set("two", forKey: "k")
+        second.set("other", forKey: "other")
+        #expect(first.object(forKey: "k") as? String == "two")
+        first.set("three", forKey: "third")  // must not lose the other instance's keys
+        #expect(second.object(forKey: "other") as? String == "other")
+        first.removeObject(forKey: "k")
+        #expect(second.object(forKey: "k") == nil)
+    }
+
+    @Test("files are 0600 and new directories 0700")
+    func permissions() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("nested/deeper/defaults.json")
+        try FileKeyValueStore(path: path).write(1, forKey: "k")
+        #expect(try TemporaryDirectory.permissions(of: path) == 0o600)
+        #expect(try TemporaryDirectory.permissions(of: directory.file("nested/deeper")) == 0o700)
+    }
+
+    @Test("a corrupt file is reported, reads as empty, and is kept aside by the next write")
+    func corruptFile() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("defaults.json")
+        let garbage = Data("{ not json".utf8)
+        try garbage.write(to: URL(fileURLWithPath: path))
+        let store = FileKeyValueStore(path: path)
+        #expect(throws: PersistenceError.self) { try store.value(forKey: "k") }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == garbage)  // reading didn't touch it
+
+        try store.write(1, forKey: "k")
+        let aside = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("defaults.json.corrupt-") }
+        #expect(aside.count == 1)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: directory.file(aside[0]))) == garbage)
+        #expect(store.object(forKey: "k") as? Int == 1)
+    }
+
+    @Test("non-property-list values and unwritable locations throw errors naming the key or path")
+    func errors() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let store = FileKeyValueStore(path: directory.file("defaults.json"))
+        do {
+            try store.write(NSObject(), forKey: "object")
+            Issue.record("expected an error")
+        } catch let error as PersistenceError {
+            #expect(error.kind == .encodingFailed)
+            #expect(error.description.contains("object"))
+        }
+
+        // A directory that is a regular file: fails for every user, root included.
+        let blocker = directory.file("blocker")
+        try Data("x".utf8).write(to: URL(fileURLWithPath: blocker))
+        let blocked = FileKeyValueStore(path: (blocker as NSString).appendingPathComponent("defaults.json"))
+        do {
+            try blocked.write(1, forKey: "k")
+            Issue.record("expected an error")
+        } catch let error as PersistenceError {
+            #expect(error.description.contains(blocker))
+        }
+
+        guard getuid() != 0 else { return }  // root ignores permission bits
+        let readOnly = directory.file("readonly")
+        try FileManager.default.createDirectory(atPath: readOnly, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o500])
+        defer { chmod(readOnly, 0o700) }
+        let locked = FileKeyValueStore(path: (readOnly as NSString).appendingPathComponent("defaults.json"))
+        do {
+            try locked.write(1, forKey: "k")
+            Issue.record("expected an error")
+        } catch let error as PersistenceError {
+            #expect(error.kind == .permissionDenied)
+            #expect(error.description.contains(readOnly))
+        }
+    }
+
+    @Test("the durability mode without fsync still writes atomically")
+    func processCrashSafeMode() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let store = FileKeyValueStore(path: directory.file("fast.json"), durability: .processCrashSafe)
+        for index in 0..<50 { try store.write(index, forKey: "k") }
+        #expect(FileKeyValueStore(path: directory.file("fast.json")).object(forKey: "k") as? Int == 49)
+    }
+}

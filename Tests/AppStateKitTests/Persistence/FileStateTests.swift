@@ -1,0 +1,167 @@
+import Foundation
+import Testing
+@testable import AppStateKit
+
+private struct Notebook: Codable, Equatable, Sendable {
+    var title: String
+    var pages: [String]
+}
+
+/// Each test declares its own directory so parallel tests never share files.
+private extension Application {
+    func notebook(in directory: String, base64: Bool = true) -> FileState<Notebook> {
+        fileState(initial: Notebook(title: "empty", pages: []), path: directory, filename: "notebook.json", isBase64Encoded: base64)
+    }
+
+    func optionalNotebook(in directory: String) -> FileState<Notebook?> {
+        fileState(path: directory, filename: "optional.json", isBase64Encoded: false)
+    }
+
+    func named(_ filename: String, in directory: String) -> FileState<Int> {
+        fileState(initial: 0, path: directory, filename: filename)
+    }
+
+    var wrappedNotebook: FileState<Notebook> {
+        fileState(initial: Notebook(title: "wrapped", pages: []), path: FileStateTests.wrapperDirectory.path, filename: "wrapped.json")
+    }
+}
+
+private struct Library {
+    @FileState(\.wrappedNotebook) var notebook
+}
+
+@Suite("FileState")
+struct FileStateTests {
+    static let wrapperDirectory = TemporaryDirectory()
+
+    @Test("values round-trip; human-readable JSON when not base64; 0600 files in 0700 directories")
+    func roundTripAndFormat() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let folder = directory.file("data")
+        var plain = Application().notebook(in: folder, base64: false)
+        #expect(plain.value == Notebook(title: "empty", pages: []))
+        #expect(!FileManager.default.fileExists(atPath: plain.path))  // reading never writes
+        plain.value = Notebook(title: "Ideas", pages: ["one"])
+        let text = try String(contentsOfFile: plain.path, encoding: .utf8)
+        #expect(text.contains("\"title\" : \"Ideas\""))
+        #expect(try TemporaryDirectory.permissions(of: plain.path) == 0o600)
+        #expect(try TemporaryDirectory.permissions(of: folder) == 0o700)
+        #expect(Application().notebook(in: folder, base64: false).value.pages == ["one"])
+    }
+
+    @Test("base64 by default, and files written the way AppState writes them are read")
+    func base64AndAppStateFiles() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        var state = Application().notebook(in: directory.path)
+        state.value = Notebook(title: "b64", pages: [])
+        let raw = try Data(contentsOf: URL(fileURLWithPath: state.path))
+        let decoded = try JSONDecoder().decode(Notebook.self, from: Data(base64Encoded: raw)!)
+        #expect(decoded.title == "b64")
+
+        // AppState: JSONEncoder output, base64-encoded.
+        let appStateBytes = try JSONEncoder().encode(Notebook(title: "from AppState", pages: ["p"])).base64EncodedData()
+        try appStateBytes.write(to: URL(fileURLWithPath: state.path))
+        #expect(Application.fileState(\.wrappedNotebook).value.title == "wrapped")
+        #expect(try state.read() == Notebook(title: "from AppState", pages: ["p"]))
+        let fromFileManager: Notebook = try FileManager.default.in(path: directory.path, filename: "notebook.json")
+        #expect(fromFileManager.title == "from AppState")
+    }
+
+    @Test("a change made to the file by another process is seen by the next read")
+    func freshness() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        var state = Application().notebook(in: directory.path, base64: false)
+        state.value = Notebook(title: "mine", pages: [])
+        #expect(state.value.title == "mine")
+        try FileManager.default.out(Notebook(title: "theirs", pages: []), path: directory.path, filename: "notebook.json", base64Encoded: false)
+        #expect(state.value.title == "theirs")
+    }
+
+    @Test("assigning nil deletes the file; reset deletes it too")
+    func nilDeletes() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        var optional = Application().optionalNotebook(in: directory.path)
+        #expect(optional.value == nil)
+        optional.value = Notebook(title: "x", pages: [])
+        #expect(FileManager.default.fileExists(atPath: optional.path))
+        optional.value = nil
+        #expect(!FileManager.default.fileExists(atPath: optional.path))
+
+        var state = Application().notebook(in: directory.path)
+        state.value = Notebook(title: "y", pages: [])
+        state.reset()
+        #expect(!FileManager.default.fileExists(atPath: state.path))
+        #expect(state.value.title == "empty")
+    }
+
+    @Test("a corrupt file reads as the initial value, throws from read(), and is moved aside, not overwritten")
+    func corruptFile() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        var state = Application().notebook(in: directory.path, base64: false)
+        let garbage = Data("{\"title\": 3".utf8)
+        try garbage.write(to: URL(fileURLWithPath: state.path))
+        #expect(state.value.title == "empty")
+        do {
+            _ = try state.read()
+            Issue.record("expected an error")
+        } catch let error as PersistenceError {
+            #expect(error.kind == .corruptData)
+            #expect(error.description.contains(state.path))
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: state.path)) == garbage)
+
+        state.value = Notebook(title: "new", pages: [])
+        let aside = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("notebook.json.corrupt-") }
+        #expect(aside.count == 1)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: directory.file(aside[0]))) == garbage)
+        #expect(state.value.title == "new")
+    }
+
+    @Test("file names that are not one path component are refused and nothing outside the directory is touched",
+          arguments: ["", ".", "..", "../escape.json", "a/b.json", "nul\u{0}.json"])
+    func invalidFilenames(filename: String) throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let inner = directory.file("inner")
+        var state = Application().named(filename, in: inner)
+        do {
+            try state.write(5)
+            Issue.record("expected an error for \(filename.debugDescription)")
+        } catch let error as PersistenceError {
+            #expect(error.kind == .invalidFilename)
+            #expect(error.description.contains("single path component"))
+        }
+        state.value = 6
+        #expect(state.value == 0)
+        state.reset()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+    }
+
+    @Test("the @FileState wrapper reads and writes")
+    func wrapper() {
+        let library = Library()
+        library.notebook = Notebook(title: "wrapped write", pages: [])
+        #expect(Application.fileState(\.wrappedNotebook).value.title == "wrapped write")
+        Application.reset(fileState: \.wrappedNotebook)
+        #expect(library.notebook.title == "wrapped")
+    }
+
+    @Test("defaultFileStatePath follows XDG and can be set")
+    func defaultPath() {
+        let original = FileManager.defaultFileStatePath
+        #expect(original.hasPrefix("/"))
+        if let dataHome = ProcessInfo.processInfo.environment["XDG_DATA_HOME"], dataHome.hasPrefix("/") {
+            #expect(original.hasPrefix(dataHome))
+        } else {
+            #expect(original.contains("/.local/share/"))
+        }
+        FileManager.defaultFileStatePath = "/tmp/custom"
+        #expect(FileManager.defaultFileStatePath == "/tmp/custom")
+        FileManager.defaultFileStatePath = original
+    }
+}

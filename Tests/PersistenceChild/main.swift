@@ -1,0 +1,78 @@
+// A child process for the persistence tests: writes through AppStateKit and prints each value
+// once the write has returned ("acknowledged"), so the parent can kill it at any moment and
+// check that nothing acknowledged was lost.
+import AppStateKit
+import Foundation
+
+extension Application {
+    var childSequence: StoredState<Int> {
+        storedState(initial: -1, feature: "Child", id: "sequence", store: ChildStore.store)
+    }
+
+    func childKey(_ name: String) -> StoredState<Int> {
+        storedState(initial: -1, feature: "Child", id: name, store: ChildStore.store)
+    }
+
+    func childFile(directory: String, filename: String) -> FileState<Payload> {
+        fileState(initial: Payload(sequence: -1, padding: []), path: directory, filename: filename, isBase64Encoded: false)
+    }
+}
+
+enum ChildStore {
+    // Safe: set once in `main` before any use, then only read.
+    nonisolated(unsafe) static var store: FileKeyValueStore!
+}
+
+struct Payload: Codable, Equatable, Sendable {
+    var sequence: Int
+    var padding: [String]
+}
+
+func acknowledge(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+let arguments = CommandLine.arguments.dropFirst().map { $0 }
+guard let command = arguments.first else {
+    FileHandle.standardError.write(Data("usage: AppStateKitPersistenceChild <command> …\n".utf8))
+    exit(2)
+}
+
+switch command {
+case "store-sequence":
+    // store-sequence <store path> <count>
+    ChildStore.store = FileKeyValueStore(path: arguments[1])
+    let count = Int(arguments[2])!
+    var state = Application.storedState(\.childSequence)
+    for sequence in 0..<count {
+        state.value = sequence
+        acknowledge("\(sequence)")
+    }
+case "store-keys":
+    // store-keys <store path> <prefix> <count>: writes <prefix>-<i> = i, and "shared" = i
+    ChildStore.store = FileKeyValueStore(path: arguments[1])
+    let prefix = arguments[2]
+    let count = Int(arguments[3])!
+    let application = Application()
+    for index in 0..<count {
+        var state = application.childKey("\(prefix)-\(index)")
+        state.value = index
+        var shared = application.childKey("shared")
+        shared.value = index
+    }
+    acknowledge("done")
+case "file-sequence":
+    // file-sequence <directory> <filename> <count>
+    let directory = arguments[1]
+    let filename = arguments[2]
+    let count = Int(arguments[3])!
+    let padding = Array(repeating: String(repeating: "x", count: 100), count: 200)
+    let file = Application().childFile(directory: directory, filename: filename)
+    for sequence in 0..<count {
+        try file.write(Payload(sequence: sequence, padding: padding))
+        acknowledge("\(sequence)")
+    }
+default:
+    FileHandle.standardError.write(Data("unknown command \(command)\n".utf8))
+    exit(2)
+}
