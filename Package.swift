@@ -6,10 +6,16 @@ let package = Package(
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "AppStateKit", targets: ["AppStateKit"]),
+        .library(name: "AppStateKitTesting", targets: ["AppStateKitTesting"]),
     ],
     targets: [
         .target(
             name: "AppStateKit",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .target(
+            name: "AppStateKitTesting",
+            dependencies: ["AppStateKit"],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         .executableTarget(
@@ -20,7 +26,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AppStateKitTests",
-            dependencies: ["AppStateKit", "AppStateKitPersistenceChild"],
+            dependencies: ["AppStateKit", "AppStateKitTesting", "AppStateKitPersistenceChild"],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
     ]

@@ -83,16 +83,21 @@ extension Application {
 
     @inlinable
     func dependency<Value: Sendable>(key: EntryKey, _ object: () -> Value) -> Dependency<Value> {
-        if ScopeContext.isAnyLive, let overridden = ScopeContext.currentOverride(for: key) as? Value {
-            return Dependency(entry: nil, value: overridden)
+        if ScopeContext.isAnyLive, let scoped = ScopeContext.scopedDependency(for: key, in: registry, create: object) {
+            return Dependency(entry: nil, value: scoped)
         }
-        let slot = registry.slot(for: key) { Application.makeDependencyEntry(key: key, value: object()) }
+        let slot = registry.slot(for: key) { Application.makeDependencyEntry(key: key, object) }
         let entry = unsafeDowncast(slot.entry, to: DependencyEntry<Value>.self)
         return Dependency(entry: entry, value: entry.value(memoizedIn: slot))
     }
 
     @usableFromInline
-    static func makeDependencyEntry<Value: Sendable>(key: EntryKey, value: Value) -> RegistryEntry {
-        DependencyEntry(key: key, value: value)
+    static func makeDependencyEntry<Value: Sendable>(key: EntryKey, _ object: () -> Value) -> RegistryEntry {
+        if let capture = KeyCapture.active {
+            // Only the key is wanted (see `KeyCapture`): don't run the factory.
+            capture.key = key
+            return DependencyEntry(key: key, value: capture.value as! Value)
+        }
+        return DependencyEntry(key: key, value: object())
     }
 }

@@ -1,0 +1,35 @@
+/// Finds the key of a dependency declaration without running its factory.
+///
+/// Scoped overrides are keyed by the dependency's identity, which only its declaration knows.
+/// `KeyCapture` evaluates the declaring property on a throwaway application while a capture is
+/// active on the thread: creating the entry then records the key and uses the override value
+/// instead of calling the factory, so a live client is never constructed just to be replaced.
+final class KeyCapture {
+    let value: any Sendable
+    var key: EntryKey?
+
+    private init(value: any Sendable) {
+        self.value = value
+    }
+
+    /// The capture running on the calling thread.
+    static var active: KeyCapture? {
+        ThreadLookupCache.current.keyCapture
+    }
+
+    /// The key of the dependency at `keyPath`.
+    static func key<Value: Sendable>(of keyPath: KeyPath<Application, Application.Dependency<Value>>, overrideValue: Value) -> EntryKey {
+        let capture = KeyCapture(value: overrideValue)
+        let cache = ThreadLookupCache.current
+        let previous = cache.keyCapture
+        cache.keyCapture = capture
+        defer { cache.keyCapture = previous }
+        // A throwaway application outside every scope, so the entry is always created here.
+        let probe = ScopeContext.$current.withValue(nil) { Application() }
+        _ = ScopeContext.$current.withValue(nil) { probe[keyPath: keyPath] }
+        guard let key = capture.key else {
+            preconditionFailure("AppStateKit: \(keyPath) did not declare a dependency with dependency(_:); it cannot be overridden")
+        }
+        return key
+    }
+}
