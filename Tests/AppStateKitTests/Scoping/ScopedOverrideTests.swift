@@ -1,0 +1,130 @@
+import Dispatch
+import Testing
+@testable import AppStateKit
+
+private protocol Greeter: Sendable { func greet() -> String }
+private struct LiveGreeter: Greeter { func greet() -> String { "live" } }
+private struct MockGreeter: Greeter {
+    let name: String
+    func greet() -> String { name }
+}
+private struct Config: Sendable { var region = "live-region" }
+
+private let liveFactoryCalls = CallCounter()
+
+private extension Application {
+    var scopedGreeter: Dependency<any Greeter> { dependency(LiveGreeter()) }
+    var scopedConfig: Dependency<Config> { dependency(Config()) }
+    var scopedExpensive: Dependency<String> { dependency({ liveFactoryCalls.increment(); return "expensive" }()) }
+    /// A dependency whose factory resolves `scopedGreeter`.
+    var scopedComposite: Dependency<String> { dependency("composite(\(Application.dependency(\.scopedGreeter).greet()))") }
+}
+
+private struct Consumer {
+    @AppDependency(\.scopedGreeter) var greeter
+    @DependencyConstant(\.scopedConfig, \.region) var region
+}
+
+@Suite("Scoped overrides")
+struct ScopedOverrideTests {
+    @Test("every way of reading the dependency sees the override inside the scope, and only there")
+    func visibleEverywhereInside() {
+        Application.withOverrides {
+            $0.override(\.scopedGreeter, with: MockGreeter(name: "mock"))
+            $0.override(\.scopedConfig, with: Config(region: "test-region"))
+        } operation: {
+            #expect(Application.dependency(\.scopedGreeter).greet() == "mock")
+            #expect(Consumer().greeter.greet() == "mock")
+            #expect(Consumer().region == "test-region")
+            #expect(Application.dependencySlice(\.scopedConfig, \.region).value == "test-region")
+        }
+        #expect(Application.dependency(\.scopedGreeter).greet() == "live")
+        #expect(Consumer().region == "live-region")
+    }
+
+    @Test("declaring an override doesn't run the live factory")
+    func keyCaptureSkipsFactory() {
+        let before = liveFactoryCalls.value
+        Application.withOverrides { $0.override(\.scopedExpensive, with: "cheap") } operation: {
+            #expect(Application.dependency(\.scopedExpensive) == "cheap")
+        }
+        #expect(liveFactoryCalls.value == before)
+    }
+
+    @Test("child tasks inherit the scope: Task {}, task groups and async let")
+    func childTasksInherit() async {
+        await Application.withOverrides { $0.override(\.scopedGreeter, with: MockGreeter(name: "parent")) } operation: {
+            let unstructured = await Task { Application.dependency(\.scopedGreeter).greet() }.value
+            async let child = Application.dependency(\.scopedGreeter).greet()
+            let grouped = await withTaskGroup(of: String.self) { group in
+                for _ in 0..<4 { group.addTask { Application.dependency(\.scopedGreeter).greet() } }
+                return await group.reduce(into: [String]()) { $0.append($1) }
+            }
+            #expect(unstructured == "parent")
+            #expect(await child == "parent")
+            #expect(grouped == Array(repeating: "parent", count: 4))
+        }
+    }
+
+    @Test("detached tasks and other tasks don't see the scope; currentScope carries it across")
+    func nonInheritance() async {
+        await Application.withOverrides { $0.override(\.scopedGreeter, with: MockGreeter(name: "scoped")) } operation: {
+            let detached = await Task.detached { Application.dependency(\.scopedGreeter).greet() }.value
+            #expect(detached == "live")
+
+            let scope = Application.currentScope
+            let carried = await withCheckedContinuation { (continuation: CheckedContinuation<String, Never>) in
+                DispatchQueue.global().async {
+                    continuation.resume(returning: scope.run { Application.dependency(\.scopedGreeter).greet() })
+                }
+            }
+            #expect(carried == "scoped")
+            let queue = await withCheckedContinuation { (continuation: CheckedContinuation<String, Never>) in
+                DispatchQueue.global().async {
+                    continuation.resume(returning: Application.dependency(\.scopedGreeter).greet())
+                }
+            }
+            #expect(queue == "live")
+        }
+    }
+
+    @Test("nested scopes layer and unwind")
+    func nesting() {
+        Application.withOverrides { $0.override(\.scopedGreeter, with: MockGreeter(name: "outer")) } operation: {
+            Application.withOverrides { $0.override(\.scopedConfig, with: Config(region: "inner")) } operation: {
+                #expect(Application.dependency(\.scopedGreeter).greet() == "outer")
+                #expect(Application.dependency(\.scopedConfig).region == "inner")
+                Application.withOverrides { $0.override(\.scopedGreeter, with: MockGreeter(name: "innermost")) } operation: {
+                    #expect(Application.dependency(\.scopedGreeter).greet() == "innermost")
+                }
+                #expect(Application.dependency(\.scopedGreeter).greet() == "outer")
+            }
+            #expect(Application.dependency(\.scopedConfig).region == "live-region")
+        }
+    }
+
+    @Test("a dependency first created inside a scope doesn't leak the override into the registry")
+    func createdInsideDoesNotLeak() {
+        let inside = Application.withOverrides { $0.override(\.scopedGreeter, with: MockGreeter(name: "mock")) } operation: {
+            Application.dependency(\.scopedComposite)
+        }
+        #expect(inside == "composite(mock)")
+        #expect(Application.dependency(\.scopedComposite) == "composite(live)")
+    }
+
+    @Test("errors thrown by the operation pass through")
+    func throwsPassThrough() async {
+        struct Failure: Error {}
+        #expect(throws: Failure.self) {
+            try Application.withOverrides { $0.override(\.scopedGreeter, with: MockGreeter(name: "x")) } operation: {
+                throw Failure()
+            }
+        }
+        await #expect(throws: Failure.self) {
+            try await Application.withOverrides { $0.override(\.scopedGreeter, with: MockGreeter(name: "x")) } operation: {
+                try await Task.sleep(for: .milliseconds(1))
+                throw Failure()
+            }
+        }
+    }
+}
