@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "AppStateKit", targets: ["AppStateKit"]),
         .library(name: "AppStateKitTesting", targets: ["AppStateKitTesting"]),
+        .executable(name: "todo", targets: ["todo"]),
     ],
     targets: [
         .target(
@@ -18,6 +19,18 @@ let package = Package(
             dependencies: ["AppStateKit"],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
+        .target(
+            name: "TodoCore",
+            dependencies: ["AppStateKit"],
+            path: "Examples/Todo/Core",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .executableTarget(
+            name: "todo",
+            dependencies: ["TodoCore"],
+            path: "Examples/Todo/CLI",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         .executableTarget(
             name: "AppStateKitPersistenceChild",
             dependencies: ["AppStateKit"],
@@ -27,6 +40,11 @@ let package = Package(
         .testTarget(
             name: "AppStateKitTests",
             dependencies: ["AppStateKit", "AppStateKitTesting", "AppStateKitPersistenceChild"],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .testTarget(
+            name: "TodoTests",
+            dependencies: ["TodoCore", "todo", "AppStateKit", "AppStateKitTesting"],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
     ]

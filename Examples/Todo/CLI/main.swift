@@ -1,0 +1,4 @@
+import Foundation
+import TodoCore
+
+exit(TodoCommand.run(arguments: Array(CommandLine.arguments.dropFirst())))
