@@ -57,6 +57,7 @@ class RegistryEntry: Observable, @unchecked Sendable {
     @usableFromInline
     func didChange() {
         registrar.didSet(self, keyPath: \.observedValue)
+        ChangeSubscriptions.notify(self)
     }
 
     /// Runs `mutation` (which takes the entry's own lock) between the observer notifications.

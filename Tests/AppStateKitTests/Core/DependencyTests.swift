@@ -19,6 +19,8 @@ private let factoryCalls = CallCounter()
 private let racingCalls = CallCounter()
 private let slowStarted = CallCounter()
 private let slowFinished = CallCounter()
+/// Holds the slow factory until the test has read another entry.
+private let slowRelease = DispatchSemaphore(value: 0)
 
 private extension Application {
     var dependencyGreeting: Dependency<any Greeting> { dependency(EnglishGreeting()) }
@@ -46,7 +48,7 @@ private extension Application {
         }())
     }
     var dependencySlow: Dependency<Int> {
-        dependency({ slowStarted.increment(); Thread.sleep(forTimeInterval: 0.5); slowFinished.increment(); return 1 }())
+        dependency({ slowStarted.increment(); slowRelease.wait(); slowFinished.increment(); return 1 }())
     }
     var dependencyExisting: Dependency<Int> { dependency(99) }
     var dependencyActor: Dependency<CounterActor> { dependency(CounterActor()) }
@@ -96,10 +98,23 @@ struct DependencyTests {
         _ = Application.dependency(\.dependencyExisting)
         let slow = Task.detached { Application.dependency(\.dependencySlow) }
         while slowStarted.value == 0 { try await Task.sleep(for: .milliseconds(1)) }
-        // The factory sleeps for 0.5 s; this read completes while it runs.
-        #expect(Application.dependency(\.dependencyExisting) == 99)
-        // Had the read waited for the registry, the factory would have finished first.
+        // The factory is now blocked until `slowRelease` is signalled; had reads waited for the
+        // registry, this read would never complete (the timeout turns that into a failure).
+        let read = await withCheckedContinuation { (continuation: CheckedContinuation<Int?, Never>) in
+            let done = DispatchSemaphore(value: 0)
+            let value = Mutex<Int?>(nil)
+            Thread {
+                value.withLock { $0 = Application.dependency(\.dependencyExisting) }
+                done.signal()
+            }.start()
+            DispatchQueue.global().async {
+                _ = done.wait(timeout: .now() + 30)
+                continuation.resume(returning: value.withLock { $0 })
+            }
+        }
+        #expect(read == 99)
         #expect(slowFinished.value == 0)
+        slowRelease.signal()
         #expect(await slow.value == 1)
     }
 
