@@ -49,6 +49,10 @@ final class Registry: @unchecked Sendable {
     @inlinable
     func slot(for key: EntryKey, create: () -> RegistryEntry) -> ThreadLookupCache.Slot {
         ThreadLookupCache.withCurrent { cache in
+            if cache.isCapturingKeys {
+                // A `KeyCapture` only wants the key: hand back an entry nobody else will see.
+                return ThreadLookupCache.Slot(entry: create())
+            }
             if let slot = cache.slot(for: key, registrySerial: serial) {
                 return slot
             }

@@ -36,7 +36,10 @@ final class ThreadLookupCache {
 
     @exclusivity(unchecked) @usableFromInline var registrySerial: UInt64 = 0
     /// The key capture running on this thread, if any (see `KeyCapture`).
-    @exclusivity(unchecked) var keyCapture: KeyCapture?
+    @exclusivity(unchecked) var keyCapture: KeyCapture? {
+        didSet { isCapturingKeys = keyCapture != nil }
+    }
+    @exclusivity(unchecked) @usableFromInline var isCapturingKeys = false
     /// `hashes[i] == 0` marks an empty bucket; stored hashes always have their low bit set.
     @exclusivity(unchecked) @usableFromInline var hashes: UnsafeMutablePointer<Int>
     @exclusivity(unchecked) @usableFromInline var keys: UnsafeMutablePointer<EntryKey>

@@ -1,9 +1,10 @@
 /// Finds the key of a dependency declaration without running its factory.
 ///
 /// Scoped overrides are keyed by the dependency's identity, which only its declaration knows.
-/// `KeyCapture` evaluates the declaring property on a throwaway application while a capture is
-/// active on the thread: creating the entry then records the key and uses the override value
-/// instead of calling the factory, so a live client is never constructed just to be replaced.
+/// `KeyCapture` evaluates the declaring property, outside every scope, while a capture is active
+/// on the thread: the registry then skips its lookup and creates a transient entry, which
+/// records the key and uses the override value instead of calling the factory — so a live
+/// client is never constructed just to be replaced, and the registry is left unchanged.
 final class KeyCapture {
     let value: any Sendable
     var key: EntryKey?
@@ -24,9 +25,7 @@ final class KeyCapture {
         let previous = cache.keyCapture
         cache.keyCapture = capture
         defer { cache.keyCapture = previous }
-        // A throwaway application outside every scope, so the entry is always created here.
-        let probe = ScopeContext.$current.withValue(nil) { Application() }
-        _ = ScopeContext.$current.withValue(nil) { probe[keyPath: keyPath] }
+        _ = ScopeContext.$current.withValue(nil) { Application.shared[keyPath: keyPath] }
         guard let key = capture.key else {
             preconditionFailure("AppStateKit: \(keyPath) did not declare a dependency with dependency(_:); it cannot be overridden")
         }

@@ -1,0 +1,29 @@
+// swift-tools-version:6.0
+import Foundation
+import PackageDescription
+
+// SwiftPM names a path dependency after its directory, which depends on where the repository
+// was cloned; derive it instead of hard-coding it.
+let rootPackage = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().lastPathComponent
+
+// Benchmarks live in their own package so the library stays dependency-free.
+let package = Package(
+    name: "AppStateKitBenchmarks",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(path: ".."),
+        .package(url: "https://github.com/Swinject/Swinject", exact: "2.10.0"),
+        .package(url: "https://github.com/pointfreeco/swift-dependencies", exact: "1.17.1"),
+    ],
+    targets: [
+        .executableTarget(
+            name: "appstatekit-benchmarks",
+            dependencies: [
+                .product(name: "AppStateKit", package: rootPackage),
+                .product(name: "Swinject", package: "Swinject"),
+                .product(name: "Dependencies", package: "swift-dependencies"),
+            ],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+    ]
+)

@@ -1,0 +1,27 @@
+enum FloorCases {
+    static let registry = FloorRegistry()
+
+    static func resolve() -> [BenchmarkCase] {
+        [
+            BenchmarkCase(name: "floor: locked [Int: Any] lookup + cast", group: "resolve") { n in
+                for index in 0..<n { blackHole(registry.service(index & 63)) }
+            },
+        ]
+    }
+
+    static func resolveOnTwoThreads() -> [BenchmarkCase] {
+        [
+            BenchmarkCase(name: "floor ×2 threads", group: "resolve-2t") { n in
+                onThreads(2, n) { count in for index in 0..<count { blackHole(registry.service(index & 63)) } }
+            },
+        ]
+    }
+
+    static func state() -> [BenchmarkCase] {
+        [
+            BenchmarkCase(name: "floor: locked write", group: "state") { n in
+                for index in 0..<n { registry.setCounter(100, index) }
+            },
+        ]
+    }
+}

@@ -1,0 +1,55 @@
+import AppStateKit
+import Foundation
+
+// Usage: appstatekit-benchmarks [--quick] [filter]
+let arguments = CommandLine.arguments.dropFirst()
+let quick = arguments.contains("--quick")
+let filter = arguments.first { !$0.hasPrefix("--") }
+let rounds = quick ? 7 : 31
+let roundNanoseconds: UInt64 = quick ? 2_000_000 : 5_000_000
+
+func selected(_ cases: [BenchmarkCase]) -> [BenchmarkCase] {
+    guard let filter else { return cases }
+    return cases.filter { $0.name.localizedCaseInsensitiveContains(filter) || $0.name.hasPrefix("floor") }
+}
+
+print("AppStateKit benchmarks — \(quick ? "quick" : "full") run, \(rounds) interleaved rounds, \(ProcessInfo.processInfo.activeProcessorCount) cores")
+print("Figures are ns/op; ratios compare medians measured side by side in this run.\n")
+
+let sections: [(String, [BenchmarkCase])] = [
+    ("1. Resolve a cached dependency", FloorCases.resolve() + AppStateKitCases.resolve() + PeerCases.resolve()),
+    ("2. The same on 2 threads at once (aggregate time per op)", FloorCases.resolveOnTwoThreads() + AppStateKitCases.resolveOnTwoThreads() + PeerCases.resolveOnTwoThreads()),
+    ("3. State read, write, update", FloorCases.resolve() + FloorCases.state() + AppStateKitCases.state()),
+    ("4. Scoped override + one read", FloorCases.resolve() + AppStateKitCases.scopedOverride() + PeerCases.scopedOverride()),
+]
+
+for (title, cases) in sections {
+    let chosen = selected(cases)
+    guard chosen.count > 1 else { continue }
+    let results = measureInterleaved(chosen, rounds: rounds, roundNanoseconds: roundNanoseconds)
+    let floor = results.first { $0.name.hasPrefix("floor") }!.median
+    let peers = results.filter { $0.name.hasPrefix("Swinject") || $0.name.hasPrefix("swift-dependencies") }
+    let fastestPeer = peers.map(\.median).min()
+    let rows = results.map { result -> [String] in
+        [
+            result.name, format(result.median), format(result.minimum), format(result.median / floor, decimals: 2) + "×",
+            fastestPeer.map { format($0 / result.median, decimals: 1) + "×" } ?? "",
+        ]
+    }
+    print("## \(title)\n")
+    print(table(["case", "median ns", "min ns", "vs floor", "fastest peer ÷ this"], rows))
+    print()
+}
+
+if filter == nil || filter == "creation" {
+    print("## 5. First access: creating N entries\n")
+    let counts = quick ? [1_000, 10_000] : [1_000, 10_000, 100_000]
+    print(table(["N", "ns per entry", "bytes per entry"], CreationBenchmark.run(counts: counts)))
+    print()
+}
+
+if filter == nil || filter == "persistence" {
+    print("## 6. Persistence (this machine's disk)\n")
+    print(table(["case", "ops/s", "µs/op"], PersistenceBenchmark.run(quick: quick)))
+    print()
+}
