@@ -14,15 +14,17 @@ extension Application {
     @discardableResult
     public static func promote<Custom: Application>(to customApplication: Custom.Type) -> Custom.Type {
         let old = current
-        let new = customApplication.init()
-        new.registry.adoptEntries(from: old.registry)
+        // The new instance takes over the old one's registry itself (not a copy of its entries),
+        // so nothing created concurrently through either instance can be lost.
+        let new = Application.$promotedRegistry.withValue(old.registry) { customApplication.init() }
         if ScopeContext.isAnyLive, let isolated = ScopeContext.current?.isolatedApplication {
             isolated.application = new
         } else {
             shared = new
         }
-        // Entries created through the old instance while the new one was being published.
-        new.registry.adoptEntries(from: old.registry)
         return customApplication
     }
+
+    /// The registry the next `init(setup:)` on this task adopts (set by `promote(to:)`).
+    @TaskLocal static var promotedRegistry: Registry?
 }

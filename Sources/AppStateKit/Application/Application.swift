@@ -33,7 +33,8 @@ open class Application {
     ///
     /// - Parameter setup: Called once with the new instance.
     public required init(setup: (Application) -> Void = { _ in }) {
-        registry = Registry()
+        // `promote(to:)` hands its registry over, so both instances share every entry.
+        registry = Application.promotedRegistry ?? Registry()
         setup(self)
     }
 }

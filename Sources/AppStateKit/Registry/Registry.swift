@@ -85,16 +85,6 @@ final class Registry: @unchecked Sendable {
         lock.withLock { storage.entries.count }
     }
 
-    /// Adds every entry of `other` that this registry does not have yet (the entries themselves
-    /// are shared, so handles obtained from either registry see the same values).
-    func adoptEntries(from other: Registry) {
-        guard other !== self else { return }
-        let adopted = other.lock.withLock { other.storage.entries }
-        lock.withLock {
-            storage.entries.merge(adopted) { mine, _ in mine }
-        }
-    }
-
     /// Called with the lock held; returns with it released.
     private func createEntry(for key: EntryKey, create: () -> RegistryEntry) -> RegistryEntry {
         let thread = ThreadID.current
