@@ -16,7 +16,7 @@ extension Application {
     /// - The stream finishes when the consuming task is cancelled (or the loop ends), and its
     ///   subscription is released.
     /// - Changes made to a stored or file state by *another process* are not pushed (they are
-    ///   seen by the next read); call ``notifyChange()`` to re-deliver current values.
+    ///   seen by the next read); call ``notifyChange()-swift.type.method`` to re-deliver current values.
     public static func values<S: MutableApplicationState & Sendable>(
         of keyPath: KeyPath<Application, S>
     ) -> AsyncStream<S.Value> where S.Value: Sendable {
@@ -57,6 +57,12 @@ extension Application {
         for entry in registry.allEntries {
             entry.notifyingObservers {}
         }
+    }
+
+    /// Calls ``notifyChange()`` on the current application (the isolated one inside an
+    /// isolation scope). Callable from any thread.
+    public static func notifyChange() {
+        current.notifyChange()
     }
 
     /// The number of live change streams in the process (for tests and diagnostics).
