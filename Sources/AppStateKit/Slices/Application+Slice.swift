@@ -1,7 +1,7 @@
 extension Application {
     /// A view of one member of a state's value.
     ///
-    /// Obtained from ``Application/slice(_:_:)-(KeyPath<Application,SlicedState>,KeyPath<Value,SliceValue>)``;
+    /// Obtained from `Application.slice(_:_:)`;
     /// writable when built from a `WritableKeyPath`, in which case a write replaces the member in
     /// the shared value as one atomic step.
     ///
