@@ -1,0 +1,46 @@
+// swift-tools-version:6.0
+import Foundation
+import PackageDescription
+
+// SwiftPM names a path dependency after its directory, which depends on where the repository
+// was cloned; derive it instead of hard-coding it.
+let rootPackage = URL(fileURLWithPath: #filePath)
+    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().lastPathComponent
+
+let package = Package(
+    name: "HummingbirdServer",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(path: "../.."),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
+    ],
+    targets: [
+        .target(
+            name: "FlagService",
+            dependencies: [
+                .product(name: "AppStateKit", package: rootPackage),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .executableTarget(
+            name: "FlagServer",
+            dependencies: ["FlagService"],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .testTarget(
+            name: "FlagServiceTests",
+            dependencies: [
+                "FlagService",
+                .product(name: "AppStateKitTesting", package: rootPackage),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+    ]
+)

@@ -1,0 +1,69 @@
+import AppStateKit
+import Foundation
+import Hummingbird
+import Logging
+
+/// Builds the flag service's router:
+///
+/// - `GET /api/flags`, `GET /api/flags/:name`, `PUT /api/flags/:name` `{"enabled": true}`
+/// - `PUT /api/config/default` `{"enabled": true}` — what unknown flags read as
+/// - `GET /metrics` — request counts
+/// - `GET /plain` — a route that touches no AppStateKit code, for load-test comparison
+public func buildRouter() -> Router<BasicRequestContext> {
+    let router = Router(context: BasicRequestContext.self)
+    router.get("plain") { _, _ in "ok" }
+
+    let api = router.group("api")
+        .add(middleware: MetricsMiddleware())
+        .add(middleware: RequestScopeMiddleware())
+    api.get("flags") { _, _ -> [Flag] in
+        try AppStateKit.Application.dependency(\.flagRepository).all()
+    }
+    api.get("flags/:name") { _, context -> Flag in
+        let name = try context.parameters.require("name")
+        if let flag = try AppStateKit.Application.dependency(\.flagRepository).flag(named: name) { return flag }
+        return Flag(
+            name: name,
+            enabled: AppStateKit.Application.storedState(\.defaultFlagValue).value,
+            updatedAt: Date(timeIntervalSince1970: 0)
+        )
+    }
+    api.put("flags/:name") { request, context -> Flag in
+        let name = try context.parameters.require("name")
+        let update = try await request.decode(as: FlagUpdate.self, context: context)
+        let flag = Flag(name: name, enabled: update.enabled, updatedAt: AppStateKit.Application.dependency(\.serverClock).now())
+        try AppStateKit.Application.dependency(\.flagRepository).save(flag)
+        let info = AppStateKit.Application.dependency(\.requestInfo)
+        AppStateKit.Application.logger.debug("request \(info.id) (tenant \(info.tenant)) set \(name) = \(update.enabled)")
+        return flag
+    }
+    api.put("config/default") { request, context -> HTTPResponse.Status in
+        let update = try await request.decode(as: FlagUpdate.self, context: context)
+        try AppStateKit.Application.storedState(\.defaultFlagValue).write(update.enabled)
+        return .noContent
+    }
+    router.get("metrics") { _, _ -> Metrics in
+        Metrics(
+            requests: AppStateKit.Application.state(\.requestCount).value,
+            served: AppStateKit.Application.dependency(\.servedCounter).value
+        )
+    }
+    return router
+}
+
+/// Routes AppStateKit's messages to swift-log.
+public func routeAppStateKitLogs(to logger: Logger) {
+    AppStateKit.Application.promote(\.logger, with: ApplicationLogger(
+        debug: { logger.debug("\($0)") },
+        error: { logger.error("\($0)") }
+    ))
+}
+
+/// The Hummingbird application serving `buildRouter()` on `port`.
+public func buildServer(port: Int, logger: Logger) -> some ApplicationProtocol {
+    Hummingbird.Application(
+        router: buildRouter(),
+        configuration: .init(address: .hostname("127.0.0.1", port: port)),
+        logger: logger
+    )
+}
