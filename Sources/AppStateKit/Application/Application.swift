@@ -50,6 +50,20 @@ extension Application {
         return shared
     }
 
+    /// Runs `body` with the application serving the calling task, without retaining the shared
+    /// instance: on the read path, a retain/release pair on the one shared object would make
+    /// every thread write the same cache line.
+    @inlinable
+    static func withCurrent<Result>(_ body: (Application) -> Result) -> Result {
+        if ScopeContext.isAnyLive, let isolated = ScopeContext.currentIsolatedApplication {
+            return body(isolated)
+        }
+        let bits = SharedApplication.bits.load(ordering: .acquiring)
+        guard bits != 0 else { return body(SharedApplication.initial) }
+        // Safe: published instances are retained forever (see `SharedApplication`).
+        return Unmanaged<Application>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)._withUnsafeGuaranteedRef(body)
+    }
+
     /// The process-wide instance. Replaced by ``promote(to:)``.
     @inlinable
     static var shared: Application {

@@ -6,7 +6,7 @@ extension Application {
     /// ```
     @inlinable
     public static func dependency<Value: Sendable>(_ keyPath: KeyPath<Application, Dependency<Value>>) -> Value {
-        current[keyPath: keyPath].value
+        withCurrent { $0[keyPath: keyPath].value }
     }
 
     /// Creates a dependency now instead of on first use, e.g. at launch.

@@ -9,7 +9,7 @@ extension Application {
     public static func state<Value, S: MutableApplicationState>(
         _ keyPath: KeyPath<Application, S>
     ) -> S where S.Value == Value {
-        current[keyPath: keyPath]
+        withCurrent { $0[keyPath: keyPath] }
     }
 
     /// Restores the initial value of a state, stored state or file state.
@@ -37,6 +37,6 @@ extension Application {
         _ keyPath: KeyPath<Application, State<Value>>,
         _ body: (inout Value) throws -> Result
     ) rethrows -> Result {
-        try current[keyPath: keyPath].modify(body)
+        try withCurrent { $0[keyPath: keyPath] }.modify(body)
     }
 }
