@@ -23,13 +23,15 @@ SERVER=$!
 for _ in $(seq 1 50); do curl -sf "http://127.0.0.1:$PORT/plain" > /dev/null && break; sleep 0.2; done
 
 run() { wrk -t2 -c"$CONNECTIONS" -d"${DURATION}s" "$1" | awk '/Requests\/sec/ {print $2}'; }
+# Interleaved, so drift on a shared machine hits both alike.
 WITH=$(run "http://127.0.0.1:$PORT/api/flags/alpha")
-WITHOUT=$(run "http://127.0.0.1:$PORT/plain")
+WITHOUT=$(run "http://127.0.0.1:$PORT/baseline/flags/alpha")
 WITH_AGAIN=$(run "http://127.0.0.1:$PORT/api/flags/alpha")
+WITHOUT_AGAIN=$(run "http://127.0.0.1:$PORT/baseline/flags/alpha")
 METRICS=$(curl -sf "http://127.0.0.1:$PORT/metrics")
 
 echo "requests/s through AppStateKit: $WITH, $WITH_AGAIN (two runs)"
-echo "requests/s without AppStateKit: $WITHOUT"
+echo "requests/s without AppStateKit: $WITHOUT, $WITHOUT_AGAIN (two runs; same JSON response, no AppStateKit code)"
 echo "metrics: $METRICS"
 python3 - "$METRICS" <<'PY'
 import json, sys

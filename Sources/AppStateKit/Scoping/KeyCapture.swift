@@ -18,8 +18,22 @@ final class KeyCapture {
         ThreadLookupCache.current.keyCapture
     }
 
+    /// Keys already captured, by key path. A declaration names the same entry every time unless
+    /// its id is computed at run time; such declarations can't be overridden in scopes (the key
+    /// captured first is used).
+    private static let lock = Lock()
+    // Safe: only accessed while `lock` is held.
+    nonisolated(unsafe) private static var captured: [AnyKeyPath: EntryKey] = [:]
+
     /// The key of the dependency at `keyPath`.
     static func key<Value: Sendable>(of keyPath: KeyPath<Application, Application.Dependency<Value>>, overrideValue: Value) -> EntryKey {
+        if let known = lock.withLock({ captured[keyPath] }) { return known }
+        let key = capture(keyPath, overrideValue: overrideValue)
+        lock.withLock { captured[keyPath] = key }
+        return key
+    }
+
+    private static func capture<Value: Sendable>(_ keyPath: KeyPath<Application, Application.Dependency<Value>>, overrideValue: Value) -> EntryKey {
         let capture = KeyCapture(value: overrideValue)
         let cache = ThreadLookupCache.current
         let previous = cache.keyCapture

@@ -8,10 +8,15 @@ import Logging
 /// - `GET /api/flags`, `GET /api/flags/:name`, `PUT /api/flags/:name` `{"enabled": true}`
 /// - `PUT /api/config/default` `{"enabled": true}` — what unknown flags read as
 /// - `GET /metrics` — request counts
-/// - `GET /plain` — a route that touches no AppStateKit code, for load-test comparison
+/// - `GET /baseline/flags/:name` — the same response as `GET /api/flags/:name` for an unknown
+///   flag, built without any AppStateKit code or middleware, for load-test comparison
+/// - `GET /plain` — a constant string
 public func buildRouter() -> Router<BasicRequestContext> {
     let router = Router(context: BasicRequestContext.self)
     router.get("plain") { _, _ in "ok" }
+    router.get("baseline/flags/:name") { _, context -> Flag in
+        Flag(name: try context.parameters.require("name"), enabled: false, updatedAt: Date(timeIntervalSince1970: 0))
+    }
 
     let api = router.group("api")
         .add(middleware: MetricsMiddleware())
