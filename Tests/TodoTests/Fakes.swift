@@ -1,15 +1,16 @@
 import AppStateKit
 import Foundation
-import Synchronization
 @testable import TodoCore
 
 /// Captures what a command prints.
-final class RecordingOutput: TodoOutput {
-    private let lines = Mutex<(out: [String], err: [String])>(([], []))
-    func print(_ line: String) { lines.withLock { $0.out.append(line) } }
-    func printError(_ line: String) { lines.withLock { $0.err.append(line) } }
-    var standardOutput: [String] { lines.withLock { $0.out } }
-    var standardError: [String] { lines.withLock { $0.err } }
+final class RecordingOutput: TodoOutput, @unchecked Sendable {
+    // Safe: `lines` is only accessed while `lock` is held.
+    private let lock = NSLock()
+    private var lines: (out: [String], err: [String]) = ([], [])
+    func print(_ line: String) { lock.withLock { lines.out.append(line) } }
+    func printError(_ line: String) { lock.withLock { lines.err.append(line) } }
+    var standardOutput: [String] { lock.withLock { lines.out } }
+    var standardError: [String] { lock.withLock { lines.err } }
 }
 
 struct FixedClock: TodoClock {

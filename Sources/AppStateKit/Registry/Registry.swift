@@ -75,6 +75,13 @@ final class Registry: @unchecked Sendable {
         lock.withLock { storage.entries[key].map { unsafeDowncast($0, to: Entry.self) } }
     }
 
+    /// Whether the entry for `key` exists; answered from the calling thread's memo when it can,
+    /// so the common case takes no lock.
+    func hasEntry(for key: EntryKey) -> Bool {
+        let remembered = ThreadLookupCache.withCurrent { $0.slot(for: key, registrySerial: serial) != nil }
+        return remembered || existingEntry(for: key, as: RegistryEntry.self) != nil
+    }
+
     /// Every created entry, in no particular order.
     var allEntries: [RegistryEntry] {
         lock.withLock { Array(storage.entries.values) }

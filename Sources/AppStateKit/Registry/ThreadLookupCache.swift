@@ -40,6 +40,9 @@ final class ThreadLookupCache {
         didSet { isCapturingKeys = keyCapture != nil }
     }
     @exclusivity(unchecked) @usableFromInline var isCapturingKeys = false
+    /// How many scoped overrides this thread has served; lets a factory run inside a scope tell
+    /// whether it depended on one (see `ScopeContext.scopedDependency`).
+    @exclusivity(unchecked) var overridesServed = 0
     /// `hashes[i] == 0` marks an empty bucket; stored hashes always have their low bit set.
     @exclusivity(unchecked) @usableFromInline var hashes: UnsafeMutablePointer<Int>
     @exclusivity(unchecked) @usableFromInline var keys: UnsafeMutablePointer<EntryKey>

@@ -25,7 +25,7 @@ final class ScopeContext: Sendable {
     /// Whether this scope or an enclosing one overrides any dependency.
     let hasOverrides: Bool
     /// Dependencies first created inside this override scope (see `scopedDependency`).
-    private let created = Mutex<[EntryKey: any Sendable]>([:])
+    private let created = CreatedDependencies()
 
     init(parent: ScopeContext?, isolatedApplication: IsolatedApplication?, overrides: [EntryKey: any Sendable]) {
         self.parent = parent
@@ -54,17 +54,29 @@ final class ScopeContext: Sendable {
     /// The value a scope provides for the dependency `key`, or `nil` to use the registry.
     ///
     /// Inside an override scope, an overridden key resolves to its override. A dependency that
-    /// does not exist in the registry yet is created *in the scope* instead, so a factory that
-    /// resolves an overridden dependency never leaks the override into the shared registry.
-    /// Existing registry entries are shared.
+    /// does not exist in the registry yet is created by running its factory here: if the factory
+    /// resolved an overridden dependency, the result belongs to the scope and is kept in it, so
+    /// the override never leaks into the shared registry; otherwise it is published to the
+    /// registry like any first access. Existing registry entries are shared.
     @usableFromInline
     static func scopedDependency<Value: Sendable>(for key: EntryKey, in registry: Registry, create: () -> Value) -> Value? {
         guard let context = current, context.hasOverrides else { return nil }
         if let overridden = context.overriddenValue(for: key) {
+            ThreadLookupCache.current.overridesServed += 1
             return overridden as? Value
         }
-        if registry.existingEntry(for: key, as: RegistryEntry.self) != nil { return nil }
-        return context.createdDependency(for: key, create: create)
+        if registry.hasEntry(for: key) { return nil }
+        if let scoped = context.existingCreatedDependency(for: key, as: Value.self) { return scoped }
+        let cache = ThreadLookupCache.current
+        let servedBefore = cache.overridesServed
+        let made = create()
+        guard cache.overridesServed == servedBefore else {
+            return context.keepCreatedDependency(made, for: key)
+        }
+        // Independent of every override: publish it (if another task published first, that
+        // instance wins and is returned, as for any concurrent first access).
+        let slot = registry.slot(for: key) { Application.makeDependencyEntry(key: key) { made } }
+        return unsafeDowncast(slot.entry, to: DependencyEntry<Value>.self).value(memoizedIn: slot)
     }
 
     /// The innermost override of `key` in this scope or its parents.
@@ -77,14 +89,23 @@ final class ScopeContext: Sendable {
         return nil
     }
 
-    private func createdDependency<Value: Sendable>(for key: EntryKey, create: () -> Value) -> Value {
-        if let existing = created.withLock({ $0[key] }) as? Value { return existing }
-        // The factory runs outside the lock; if two tasks race, the first stored value wins.
-        let made = create()
-        return created.withLock { storage in
-            if let existing = storage[key] as? Value { return existing }
-            storage[key] = made
+    private func existingCreatedDependency<Value: Sendable>(for key: EntryKey, as type: Value.Type) -> Value? {
+        created.lock.withLock { created.values[key] } as? Value
+    }
+
+    /// Keeps `made` for this scope; if two tasks raced, the first stored value wins.
+    private func keepCreatedDependency<Value: Sendable>(_ made: Value, for key: EntryKey) -> Value {
+        created.lock.withLock {
+            if let existing = created.values[key] as? Value { return existing }
+            created.values[key] = made
             return made
         }
     }
+}
+
+/// The dependencies an override scope created for itself.
+final class CreatedDependencies: @unchecked Sendable {
+    // Safe: `values` is only accessed while `lock` is held.
+    let lock = Lock()
+    var values: [EntryKey: any Sendable] = [:]
 }

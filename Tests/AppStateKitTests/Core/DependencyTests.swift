@@ -36,7 +36,7 @@ private extension Application {
     var dependencyMiddle: Dependency<String> {
         // Resolves its own dependency on another thread while the factory runs.
         dependency({
-            let result = Mutex<String>("")
+            let result = Locked<String>("")
             let done = DispatchSemaphore(value: 0)
             let thread = Thread {
                 result.withLock { $0 = Application.dependency(\.dependencyDeepest) + "er" }
@@ -102,7 +102,7 @@ struct DependencyTests {
         // registry, this read would never complete (the timeout turns that into a failure).
         let read = await withCheckedContinuation { (continuation: CheckedContinuation<Int?, Never>) in
             let done = DispatchSemaphore(value: 0)
-            let value = Mutex<Int?>(nil)
+            let value = Locked<Int?>(nil)
             Thread {
                 value.withLock { $0 = Application.dependency(\.dependencyExisting) }
                 done.signal()

@@ -121,7 +121,7 @@ struct GuideSnippets {
     }
 
     @Test func observationGuide() async {
-        let fired = Mutex(false)
+        let fired = Locked(false)
         withObservationTracking {
             _ = Application.state(\.guideConfig).value
         } onChange: {

@@ -104,7 +104,7 @@ struct ObservationTrackingTests {
 
     @Test("onChange may read and write the registry without deadlocking")
     func reentrantObserver() {
-        let seen = Mutex<[Int]>([])
+        let seen = Locked<[Int]>([])
         withObservationTracking {
             _ = Application.state(\.observedReentrant).value
         } onChange: {

@@ -1,5 +1,6 @@
 import AppStateKit
 import Foundation
+import Synchronization
 import HTTPTypes
 import Hummingbird
 
@@ -11,7 +12,7 @@ public struct RequestScopeMiddleware<Context: RequestContext>: RouterMiddleware 
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let info = RequestInfo(
-            id: request.headers[.requestID] ?? UUID().uuidString,
+            id: request.headers[.requestID] ?? RequestIDs.next(),
             tenant: request.headers[.tenant] ?? "default"
         )
         var response = try await AppStateKit.Application.withOverrides {
@@ -22,6 +23,12 @@ public struct RequestScopeMiddleware<Context: RequestContext>: RouterMiddleware 
         response.headers[.requestID] = info.id
         return response
     }
+}
+
+/// Request ids for requests that don't bring one: cheap, unique within the process.
+enum RequestIDs {
+    private static let counter = Atomic<Int>(0)
+    static func next() -> String { "req-\(counter.add(1, ordering: .relaxed).newValue)" }
 }
 
 /// Counts every request in AppStateKit state (atomically) and in a plain atomic.

@@ -32,11 +32,12 @@ public final class ServedCounter: Sendable {
     public var value: Int { count.load(ordering: .relaxed) }
 }
 
-/// The data directory: `FLAG_DATA_DIR`, else the FileState default.
+/// The data directory: `FLAG_DATA_DIR`, else the FileState default. Read once: the
+/// `flagsFile` declaration is evaluated on every request, and building
+/// `ProcessInfo.environment` is far from free.
 public enum ServerPaths {
-    public static var dataDirectory: String {
+    public static let dataDirectory: String =
         ProcessInfo.processInfo.environment["FLAG_DATA_DIR"] ?? FileManager.defaultFileStatePath
-    }
 }
 
 extension AppStateKit.Application {
