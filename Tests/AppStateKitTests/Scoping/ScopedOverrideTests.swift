@@ -11,11 +11,14 @@ private struct MockGreeter: Greeter {
 private struct Config: Sendable { var region = "live-region" }
 
 private let liveFactoryCalls = CallCounter()
+private let independentCalls = CallCounter()
 
 private extension Application {
     var scopedGreeter: Dependency<any Greeter> { dependency(LiveGreeter()) }
     var scopedConfig: Dependency<Config> { dependency(Config()) }
     var scopedExpensive: Dependency<String> { dependency({ liveFactoryCalls.increment(); return "expensive" }()) }
+    /// A dependency that uses no other dependency.
+    var scopedIndependent: Dependency<Int> { dependency(independentCalls.increment()) }
     /// A dependency whose factory resolves `scopedGreeter`.
     var scopedComposite: Dependency<String> { dependency("composite(\(Application.dependency(\.scopedGreeter).greet()))") }
 }
@@ -110,6 +113,19 @@ struct ScopedOverrideTests {
         }
         #expect(inside == "composite(mock)")
         #expect(Application.dependency(\.scopedComposite) == "composite(live)")
+    }
+
+    @Test("a dependency first created inside a scope without using an override is shared, created once")
+    func independentCreatedInsideIsPublished() {
+        let first = Application.withOverrides { $0.override(\.scopedGreeter, with: MockGreeter(name: "a")) } operation: {
+            Application.dependency(\.scopedIndependent)
+        }
+        let second = Application.withOverrides { $0.override(\.scopedGreeter, with: MockGreeter(name: "b")) } operation: {
+            Application.dependency(\.scopedIndependent)
+        }
+        #expect(first == second)
+        #expect(Application.dependency(\.scopedIndependent) == first)
+        #expect(independentCalls.value == 1)
     }
 
     @Test("errors thrown by the operation pass through")
