@@ -17,6 +17,8 @@ class RegistryEntry: Observable, @unchecked Sendable {
     /// The entry's identity.
     @usableFromInline let key: EntryKey
 
+    /// The entry's own registrar. (It can't be shared between entries: a registrar matches
+    /// observers by key path only, assuming a single subject.)
     @usableFromInline let registrar = ObservationRegistrar()
 
     @usableFromInline
@@ -50,13 +52,13 @@ class RegistryEntry: Observable, @unchecked Sendable {
     /// Tells observers the value is about to change. Call without holding any lock.
     @usableFromInline
     final func willChange() {
-        registrar.willSet(self, keyPath: \.observedValue)
+        registrar.willSet(self, keyPath: RegistryEntry.observedValueKeyPath)
     }
 
     /// Tells observers the value changed. Call without holding any lock.
     @usableFromInline
     func didChange() {
-        registrar.didSet(self, keyPath: \.observedValue)
+        registrar.didSet(self, keyPath: RegistryEntry.observedValueKeyPath)
         ChangeSubscriptions.notify(self)
     }
 
