@@ -43,9 +43,10 @@ case "store-sequence":
     // store-sequence <store path> <count>
     ChildStore.store = FileKeyValueStore(path: arguments[1])
     let count = Int(arguments[2])!
-    var state = Application.storedState(\.childSequence)
+    let state = Application.storedState(\.childSequence)
     for sequence in 0..<count {
-        state.value = sequence
+        // The throwing form, so a failed write ends the child instead of being acknowledged.
+        try state.write(sequence)
         acknowledge("\(sequence)")
     }
 case "store-keys":

@@ -122,6 +122,32 @@ struct FileStateTests {
         #expect(state.value.title == "new")
     }
 
+    @Test("a corrupt file is moved aside by a write even when this process never read it")
+    func corruptFileNeverRead() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("notebook.json")
+        let handEdited = Data("{\"title\": \"typo\", \"pages\": [".utf8)
+        try handEdited.write(to: URL(fileURLWithPath: path))
+
+        try Application().notebook(in: directory.path, base64: false).write(Notebook(title: "new", pages: []))
+
+        let aside = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("notebook.json.corrupt-") }
+        #expect(aside.count == 1)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: directory.file(aside[0]))) == handEdited)
+        #expect(Application().notebook(in: directory.path, base64: false).value.title == "new")
+    }
+
+    @Test("a valid file written elsewhere is replaced by a write without being moved aside")
+    func validFileReplaced() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        try FileManager.default.out(Notebook(title: "theirs", pages: []), path: directory.path, filename: "notebook.json", base64Encoded: false)
+        try Application().notebook(in: directory.path).write(Notebook(title: "mine", pages: []))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["notebook.json"])
+        #expect(Application().notebook(in: directory.path).value.title == "mine")
+    }
+
     @Test("file names that are not one path component are refused and nothing outside the directory is touched",
           arguments: ["", ".", "..", "../escape.json", "a/b.json", "nul\u{0}.json"])
     func invalidFilenames(filename: String) throws {

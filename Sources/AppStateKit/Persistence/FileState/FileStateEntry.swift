@@ -115,12 +115,32 @@ final class FileStateEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked
         if isNew { Application.logger.error(message) }
     }
 
-    /// Moves an undecodable file aside before it is replaced or removed.
+    /// Moves an undecodable file aside before it is replaced or removed, so its bytes are never
+    /// lost — also when this process never read it (a file edited by hand, or written by an
+    /// older version of the program with another type).
+    ///
+    /// Costs nothing when the file is the one this entry last read or wrote (same stamp);
+    /// otherwise the file is read and decoded once.
     private func preserveCorruptFile(_ files: any FileManaging, path: String) throws {
-        guard let corrupt = lock.withLock({ corruptStamp }) else { return }
-        if files.stamp(ofFile: path) == corrupt {
+        guard let stamp = files.stamp(ofFile: path) else {
+            lock.withLock { corruptStamp = nil }
+            return
+        }
+        let (cachedStamp, knownCorrupt) = lock.withLock { (cache?.stamp, corruptStamp) }
+        guard stamp != cachedStamp else { return }
+        var problem: (any Error)?
+        if stamp == knownCorrupt {
+            problem = PersistenceError(.corruptData, subject: path, detail: "the file could not be decoded when it was read")
+        } else if let data = try files.contents(ofFile: path) {
+            do {
+                _ = try FileStateCodec.decode(data, as: Value.self, path: path)
+            } catch {
+                problem = error
+            }
+        }
+        if let problem {
             let aside = try files.moveAside(path)
-            Application.logger.error("AppStateKit: \(path) could not be decoded; its bytes were kept at \(aside)")
+            Application.logger.error("AppStateKit: \(path) could not be decoded (\(problem)); its bytes were kept at \(aside)")
         }
         lock.withLock { corruptStamp = nil }
     }

@@ -11,7 +11,8 @@ import Darwin
 ///
 /// The bytes go to a temporary file in the same directory (mode `0600`), which is flushed
 /// with `fsync` and renamed over the target; the directory is then flushed so the rename itself
-/// survives a power loss. Missing directories are created with mode `0700`.
+/// survives a power loss. Missing directories are created with mode `0700`. Temporary files
+/// left by killed writers are removed by the next process that writes the same path.
 enum AtomicFileWriter {
     /// Writes `data` to `path` atomically.
     ///
@@ -20,7 +21,8 @@ enum AtomicFileWriter {
     static func write(_ data: Data, to path: String, durable: Bool = true) throws {
         let directory = (path as NSString).deletingLastPathComponent
         try createDirectory(directory)
-        let temporary = "\(path).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        removeAbandonedTemporaryFiles(of: path)
+        let temporary = temporaryPath(for: path)
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             throw PersistenceError.system(errno, subject: path, operation: "create \(temporary)")

@@ -1,0 +1,83 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Cleaning up after writers that were killed between creating their temporary file and
+/// renaming it.
+///
+/// Such a file (`<name>.tmp-<pid>-<random>`) is never read — the target is always the old or
+/// the new complete file — but it would stay on disk. The first write to a path in each process
+/// removes the temporary files of that path whose writing process no longer exists. Temporary
+/// files of live processes (including this one) are left alone, because they may be in use.
+extension AtomicFileWriter {
+    /// The temporary file this process writes before renaming it over `path`.
+    static func temporaryPath(for path: String) -> String {
+        "\(path).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    }
+
+    /// Removes abandoned temporary files of `path`, once per path per process.
+    ///
+    /// Housekeeping never fails a write: a file that cannot be removed is reported through
+    /// `Application.logger` and left in place.
+    ///
+    /// - Returns: The paths removed.
+    @discardableResult
+    static func removeAbandonedTemporaryFiles(of path: String) -> [String] {
+        guard SweptPaths.shared.insert(path) else { return [] }
+        let directory = (path as NSString).deletingLastPathComponent
+        let listed = directory.isEmpty ? "." : directory
+        let prefix = (path as NSString).lastPathComponent + ".tmp-"
+        guard FileManager.default.fileExists(atPath: listed) else { return [] }
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: listed)
+        } catch {
+            Application.logger.error(error, message: "AppStateKit: cannot list \(listed) to remove abandoned temporary files of \(path)")
+            return []
+        }
+        var removed: [String] = []
+        for name in names where name.hasPrefix(prefix) {
+            guard let owner = owningProcess(ofTemporaryName: name.dropFirst(prefix.count)), !isAlive(owner) else { continue }
+            let temporary = (listed as NSString).appendingPathComponent(name)
+            if unlink(temporary) == 0 {
+                removed.append(temporary)
+            } else if errno != ENOENT {
+                let error = PersistenceError.system(errno, subject: temporary, operation: "remove abandoned temporary file")
+                Application.logger.error("\(error)")
+            }
+        }
+        return removed
+    }
+
+    /// The process id in `<pid>-<random>`, or `nil` when the name has another shape.
+    private static func owningProcess(ofTemporaryName suffix: Substring) -> pid_t? {
+        let parts = suffix.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 2, UInt32(parts[1]) != nil, let pid = pid_t(parts[0]), pid > 0 else { return nil }
+        return pid
+    }
+
+    /// Whether a process with id `pid` exists (this one always does).
+    private static func isAlive(_ pid: pid_t) -> Bool {
+        if pid == getpid() { return true }
+        if kill(pid, 0) == 0 { return true }
+        return errno != ESRCH  // EPERM: it exists but belongs to another user
+    }
+}
+
+/// The paths already swept in this process.
+private final class SweptPaths: @unchecked Sendable {
+    // Safe: `paths` is only accessed while `lock` is held.
+    static let shared = SweptPaths()
+    private let lock = Lock()
+    private var paths: Set<String> = []
+
+    /// Records `path`; returns `false` when it was already recorded.
+    func insert(_ path: String) -> Bool {
+        lock.withLock { paths.insert(path).inserted }
+    }
+}

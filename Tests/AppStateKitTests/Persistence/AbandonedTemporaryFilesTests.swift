@@ -1,0 +1,39 @@
+import Foundation
+import Testing
+@testable import AppStateKit
+
+@Suite("Abandoned temporary files")
+struct AbandonedTemporaryFilesTests {
+    /// A process id that cannot exist (Linux caps ids far below it).
+    static let deadProcess: Int32 = 2_147_483_646
+
+    @Test("the first write to a path removes temporary files of dead writers and keeps everything else")
+    func sweep() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let target = directory.file("defaults.json")
+        let abandoned = "defaults.json.tmp-\(Self.deadProcess)-17"
+        let ours = "defaults.json.tmp-\(getpid())-18"
+        let unrelated = ["other.json.tmp-\(Self.deadProcess)-19", "defaults.json.tmp-notes", "defaults.json.corrupt-1"]
+        for name in [abandoned, ours] + unrelated {
+            try Data("partial".utf8).write(to: URL(fileURLWithPath: directory.file(name)))
+        }
+
+        try FileKeyValueStore(path: target).write(1, forKey: "k")
+
+        let left = Set(try FileManager.default.contentsOfDirectory(atPath: directory.path))
+        #expect(left == Set([ours, "defaults.json", "defaults.json.lock"] + unrelated))
+    }
+
+    @Test("FileState writes sweep too")
+    func fileStateSweep() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let abandoned = directory.file("list.json.tmp-\(Self.deadProcess)-1")
+        try Data("partial".utf8).write(to: URL(fileURLWithPath: abandoned))
+        var state = Application().fileState(initial: [Int](), path: directory.path, filename: "list.json")
+        state.value = [1]
+        #expect(!FileManager.default.fileExists(atPath: abandoned))
+        #expect(state.value == [1])
+    }
+}
