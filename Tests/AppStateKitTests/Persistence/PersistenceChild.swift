@@ -16,15 +16,52 @@ enum PersistenceChild {
         #endif
     }
 
-    /// Starts the child with `arguments`; its standard output goes to the returned pipe.
-    static func start(_ arguments: [String]) throws -> (Process, Pipe) {
+    /// A started child: its process, its standard output, and a signal of its exit.
+    struct Running {
+        let process: Process
+        let output: FileHandle
+        let exited: DispatchSemaphore
+
+        /// Waits for the child to exit, at most `timeout`; kills it if it is still running then.
+        ///
+        /// Waits on the termination handler rather than `Process.waitUntilExit()`, which can
+        /// hang when called off the main thread on Linux after many child processes.
+        /// - Returns: Whether the child exited within `timeout`.
+        @discardableResult
+        func waitForExit(timeout: Duration = .seconds(60)) -> Bool {
+            if exited.wait(timeout: .now() + .seconds(Int(timeout.components.seconds))) == .success { return true }
+            kill(process.processIdentifier, SIGKILL)
+            exited.wait()
+            return false
+        }
+
+        /// Reads the child's output until `isEnough` says so, the child closes it, or `timeout`
+        /// passes — so a stuck child can't hang the test.
+        func read(timeout: Duration = .seconds(60), until isEnough: (Data) -> Bool = { _ in false }) -> Data {
+            var received = Data()
+            let deadline = ContinuousClock.now + timeout
+            while !isEnough(received), ContinuousClock.now < deadline {
+                var descriptor = pollfd(fd: output.fileDescriptor, events: Int16(POLLIN), revents: 0)
+                guard poll(&descriptor, 1, 100) > 0 else { continue }
+                let chunk = output.availableData
+                if chunk.isEmpty { break }  // end of file: the child exited
+                received.append(chunk)
+            }
+            return received
+        }
+    }
+
+    /// Starts the child with `arguments`; its standard output goes to a pipe.
+    static func start(_ arguments: [String]) throws -> Running {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
         let output = Pipe()
         process.standardOutput = output
+        let exited = DispatchSemaphore(value: 0)
+        process.terminationHandler = { _ in exited.signal() }
         try process.run()
-        return (process, output)
+        return Running(process: process, output: output.fileHandleForReading, exited: exited)
     }
 
     /// Starts the child, waits for its first acknowledged write, lets it run for a random
@@ -33,19 +70,13 @@ enum PersistenceChild {
     /// Waiting for the first acknowledgement makes every kill land in the middle of the write
     /// sequence rather than during process start-up.
     static func runAndKill(_ arguments: [String], window: Duration = .milliseconds(40)) throws -> [Int] {
-        let (process, output) = try start(arguments)
-        let reader = output.fileHandleForReading
-        var received = Data()
-        while !received.contains(UInt8(ascii: "\n")) {
-            let chunk = reader.availableData
-            if chunk.isEmpty { break }  // end of file: the child exited on its own
-            received.append(chunk)
-        }
+        let child = try start(arguments)
+        var received = child.read { $0.contains(UInt8(ascii: "\n")) }
         let windowMicroseconds = window.components.seconds * 1_000_000 + window.components.attoseconds / 1_000_000_000_000
         usleep(UInt32(Int64.random(in: 0...windowMicroseconds)))
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-        received.append(reader.readDataToEndOfFile())
+        if child.process.isRunning { kill(child.process.processIdentifier, SIGKILL) }
+        child.waitForExit()
+        received.append(child.read())
         // Each acknowledgement is one small write to a pipe, so lines are never torn.
         return String(decoding: received, as: UTF8.self).split(separator: "\n").compactMap { Int($0) }
     }

@@ -52,10 +52,13 @@ enum AtomicFileWriter {
             throw PersistenceError.system(errno, subject: path, operation: "rename")
         }
         succeeded = true
-        if durable { syncDirectory(directory) }
+        if durable {
+            try syncDirectory(directory, subject: path)
+        }
     }
 
-    /// Creates `directory` and its parents with mode `0700` if missing.
+    /// Creates `directory` and its parents with mode `0700` if missing, flushing each parent
+    /// so a new directory's entry survives a power loss like the file written into it.
     static func createDirectory(_ directory: String) throws {
         guard !directory.isEmpty else { return }
         var isDirectory: ObjCBool = false
@@ -67,9 +70,13 @@ enum AtomicFileWriter {
         }
         let parent = (directory as NSString).deletingLastPathComponent
         if parent != directory { try createDirectory(parent) }
-        if mkdir(directory, 0o700) != 0, errno != EEXIST {
-            throw PersistenceError.system(errno, subject: directory, operation: "mkdir")
+        if mkdir(directory, 0o700) != 0 {
+            guard errno == EEXIST else {
+                throw PersistenceError.system(errno, subject: directory, operation: "mkdir")
+            }
+            return
         }
+        try syncDirectory(parent, subject: directory)
     }
 
     /// Moves the file at `path` aside to a `.corrupt-<time>` sibling and returns the new path.
@@ -103,11 +110,20 @@ enum AtomicFileWriter {
         }
     }
 
-    private static func syncDirectory(_ directory: String) {
-        let descriptor = open(directory.isEmpty ? "." : directory, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { return }
-        fsync(descriptor)
-        close(descriptor)
+    /// Flushes `directory` itself, so a rename or a new entry in it reaches the disk.
+    ///
+    /// File systems that cannot flush a directory (`EINVAL`) are accepted; any other failure
+    /// throws, naming `subject`: the file is in place but may not survive a power loss.
+    private static func syncDirectory(_ directory: String, subject: String) throws {
+        let target = directory.isEmpty ? "." : directory
+        let descriptor = open(target, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw PersistenceError.system(errno, subject: subject, operation: "open directory \(target) to flush it")
+        }
+        defer { close(descriptor) }
+        if fsync(descriptor) != 0, errno != EINVAL {
+            throw PersistenceError.system(errno, subject: subject, operation: "flush directory \(target)")
+        }
     }
 }
 
