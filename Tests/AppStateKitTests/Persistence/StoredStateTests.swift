@@ -33,6 +33,12 @@ private extension Application {
     var storedBadJSON: StoredState<Profile> { storedState(initial: Profile(name: "fallback", tags: []), feature: "S", id: "badJSON", store: store) }
     var storedWrapped: StoredState<Int> { storedState(initial: 0, feature: "S", id: "wrapped", store: store) }
     var storedReset: StoredState<Int> { storedState(initial: 5, feature: "S", id: "reset", store: store) }
+    var legacyInt: StoredState<Int> { storedState(initial: 0, feature: "Legacy", id: "int", store: store) }
+    var legacyString: StoredState<String> { storedState(initial: "", feature: "Legacy", id: "string", store: store) }
+    var legacyDate: StoredState<Date> { storedState(initial: Date(timeIntervalSince1970: 0), feature: "Legacy", id: "date", store: store) }
+    var legacyArray: StoredState<[Int]> { storedState(initial: [], feature: "Legacy", id: "array", store: store) }
+    var legacyPlan: StoredState<Plan> { storedState(initial: .free, feature: "Legacy", id: "plan", store: store) }
+    var legacyOptional: StoredState<Bool?> { storedState(feature: "Legacy", id: "optional", store: store) }
 }
 
 private struct Settings {
@@ -76,6 +82,29 @@ struct StoredStateTests {
         #expect(Application.storedState(\.storedInt).value == 99)
         store.set(7, forKey: "S/double")  // an Int where a Double is declared converts losslessly
         #expect(Application.storedState(\.storedDouble).value == 7.0)
+    }
+
+    @Test("values AppState wrote (JSON data for every type) are read")
+    func appStateJSON() throws {
+        let date = Date(timeIntervalSinceReferenceDate: 700_000_000.25)
+        store.set(try JSONEncoder().encode(41), forKey: "Legacy/int")
+        store.set(try JSONEncoder().encode("hello"), forKey: "Legacy/string")
+        store.set(try JSONEncoder().encode(date), forKey: "Legacy/date")
+        store.set(try JSONEncoder().encode([3, 4]), forKey: "Legacy/array")
+        store.set(try JSONEncoder().encode(Plan.pro), forKey: "Legacy/plan")
+        store.set(try JSONEncoder().encode(Optional(true)), forKey: "Legacy/optional")
+
+        #expect(try Application.storedState(\.legacyInt).read() == 41)
+        #expect(try Application.storedState(\.legacyString).read() == "hello")
+        #expect(try Application.storedState(\.legacyDate).read() == date)
+        #expect(try Application.storedState(\.legacyArray).read() == [3, 4])
+        #expect(try Application.storedState(\.legacyPlan).read() == .pro)
+        #expect(try Application.storedState(\.legacyOptional).read() == true)
+
+        // The next assignment rewrites the value in the native form.
+        var int = Application.storedState(\.legacyInt)
+        int.value = 42
+        #expect(store.object(forKey: "Legacy/int") as? Int == 42)
     }
 
     @Test("RawRepresentable values are stored as their raw value")
