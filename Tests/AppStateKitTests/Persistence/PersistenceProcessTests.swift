@@ -86,11 +86,15 @@ struct PersistenceProcessTests {
         #expect(try PersistenceChild.temporaryFiles(in: directory.path).isEmpty)
     }
 
-    @Test("two processes writing 2 × 200 different keys to one store lose nothing; a shared key ends with a written value")
+    @Test("two processes writing 2 × 200 different keys to one store lose nothing, a shared key ends with a written value, and a third process sees it all")
     func concurrentProcesses() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.file("defaults.json")
+        // This process's store has already read (and cached) the file before the children write.
+        let store = FileKeyValueStore(path: path)
+        try store.write(-1, forKey: "Child/shared")
+        #expect(store.object(forKey: "Child/a-0") == nil)
         let first = try PersistenceChild.start(["store-keys", path, "a", "200"])
         let second = try PersistenceChild.start(["store-keys", path, "b", "200"])
         let firstSaid = first.read()
@@ -102,7 +106,6 @@ struct PersistenceProcessTests {
         #expect(String(decoding: firstSaid, as: UTF8.self) == "done\n")
         #expect(String(decoding: secondSaid, as: UTF8.self) == "done\n")
 
-        let store = FileKeyValueStore(path: path)
         var missing: [String] = []
         for prefix in ["a", "b"] {
             for index in 0..<200 where store.object(forKey: "Child/\(prefix)-\(index)") as? Int != index {
@@ -110,7 +113,7 @@ struct PersistenceProcessTests {
             }
         }
         #expect(missing.isEmpty, "lost keys: \(missing)")
-        #expect(try store.keys().count == 401)
+        #expect(try store.keys().count == 401, "the children's writes are seen by this process's next read")
         // Both children write "shared" = 0…199 in step; whichever wrote last wrote 199.
         #expect(store.object(forKey: "Child/shared") as? Int == 199)
     }
