@@ -12,7 +12,8 @@ import Darwin
 /// The bytes go to a temporary file in the same directory (mode `0600`), which is flushed
 /// with `fsync` and renamed over the target; the directory is then flushed so the rename itself
 /// survives a power loss. Missing directories are created with mode `0700`. Temporary files
-/// left by killed writers are removed by the next process that writes the same path.
+/// left by killed writers are removed by the next process that writes the same path. Each new
+/// version is dated after the one it replaces, so its ``FileStamp`` never repeats an old one.
 enum AtomicFileWriter {
     /// Writes `data` to `path` atomically.
     ///
@@ -43,6 +44,9 @@ enum AtomicFileWriter {
                     }
                     offset += written
                 }
+            }
+            if let previous = FileStamp.of(path: path) {
+                try dateAfter(previous, descriptor: descriptor, path: path)
             }
             if durable, fsync(descriptor) != 0 {
                 throw PersistenceError.system(errno, subject: path, operation: "fsync")

@@ -8,8 +8,10 @@ import Darwin
 
 /// What identifies one version of a file: device, inode, size and modification time.
 ///
-/// Every atomic replacement creates a new inode, so a changed stamp means another write
-/// (from this process or another one) happened since the stamp was taken.
+/// A changed stamp means another write (from this process or another one) happened since the
+/// stamp was taken. AppStateKit's atomic writes date every new version after the one it
+/// replaces, so a stamp never comes back even when the file system reuses inode numbers and the
+/// kernel's clock is coarse.
 public struct FileStamp: Equatable, Sendable {
     let device: UInt64
     let inode: UInt64
