@@ -26,6 +26,19 @@ private extension Application {
     }
 }
 
+/// Files where another process replaces every file right after this one renamed it into place.
+private struct LosingTheRace: FileManaging {
+    func removeItem(atPath path: String) throws {
+        try FileManager.default.removeItem(atPath: path)
+    }
+
+    func writeAtomicallyWithStamp(_ data: Data, toFile path: String) throws -> FileStamp? {
+        let stamp = try FileManager.default.writeAtomicallyWithStamp(data, toFile: path)
+        try FileManager.default.writeAtomically(Data("99".utf8), toFile: path)  // the other process
+        return stamp
+    }
+}
+
 private struct Library {
     @FileState(\.wrappedNotebook) var notebook
 }
@@ -78,6 +91,17 @@ struct FileStateTests {
         #expect(state.value.title == "mine")
         try FileManager.default.out(Notebook(title: "theirs", pages: []), path: directory.path, filename: "notebook.json", base64Encoded: false)
         #expect(state.value.title == "theirs")
+    }
+
+    @Test("a replacement by another process right after this one's write is seen by the next read")
+    func replacementRightAfterWrite() {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        Application.withOverrides({ $0.override(\.fileManager, with: LosingTheRace() as any FileManaging) }) {
+            var state = Application().named("race.json", in: directory.path)
+            state.value = 1
+            #expect(state.value == 99)
+        }
     }
 
     @Test("assigning nil deletes the file; reset deletes it too")

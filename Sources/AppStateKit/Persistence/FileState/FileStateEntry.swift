@@ -74,10 +74,8 @@ final class FileStateEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked
                 return
             }
             let data = try FileStateCodec.encode(newValue, base64Encoded: isBase64Encoded, path: path)
-            try files.writeAtomically(data, toFile: path)
-            if let stamp = files.stamp(ofFile: path) {
-                lock.withLock { cache = (stamp, newValue) }
-            }
+            let stamp = try files.writeAtomicallyWithStamp(data, toFile: path)
+            lock.withLock { cache = stamp.map { ($0, newValue) } }
         }
     }
 

@@ -19,7 +19,11 @@ enum AtomicFileWriter {
     ///
     /// - Parameter durable: When `false`, skips the two `fsync` calls: the result still survives
     ///   the process being killed (the kernel has the data), but not an OS crash or power loss.
-    static func write(_ data: Data, to path: String, durable: Bool = true) throws {
+    /// - Returns: The stamp of the file written, taken before it was renamed into place, so a
+    ///   replacement by another process right after can't be mistaken for it (`nil` if `fstat`
+    ///   failed).
+    @discardableResult
+    static func write(_ data: Data, to path: String, durable: Bool = true) throws -> FileStamp? {
         let directory = (path as NSString).deletingLastPathComponent
         try createDirectory(directory)
         removeAbandonedTemporaryFiles(of: path)
@@ -29,6 +33,7 @@ enum AtomicFileWriter {
             throw PersistenceError.system(errno, subject: path, operation: "create \(temporary)")
         }
         var succeeded = false
+        let stamp: FileStamp?
         defer {
             if !succeeded { unlink(temporary) }
         }
@@ -51,6 +56,7 @@ enum AtomicFileWriter {
             if durable, fsync(descriptor) != 0 {
                 throw PersistenceError.system(errno, subject: path, operation: "fsync")
             }
+            stamp = FileStamp.of(descriptor: descriptor)
         }
         guard rename(temporary, path) == 0 else {
             throw PersistenceError.system(errno, subject: path, operation: "rename")
@@ -59,6 +65,7 @@ enum AtomicFileWriter {
         if durable {
             try syncDirectory(directory, subject: path)
         }
+        return stamp
     }
 
     /// Creates `directory` and its parents with mode `0700` if missing, flushing each parent

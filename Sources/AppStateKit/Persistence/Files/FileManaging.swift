@@ -26,6 +26,16 @@ public protocol FileManaging: Sendable {
     /// Replaces the file at `path` with `data` atomically.
     func writeAtomically(_ data: Data, toFile path: String) throws
 
+    /// Replaces the file at `path` with `data` atomically and returns the new file's stamp, taken
+    /// before the file was renamed into place — or `nil` when the implementation can't tell.
+    ///
+    /// ``Application/FileState`` caches the value it wrote under this stamp; with `nil` it reads
+    /// the file back on the next access instead. (A stamp taken after the rename could belong to
+    /// another process's replacement, and the cache would then hide that process's value.)
+    /// The default implementation calls ``writeAtomically(_:toFile:)`` and returns `nil`;
+    /// `FileManager` returns the stamp.
+    func writeAtomicallyWithStamp(_ data: Data, toFile path: String) throws -> FileStamp?
+
     /// The stamp of the file at `path` (changes with every replacement), or `nil`.
     func stamp(ofFile path: String) -> FileStamp?
 
@@ -62,6 +72,12 @@ extension FileManaging {
         try AtomicFileWriter.write(data, to: path)
     }
 
+    /// Calls ``writeAtomically(_:toFile:)``; the stamp is unknown.
+    public func writeAtomicallyWithStamp(_ data: Data, toFile path: String) throws -> FileStamp? {
+        try writeAtomically(data, toFile: path)
+        return nil
+    }
+
     /// The file's device, inode, size and modification time.
     public func stamp(ofFile path: String) -> FileStamp? {
         FileStamp.of(path: path)
@@ -80,4 +96,9 @@ extension FileManaging {
     }
 }
 
-extension FileManager: FileManaging {}
+extension FileManager: FileManaging {
+    /// Writes through a flushed temporary file and a rename, returning the written file's stamp.
+    public func writeAtomicallyWithStamp(_ data: Data, toFile path: String) throws -> FileStamp? {
+        try AtomicFileWriter.write(data, to: path)
+    }
+}

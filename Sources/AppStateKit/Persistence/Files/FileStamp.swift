@@ -23,17 +23,26 @@ public struct FileStamp: Equatable, Sendable {
     public static func of(path: String) -> FileStamp? {
         var info = stat()
         guard stat(path, &info) == 0 else { return nil }
+        return FileStamp(info)
+    }
+
+    /// The stamp of the open file `descriptor`, or `nil` if `fstat` fails.
+    static func of(descriptor: Int32) -> FileStamp? {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return nil }
+        return FileStamp(info)
+    }
+
+    private init(_ info: stat) {
         #if canImport(Darwin)
         let modified = info.st_mtimespec
         #else
         let modified = info.st_mtim
         #endif
-        return FileStamp(
-            device: UInt64(info.st_dev),
-            inode: UInt64(info.st_ino),
-            size: Int64(info.st_size),
-            modifiedSeconds: Int64(modified.tv_sec),
-            modifiedNanoseconds: Int64(modified.tv_nsec)
-        )
+        device = UInt64(info.st_dev)
+        inode = UInt64(info.st_ino)
+        size = Int64(info.st_size)
+        modifiedSeconds = Int64(modified.tv_sec)
+        modifiedNanoseconds = Int64(modified.tv_nsec)
     }
 }

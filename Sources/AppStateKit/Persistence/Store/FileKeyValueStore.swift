@@ -157,9 +157,9 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
                 } catch {
                     throw PersistenceError(.encodingFailed, subject: key, detail: "\(error)")
                 }
-                try AtomicFileWriter.write(data, to: path, durable: durability == .immediate)
+                let stamp = try AtomicFileWriter.write(data, to: path, durable: durability == .immediate)
                 cache.values = values
-                cache.stamp = FileStamp.of(path: path)
+                cache.stamp = stamp
                 cache.isCorrupt = false
             }
         }
