@@ -1,72 +1,181 @@
 extension Application {
     /// The values of a state, stored state or file state over time: the current value first,
-    /// then the value after each change.
+    /// then the newest value after each change.
     ///
     /// ```swift
-    /// for await config in Application.values(of: \.config) {
+    /// for await config in Application.values(of: \.serverConfig) {
     ///     reload(config)
     /// }
     /// ```
     ///
-    /// - Delivery: after every write through AppStateKit (setter, wrapper, `update`, `reset`,
-    ///   slices) the stream receives the value read *after* that write. A slow consumer gets the
-    ///   newest value, not a backlog: at most one value waits, and a newer one replaces it. So a
-    ///   consumer always ends on the final value, but may skip intermediate ones.
-    /// - Many streams may watch one entry; each is independent.
-    /// - The stream finishes when the consuming task is cancelled (or the loop ends), and its
-    ///   subscription is released.
-    /// - Changes made to a stored or file state by *another process* are not pushed (they are
-    ///   seen by the next read); call ``notifyChange()-swift.type.method`` to re-deliver current values.
+    /// Delivery:
+    /// - Each `for await` loop (each iterator) is its own subscription; any number may watch one
+    ///   entry. The subscription starts when the loop starts.
+    /// - The first element is the value when the loop asks for it. Each further element is the
+    ///   value read when the loop asks for the next one, once the entry changed since the previous
+    ///   read. Values are never queued: a slow loop skips intermediate values and always sees the
+    ///   newest, so every loop ends on the final value. Consecutive elements can be equal (a write
+    ///   of an equal value, ``notifyChange()-swift.type.method``, or a write that landed while the
+    ///   previous element was being read).
+    /// - "Changed" means a write through AppStateKit in this process (any setter, wrapper,
+    ///   `update`, `reset`, `write`, slice write) or ``notifyChange()-swift.type.method``. For a
+    ///   stored or file state the loop also checks, every `pollInterval` while it waits, whether
+    ///   another process changed the value (one `stat` of the file, or one store lookup).
+    /// - The sequence finishes when the consuming task is cancelled; a loop that returns or
+    ///   breaks ends too. Either way the subscription is released at once.
+    /// - Writers don't wait for loops, run no loop code, and pay only while some loop watches
+    ///   the entry they write.
+    ///
+    /// - Parameters:
+    ///   - keyPath: The state to watch.
+    ///   - pollInterval: How often a loop watching a stored or file state checks for changes made
+    ///     by other processes; `nil` turns checking off. Ignored for in-memory states.
     public static func values<S: MutableApplicationState & Sendable>(
-        of keyPath: KeyPath<Application, S>
-    ) -> AsyncStream<S.Value> where S.Value: Sendable {
+        of keyPath: KeyPath<Application, S>,
+        pollInterval: Duration? = .seconds(1)
+    ) -> Values<S.Value> where S.Value: Sendable {
         let handle = current[keyPath: keyPath]
-        guard let entry = (handle as? any EntryBacked)?.registryEntry else {
-            // A custom handle without an entry: deliver its current value once.
-            return AsyncStream { continuation in
-                continuation.yield(handle.value)
-                continuation.finish()
-            }
-        }
-        return AsyncStream(bufferingPolicy: .bufferingNewest(1)) { continuation in
-            let token = ChangeSubscriptions.subscribe(entry) {
-                continuation.yield(handle.value)
-            }
-            continuation.onTermination = { _ in
-                ChangeSubscriptions.unsubscribe(entry, token: token)
-            }
-            continuation.yield(handle.value)
+        return Values(entry: (handle as? any EntryBacked)?.registryEntry, pollInterval: pollInterval) {
+            handle.value
         }
     }
 
-    /// The values of one member of a state over time; see ``values(of:)``.
+    /// The values of one member of a state over time; see ``values(of:pollInterval:)``.
+    ///
+    /// An element follows every change of the state, also one that left this member as it was.
     ///
     /// ```swift
-    /// for await theme in Application.values(of: \.settings, \.theme) { apply(theme) }
+    /// for await theme in Application.values(of: \.settings, \.theme) {
+    ///     apply(theme)
+    /// }
     /// ```
     public static func values<S: MutableApplicationState & Sendable, Member: Sendable>(
         of keyPath: KeyPath<Application, S>,
-        _ member: KeyPath<S.Value, Member> & Sendable
-    ) -> AsyncMapSequence<AsyncStream<S.Value>, Member> where S.Value: Sendable {
-        values(of: keyPath).map { $0[keyPath: member] }
-    }
-
-    /// Tells every observer and change stream of this application's entries that they changed,
-    /// e.g. after another process wrote persisted state. Callable from any thread.
-    public func notifyChange() {
-        for entry in registry.allEntries {
-            entry.notifyingObservers {}
+        _ member: KeyPath<S.Value, Member> & Sendable,
+        pollInterval: Duration? = .seconds(1)
+    ) -> Values<Member> {
+        let handle = current[keyPath: keyPath]
+        return Values(entry: (handle as? any EntryBacked)?.registryEntry, pollInterval: pollInterval) {
+            handle.value[keyPath: member]
         }
     }
 
-    /// Calls ``notifyChange()`` on the current application (the isolated one inside an
-    /// isolation scope). Callable from any thread.
-    public static func notifyChange() {
-        current.notifyChange()
-    }
+    /// An asynchronous sequence of an entry's values, made by
+    /// ``Application/values(of:pollInterval:)``; see there for the delivery rules.
+    ///
+    /// The sequence itself holds no subscription: each `for await` loop over it subscribes on
+    /// its own, so one sequence may be iterated by many tasks.
+    public struct Values<Element: Sendable>: AsyncSequence, Sendable {
+        /// The sequence never throws.
+        public typealias Failure = Never
 
-    /// The number of live change streams in the process (for tests and diagnostics).
-    public static var changeStreamCount: Int {
-        ChangeSubscriptions.subscriberCount
+        /// The entry to watch; `nil` for a custom handle, whose value is delivered once.
+        let entry: RegistryEntry?
+        let pollInterval: Duration?
+        let read: @Sendable () -> Element
+
+        init(entry: RegistryEntry?, pollInterval: Duration?, read: @escaping @Sendable () -> Element) {
+            self.entry = entry
+            self.pollInterval = pollInterval
+            self.read = read
+        }
+
+        /// Starts a subscription to the entry.
+        public func makeAsyncIterator() -> Iterator {
+            Iterator(entry: entry, pollInterval: pollInterval, read: read)
+        }
+
+        /// One subscription: yields the current value, then the newest value after each change,
+        /// until the consuming task is cancelled.
+        ///
+        /// Use an iterator from one task at a time (as `for await` does).
+        public struct Iterator: AsyncIteratorProtocol, Sendable {
+            /// The iterator never throws.
+            public typealias Failure = Never
+
+            private enum Mode: Sendable {
+                /// No entry to watch: deliver the value once.
+                case once
+                case subscribed(ChangeSubscription)
+                case finished
+            }
+
+            private var mode: Mode
+            private let read: @Sendable () -> Element
+            /// Set for a stored or file state when polling is on.
+            private let poll: (interval: Duration, entry: any ExternallyChangeable)?
+            /// The external version taken just before the last read.
+            private var lastVersion: ExternalVersion?
+
+            init(entry: RegistryEntry?, pollInterval: Duration?, read: @escaping @Sendable () -> Element) {
+                self.read = read
+                self.mode = entry.map { .subscribed(ChangeSubscription(entry: $0)) } ?? .once
+                if let pollInterval, let external = entry as? any ExternallyChangeable {
+                    poll = (pollInterval, external)
+                } else {
+                    poll = nil
+                }
+            }
+
+            /// The current value on the first call; afterwards waits for a change and returns
+            /// the newest value. Returns `nil` once the calling task is cancelled.
+            public mutating func next() async -> Element? {
+                switch mode {
+                case .finished:
+                    return nil
+                case .once:
+                    mode = .finished
+                    return read()
+                case let .subscribed(subscription):
+                    guard !Task.isCancelled, await waitForChange(subscription.mailbox) else {
+                        subscription.end()
+                        mode = .finished
+                        return nil
+                    }
+                    // The version first: a change landing between the two reads is seen again
+                    // at the next poll rather than missed.
+                    lastVersion = poll?.entry.externalVersion()
+                    return read()
+                }
+            }
+
+            /// Waits until the entry changed, here or (when polling) in another process.
+            /// Returns `false` when the calling task was cancelled.
+            private func waitForChange(_ mailbox: ChangeMailbox) async -> Bool {
+                while true {
+                    switch await wake(mailbox) {
+                    case .changed:
+                        return true
+                    case .cancelled:
+                        return false
+                    case .pollDue:
+                        if let poll, poll.entry.externalVersion() != lastVersion { return true }
+                    }
+                }
+            }
+
+            /// The mailbox's next flag; when polling, a timer raises ``ChangeMailbox/Wake/pollDue``
+            /// after `interval` if nothing else came first.
+            private func wake(_ mailbox: ChangeMailbox) async -> ChangeMailbox.Wake {
+                guard let interval = poll?.interval else { return await mailbox.wait() }
+                if let wake = mailbox.takeWithoutWaiting() { return wake }
+                let wake = await withTaskGroup(of: Void.self, returning: ChangeMailbox.Wake.self) { group in
+                    group.addTask {
+                        do {
+                            try await Task.sleep(for: interval)
+                        } catch {
+                            return  // Cancelled because the wait ended first: no poll.
+                        }
+                        mailbox.signalPollDue()
+                    }
+                    let wake = await mailbox.wait()
+                    group.cancelAll()
+                    return wake
+                }
+                // The timer may have fired just as the wait ended for another reason.
+                mailbox.clearPollDue()
+                return wake
+            }
+        }
     }
 }

@@ -1,44 +1,63 @@
 import Synchronization
 
-/// The callbacks of live change streams, by entry.
+/// The mailboxes of live change streams, by entry.
 ///
-/// Kept in one process-wide table rather than in each entry, so entries nobody streams cost no
-/// memory and a write costs one relaxed atomic load while no stream exists anywhere.
-/// Callbacks run on the writing thread, after the write, with no lock held.
+/// One process-wide table rather than a list in each entry, so entries nobody streams carry no
+/// list. Each entry's ``RegistryEntry/streamCount`` mirrors its row: a write to an entry with no
+/// stream costs one relaxed atomic load and never touches this table's lock, however many
+/// streams watch other entries.
+///
+/// No change is lost to that relaxed load: a stream stores the count *before* it reads the value
+/// for the first time, and that read takes the entry's lock, as the write did. Either the read
+/// comes after the write (and sees its value) or the write's later load sees the count (and
+/// wakes the stream).
+///
+/// Writers only raise a flag in each mailbox, with no lock held; no user code runs here.
 enum ChangeSubscriptions {
     private static let lock = Lock()
-    // Safe: only accessed while `lock` is held.
-    nonisolated(unsafe) private static var callbacks: [ObjectIdentifier: [UInt64: @Sendable () -> Void]] = [:]
+    // Safe: `mailboxes` and `nextToken` are only accessed while `lock` is held.
+    nonisolated(unsafe) private static var mailboxes: [ObjectIdentifier: [UInt64: ChangeMailbox]] = [:]
     nonisolated(unsafe) private static var nextToken: UInt64 = 0
-    private static let count = Atomic<Int>(0)
+    private static let total = Atomic<Int>(0)
 
     /// The number of live subscriptions, across all entries.
-    static var subscriberCount: Int { count.load(ordering: .relaxed) }
+    static var totalCount: Int { total.load(ordering: .relaxed) }
 
-    /// Registers `callback` to run after each change of `entry`; returns the token that removes it.
-    static func subscribe(_ entry: RegistryEntry, _ callback: @escaping @Sendable () -> Void) -> UInt64 {
+    /// The number of live subscriptions to `entry`.
+    static func count(of entry: RegistryEntry) -> Int {
+        Int(entry.streamCount.loadRelaxed())
+    }
+
+    /// Registers `mailbox` to be signalled after each change of `entry`; returns the token that
+    /// removes it.
+    static func subscribe(_ entry: RegistryEntry, _ mailbox: ChangeMailbox) -> UInt64 {
         lock.withLock {
             nextToken += 1
-            callbacks[ObjectIdentifier(entry), default: [:]][nextToken] = callback
-            count.add(1, ordering: .relaxed)
+            let id = ObjectIdentifier(entry)
+            mailboxes[id, default: [:]][nextToken] = mailbox
+            entry.streamCount.storeRelaxed(UInt64(mailboxes[id]?.count ?? 0))
+            total.add(1, ordering: .relaxed)
             return nextToken
         }
     }
 
-    /// Removes the subscription `token` of `entry`.
+    /// Removes the subscription `token` of `entry`; does nothing if it is already gone.
     static func unsubscribe(_ entry: RegistryEntry, token: UInt64) {
         lock.withLock {
             let id = ObjectIdentifier(entry)
-            guard callbacks[id]?.removeValue(forKey: token) != nil else { return }
-            if callbacks[id]?.isEmpty == true { callbacks[id] = nil }
-            count.subtract(1, ordering: .relaxed)
+            guard mailboxes[id]?.removeValue(forKey: token) != nil else { return }
+            let remaining = mailboxes[id]?.count ?? 0
+            if remaining == 0 { mailboxes[id] = nil }
+            entry.streamCount.storeRelaxed(UInt64(remaining))
+            total.subtract(1, ordering: .relaxed)
         }
     }
 
-    /// Runs the callbacks subscribed to `entry`.
+    /// Signals every mailbox subscribed to `entry`, after releasing the table's lock.
     static func notify(_ entry: RegistryEntry) {
-        guard count.load(ordering: .relaxed) > 0 else { return }
-        let subscribed = lock.withLock { callbacks[ObjectIdentifier(entry)].map { Array($0.values) } ?? [] }
-        for callback in subscribed { callback() }
+        let subscribed = lock.withLock { mailboxes[ObjectIdentifier(entry)].map { Array($0.values) } ?? [] }
+        for mailbox in subscribed {
+            mailbox.signalChange()
+        }
     }
 }

@@ -11,8 +11,9 @@ import Observation
 /// exactly the entries a closure reads.
 @usableFromInline
 class RegistryEntry: Observable, @unchecked Sendable {
-    // Safe: `key` and `registrar` are immutable and `ObservationRegistrar` is thread-safe;
-    // subclasses guard their mutable state with their own locks.
+    // Safe: `key`, `registrar` and `streamCount` are immutable, `ObservationRegistrar` is
+    // thread-safe and `streamCount`'s word is atomic; subclasses guard their mutable state with
+    // their own locks.
 
     /// The entry's identity.
     @usableFromInline let key: EntryKey
@@ -21,9 +22,17 @@ class RegistryEntry: Observable, @unchecked Sendable {
     /// observers by key path only, assuming a single subject.)
     @usableFromInline let registrar = ObservationRegistrar()
 
+    /// How many change streams watch this entry. Only `ChangeSubscriptions` writes it, under its
+    /// lock; a write reads it (one relaxed load) to skip the stream table while it is zero.
+    let streamCount = AtomicWord(0)
+
     @usableFromInline
     init(key: EntryKey) {
         self.key = key
+    }
+
+    deinit {
+        streamCount.destroy()
     }
 
     /// A short kind name for ``Application/description``: `State`, `Dependency`, …
@@ -55,11 +64,13 @@ class RegistryEntry: Observable, @unchecked Sendable {
         registrar.willSet(self, keyPath: RegistryEntry.observedValueKeyPath)
     }
 
-    /// Tells observers the value changed. Call without holding any lock.
+    /// Tells observers and change streams the value changed. Call without holding any lock.
     @usableFromInline
-    func didChange() {
+    final func didChange() {
         registrar.didSet(self, keyPath: RegistryEntry.observedValueKeyPath)
-        ChangeSubscriptions.notify(self)
+        if streamCount.loadRelaxed() != 0 {
+            ChangeSubscriptions.notify(self)
+        }
     }
 
     /// Runs `mutation` (which takes the entry's own lock) between the observer notifications.

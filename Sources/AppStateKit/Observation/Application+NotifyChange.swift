@@ -1,0 +1,52 @@
+extension Application {
+    /// Tells every observer and change stream of this application's entries that their entry
+    /// changed. Callable from any thread.
+    ///
+    /// Use it when values changed in a way AppStateKit can't see — typically a stored or file
+    /// state rewritten by another process — so that `withObservationTracking` observers fire and
+    /// every ``values(of:pollInterval:)`` stream reads its entry again now rather than at its next
+    /// poll.
+    ///
+    /// ```swift
+    /// // A SIGHUP handler or an admin endpoint:
+    /// Application.shared.notifyChange()
+    /// ```
+    ///
+    /// Costs one pass over the application's entries; observers run on the calling thread, after
+    /// the registry's lock is released.
+    public func notifyChange() {
+        for entry in registry.allEntries {
+            entry.notifyingObservers {}
+        }
+    }
+
+    /// Calls ``notifyChange()-swift.method`` on the application serving the calling task (the
+    /// isolated one inside an isolation scope, otherwise the shared one). Callable from any
+    /// thread.
+    ///
+    /// ```swift
+    /// Application.notifyChange()
+    /// ```
+    public static func notifyChange() {
+        current.notifyChange()
+    }
+
+    /// The number of live change streams in the process, for diagnostics and leak checks.
+    ///
+    /// A stream counts from the moment its loop starts (`makeAsyncIterator()`) until it ends
+    /// or is dropped.
+    public static var changeStreamCount: Int {
+        ChangeSubscriptions.totalCount
+    }
+
+    /// The number of live change streams watching the state at `keyPath`, for diagnostics and
+    /// leak checks.
+    ///
+    /// ```swift
+    /// #expect(Application.changeStreamCount(of: \.serverConfig) == 0)
+    /// ```
+    public static func changeStreamCount<S: MutableApplicationState>(of keyPath: KeyPath<Application, S>) -> Int {
+        guard let entry = (current[keyPath: keyPath] as? any EntryBacked)?.registryEntry else { return 0 }
+        return ChangeSubscriptions.count(of: entry)
+    }
+}

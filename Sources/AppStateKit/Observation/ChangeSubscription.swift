@@ -1,0 +1,24 @@
+/// One iterator's registration with `ChangeSubscriptions`: its entry, its mailbox and the token
+/// that removes it. Removed when the iterator ends (cancellation) or is dropped (a loop left
+/// with `break` or `return`), whichever comes first.
+final class ChangeSubscription: Sendable {
+    let entry: RegistryEntry
+    let mailbox: ChangeMailbox
+    private let token: UInt64
+
+    init(entry: RegistryEntry) {
+        let mailbox = ChangeMailbox()
+        self.entry = entry
+        self.mailbox = mailbox
+        self.token = ChangeSubscriptions.subscribe(entry, mailbox)
+    }
+
+    /// Stops delivery to this subscription. Idempotent.
+    func end() {
+        ChangeSubscriptions.unsubscribe(entry, token: token)
+    }
+
+    deinit {
+        end()
+    }
+}

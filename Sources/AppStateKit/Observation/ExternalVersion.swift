@@ -1,0 +1,36 @@
+/// What identifies the version of a value another process can change — a file's stamp, or a
+/// stored value as the store holds it. Equal versions mean no change.
+///
+/// Change streams of stored and file states take one on each poll to notice writes that
+/// bypass this process's entries.
+enum ExternalVersion: Equatable, Sendable {
+    /// The stamp of a FileState's file; `nil` when there is no file.
+    case file(FileStamp?)
+    /// A StoredState's raw stored value; `nil` when nothing is stored (or it is not a
+    /// property-list value, which AppStateKit never writes).
+    case stored(PropertyListValue?)
+    /// The store could not be read; the message says why.
+    case unreadable(String)
+}
+
+/// An entry whose value another process can change: a stored or file state.
+protocol ExternallyChangeable: RegistryEntry, Sendable {
+    /// The current version; cheap (one `stat`, or one store lookup).
+    func externalVersion() -> ExternalVersion
+}
+
+extension FileStateEntry: ExternallyChangeable {
+    func externalVersion() -> ExternalVersion {
+        .file(Application.dependency(\.fileManager).stamp(ofFile: filePath))
+    }
+}
+
+extension StoredStateEntry: ExternallyChangeable {
+    func externalVersion() -> ExternalVersion {
+        do {
+            return .stored(try activeStore.readObject(forKey: storageKey).flatMap(PropertyListValue.init))
+        } catch {
+            return .unreadable("\(error)")
+        }
+    }
+}
