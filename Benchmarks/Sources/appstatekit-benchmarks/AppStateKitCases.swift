@@ -12,7 +12,7 @@ struct WrapperHolder: Sendable {
 
 enum AppStateKitCases {
     static func resolve() -> [BenchmarkCase] {
-        let holder = WrapperHolder()
+        let holder = opaque(WrapperHolder())
         return [
             BenchmarkCase(name: "AppStateKit Application.dependency", group: "resolve") { n in
                 for _ in 0..<n { blackHole(Application.dependency(\.benchService)) }

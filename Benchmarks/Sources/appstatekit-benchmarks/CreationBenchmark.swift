@@ -2,26 +2,64 @@ import AppStateKit
 import Foundation
 
 /// First access: the cost of creating N entries in a fresh application, per entry, and the
-/// memory each one takes (resident-set growth).
+/// memory each one takes.
+///
+/// Every round creates a fresh application for each N, interleaved (1k, 10k, 100k, 1k, …) so
+/// drift hits every size alike; the table shows the median over rounds. Memory is the growth of
+/// the resident set while creating, per entry, in the first round (later rounds reuse memory the
+/// earlier applications freed).
 enum CreationBenchmark {
-    static func run(counts: [Int]) -> [[String]] {
-        var rows: [[String]] = []
-        for count in counts {
-            let ids = (0..<count).map { "entry-\($0)" }
-            let application = Application()
-            let residentBefore = residentBytes()
-            let elapsed = nanoseconds {
-                for id in ids {
-                    blackHole(application.state(initial: 0, feature: "Creation", id: id).value)
+    static func run(counts: [Int], rounds: Int) -> [[String]] {
+        let ids = counts.map { count in (0..<count).map { "entry-\($0)" } }
+        var nanosecondsPerEntry = Array(repeating: [Double](), count: counts.count)
+        var bytesPerEntry = Array(repeating: 0.0, count: counts.count)
+        for round in 0..<rounds {
+            for (index, names) in ids.enumerated() {
+                let (elapsed, grown) = createEntries(names)
+                nanosecondsPerEntry[index].append(Double(elapsed) / Double(names.count))
+                if round == 0 {
+                    bytesPerEntry[index] = Double(max(0, grown)) / Double(names.count)
                 }
+                settleAfterTeardown()
             }
-            let residentAfter = residentBytes()
-            let perEntry = Double(elapsed) / Double(count)
-            let bytes = Double(max(0, residentAfter - residentBefore)) / Double(count)
-            rows.append(["\(count)", format(perEntry), format(bytes, decimals: 0)])
-            withExtendedLifetime(application) {}
         }
-        return rows
+        let medians = nanosecondsPerEntry.map(median)
+        return counts.indices.map { index in
+            [
+                "\(counts[index])", format(medians[index]), format(medians[index] / medians[0], decimals: 2) + "×",
+                format(bytesPerEntry[index], decimals: 0),
+            ]
+        }
+    }
+
+    /// Creates one state per name in a fresh application; returns the time taken and the growth
+    /// of the resident set. The application is released on return, outside the timed region.
+    static func createEntries(_ names: [String]) -> (nanoseconds: UInt64, residentGrowth: Int) {
+        let application = Application()
+        let residentBefore = residentBytes()
+        let elapsed = nanoseconds {
+            for id in names {
+                blackHole(application.state(initial: 0, feature: "Creation", id: id).value)
+            }
+        }
+        let residentAfter = residentBytes()
+        withExtendedLifetime(application) {}
+        return (elapsed, residentAfter - residentBefore)
+    }
+
+    /// Keeps the previous round's teardown out of the next round's timing: this thread's lookup
+    /// memo still lists the released application's entries until it touches another
+    /// application, and glibc merges the freed chunks on the next large allocation.
+    static func settleAfterTeardown() {
+        blackHole(Application().state(initial: 0, feature: "Creation", id: "settle").value)
+        let block = UnsafeMutableRawPointer.allocate(byteCount: 64 * 1024, alignment: 16)
+        block.deallocate()
+    }
+
+    static func median(_ samples: [Double]) -> Double {
+        let sorted = samples.sorted()
+        let middle = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
     }
 
     /// The process's resident set size from /proc/self/statm (Linux), or 0.

@@ -6,6 +6,13 @@ func blackHole<T>(_ value: T) {
     withExtendedLifetime(value) {}
 }
 
+/// Returns `value` through a call the optimiser can't see into, so a key path stored in it is
+/// read at run time as in an app, not folded into the benchmark loop.
+@inline(never)
+func opaque<T>(_ value: T) -> T {
+    value
+}
+
 /// One benchmark case: `run(n)` performs `n` operations.
 struct BenchmarkCase {
     let name: String

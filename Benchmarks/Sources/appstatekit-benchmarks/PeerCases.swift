@@ -27,7 +27,7 @@ enum PeerCases {
     static func resolve() -> [BenchmarkCase] {
         let container = makeContainer()
         let synchronized = makeContainer().synchronize()
-        let holder = DependencyHolder()
+        let holder = opaque(DependencyHolder())
         return [
             BenchmarkCase(name: "Swinject resolve", group: "resolve") { n in
                 for _ in 0..<n { blackHole(container.resolve(BenchService.self)!) }

@@ -59,7 +59,7 @@ extension Application {
             return body(isolated)
         }
         let bits = SharedApplication.bits.load(ordering: .acquiring)
-        guard bits != 0 else { return body(SharedApplication.initial) }
+        guard bits != 0 else { return body(SharedApplication.publishInitial()) }
         // Safe: published instances are retained forever (see `SharedApplication`).
         return Unmanaged<Application>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)._withUnsafeGuaranteedRef(body)
     }
@@ -69,7 +69,7 @@ extension Application {
     static var shared: Application {
         get {
             let bits = SharedApplication.bits.load(ordering: .acquiring)
-            guard bits != 0 else { return SharedApplication.initial }
+            guard bits != 0 else { return SharedApplication.publishInitial() }
             return Unmanaged<Application>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeUnretainedValue()
         }
         set {
@@ -82,15 +82,30 @@ extension Application {
 ///
 /// The current instance is published as the bit pattern of a retained reference so that reading
 /// it costs one atomic load. Replaced instances are retained forever (promotion is rare), so a
-/// reader that loaded an old pointer never sees it freed.
+/// reader that loaded an old pointer never sees it freed. The first instance is made and
+/// published on first use, after which readers never touch the lazily initialised `initial`.
 @usableFromInline
 enum SharedApplication {
     // Safe: an immutable reference to an instance whose only stored property synchronises itself.
-    @usableFromInline nonisolated(unsafe) static let initial = Application()
+    nonisolated(unsafe) private static let initial = Application()
     @usableFromInline static let bits = Atomic<UInt>(0)
     private static let lock = Lock()
     // Safe: only touched while `lock` is held.
     nonisolated(unsafe) private static var retired: [Application] = []
+
+    /// Publishes the first shared instance unless one already is, and returns the shared instance.
+    @usableFromInline
+    static func publishInitial() -> Application {
+        let instance = initial
+        return lock.withLock {
+            let current = bits.load(ordering: .acquiring)
+            if current != 0 {
+                return Unmanaged<Application>.fromOpaque(UnsafeRawPointer(bitPattern: current)!).takeUnretainedValue()
+            }
+            bits.store(UInt(bitPattern: Unmanaged.passRetained(instance).toOpaque()), ordering: .releasing)
+            return instance
+        }
+    }
 
     @usableFromInline
     static func replace(with application: Application) {

@@ -87,8 +87,10 @@ extension Application {
             return Dependency(entry: nil, value: scoped)
         }
         let slot = registry.slot(for: key) { Application.makeDependencyEntry(key: key, object) }
-        let entry = unsafeDowncast(slot.entry, to: DependencyEntry<Value>.self)
-        return Dependency(entry: entry, value: entry.value(memoizedIn: slot))
+        return slot._withUnsafeGuaranteedRef { slot in
+            let entry = unsafeDowncast(slot.entry, to: DependencyEntry<Value>.self)
+            return Dependency(entry: entry, value: entry.value(memoizedIn: slot))
+        }
     }
 
     @usableFromInline

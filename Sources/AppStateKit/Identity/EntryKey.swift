@@ -41,7 +41,7 @@ struct EntryKey: Hashable, Sendable {
 
     /// `self == other`, comparing in place: call-site names are compared field by field so the
     /// probe copies no key (a whole-key copy costs an outlined copy and destroy per lookup).
-    @inlinable
+    @inlinable @inline(__always)
     func matches(_ other: borrowing EntryKey) -> Bool {
         guard kind == other.kind, valueType == other.valueType else { return false }
         if case let .site(site) = name, case let .site(otherSite) = other.name {
@@ -51,7 +51,7 @@ struct EntryKey: Hashable, Sendable {
     }
 
     /// A well-mixed hash computed without `Hasher` for call-site names (integers only).
-    @inlinable
+    @inlinable @inline(__always)
     var fastHash: Int {
         var bits = UInt64(UInt(bitPattern: kind)) &* 0x9E37_79B9_7F4A_7C15
         bits ^= UInt64(UInt(bitPattern: valueType)) &* 0xC2B2_AE3D_27D4_EB4F

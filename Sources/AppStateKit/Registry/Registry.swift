@@ -1,3 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Synchronization
 
 /// The lock-protected cache of entries behind one ``Application``.
@@ -20,6 +27,9 @@ final class Registry: @unchecked Sendable {
     private static let nextSerial = Atomic<UInt64>(0)
     private let creationFinished = Condition()
     private var storage = Storage()
+    /// ``ThreadLookupCache/threadKey``, copied so the read path reads a field instead of a
+    /// lazily initialised global.
+    @usableFromInline let threadKey: pthread_key_t = ThreadLookupCache.threadKey
 
     private struct Storage {
         var entries: [EntryKey: RegistryEntry] = [:]
@@ -42,25 +52,37 @@ final class Registry: @unchecked Sendable {
         as type: Entry.Type = Entry.self,
         create: () -> Entry
     ) -> Entry {
-        unsafeDowncast(slot(for: key, create: create).entry, to: Entry.self)
+        unsafeDowncast(slot(for: key, create: create)._withUnsafeGuaranteedRef { $0.entry }, to: Entry.self)
     }
 
     /// The calling thread's memo slot for `key`, creating the entry on first access.
-    @inlinable
-    func slot(for key: EntryKey, create: () -> RegistryEntry) -> ThreadLookupCache.Slot {
-        ThreadLookupCache.withCurrent { cache in
-            if cache.isCapturingKeys {
-                // A `KeyCapture` only wants the key: hand back an entry nobody else will see.
-                return ThreadLookupCache.Slot(entry: create())
-            }
-            if let slot = cache.slot(for: key, registrySerial: serial) {
-                return slot
-            }
-            return cache.remember(lockedEntry(for: key, create: create), for: key, registrySerial: serial)
+    ///
+    /// The slot is returned unretained: the thread's memo owns it, and it stays valid until this
+    /// thread next creates an entry or switches registries, so use it right away.
+    @inlinable @inline(__always)
+    func slot(for key: EntryKey, create: () -> RegistryEntry) -> Unmanaged<ThreadLookupCache.Slot> {
+        if let cache = ThreadLookupCache.existing(key: threadKey),
+            let slot = cache._withUnsafeGuaranteedRef({ $0.slot(for: key, registrySerial: serial) })
+        {
+            return slot
         }
+        return slotOnMiss(for: key, create: create)
     }
 
+    /// The rest of ``slot(for:create:)``, out of line: a thread's first lookup of `key`.
     @usableFromInline
+    func slotOnMiss(for key: EntryKey, create: () -> RegistryEntry) -> Unmanaged<ThreadLookupCache.Slot> {
+        let cache = ThreadLookupCache.current
+        if cache.isCapturingKeys {
+            // A `KeyCapture` only wants the key: hand back an entry nobody else will see.
+            return cache.rememberTransient(create())
+        }
+        if let slot = cache.slot(for: key, registrySerial: serial) {
+            return slot
+        }
+        return cache.remember(lockedEntry(for: key, create: create), for: key, registrySerial: serial)
+    }
+
     func lockedEntry(for key: EntryKey, create: () -> RegistryEntry) -> RegistryEntry {
         lock.lock()
         if let existing = storage.entries[key] {
@@ -78,7 +100,7 @@ final class Registry: @unchecked Sendable {
     /// Whether the entry for `key` exists; answered from the calling thread's memo when it can,
     /// so the common case takes no lock.
     func hasEntry(for key: EntryKey) -> Bool {
-        let remembered = ThreadLookupCache.withCurrent { $0.slot(for: key, registrySerial: serial) != nil }
+        let remembered = ThreadLookupCache.current.slot(for: key, registrySerial: serial) != nil
         return remembered || existingEntry(for: key, as: RegistryEntry.self) != nil
     }
 

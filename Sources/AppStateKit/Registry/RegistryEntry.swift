@@ -11,7 +11,7 @@ import Observation
 /// exactly the entries a closure reads.
 @usableFromInline
 class RegistryEntry: Observable, @unchecked Sendable {
-    // Safe: `key`, `registrar` and `streamCount` are immutable, `ObservationRegistrar` is
+    // Safe: `key`, `registrar`, `observedKeyPath` and `streamCount` are immutable, `ObservationRegistrar` is
     // thread-safe and `streamCount`'s word is atomic; subclasses guard their mutable state with
     // their own locks.
 
@@ -49,25 +49,28 @@ class RegistryEntry: Observable, @unchecked Sendable {
     final var observedValue: Void { () }
 
     /// `\.observedValue`, made once so the read path doesn't materialise a key path per access.
-    @usableFromInline
     static let observedValueKeyPath: KeyPath<RegistryEntry, Void> & Sendable = \.observedValue
+
+    /// ``observedValueKeyPath``, held by each entry so reads and writes don't pay for the lazy
+    /// initialisation check of a global.
+    @usableFromInline let observedKeyPath: KeyPath<RegistryEntry, Void> & Sendable = RegistryEntry.observedValueKeyPath
 
     /// Registers the calling observation-tracking closure, if any, as interested in this entry.
     @inlinable
     final func trackAccess() {
-        registrar.access(self, keyPath: RegistryEntry.observedValueKeyPath)
+        registrar.access(self, keyPath: observedKeyPath)
     }
 
     /// Tells observers the value is about to change. Call without holding any lock.
     @usableFromInline
     final func willChange() {
-        registrar.willSet(self, keyPath: RegistryEntry.observedValueKeyPath)
+        registrar.willSet(self, keyPath: observedKeyPath)
     }
 
     /// Tells observers and change streams the value changed. Call without holding any lock.
     @usableFromInline
     final func didChange() {
-        registrar.didSet(self, keyPath: RegistryEntry.observedValueKeyPath)
+        registrar.didSet(self, keyPath: observedKeyPath)
         if streamCount.loadRelaxed() != 0 {
             ChangeSubscriptions.notify(self)
         }

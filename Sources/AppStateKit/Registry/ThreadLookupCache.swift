@@ -23,7 +23,10 @@ final class ThreadLookupCache {
     /// A remembered lookup.
     @usableFromInline
     final class Slot {
-        @usableFromInline let entry: RegistryEntry
+        /// Unowned: the registry keeps its entries alive for its whole life, and a slot is only
+        /// used while its registry is (the memo's serial matches the registry asking). So a
+        /// memo never keeps a dead registry's entries alive, and reading one costs no retain.
+        @usableFromInline unowned(unsafe) let entry: RegistryEntry
         /// A snapshot of the entry's value box, valid while the entry's version equals `version`.
         @exclusivity(unchecked) @usableFromInline var snapshot: AnyObject?
         @exclusivity(unchecked) @usableFromInline var version: UInt64 = .max
@@ -46,7 +49,12 @@ final class ThreadLookupCache {
     /// `hashes[i] == 0` marks an empty bucket; stored hashes always have their low bit set.
     @exclusivity(unchecked) @usableFromInline var hashes: UnsafeMutablePointer<Int>
     @exclusivity(unchecked) @usableFromInline var keys: UnsafeMutablePointer<EntryKey>
-    @exclusivity(unchecked) @usableFromInline var slots: UnsafeMutablePointer<Slot?>
+    /// Each occupied bucket's slot, retained by the table (released by `clear()`), so a lookup
+    /// hands it out without touching its reference count.
+    @exclusivity(unchecked) @usableFromInline var slots: UnsafeMutablePointer<Unmanaged<Slot>>
+    /// Keeps the last transient slot made during a key capture, and its entry (which no
+    /// registry owns), alive for its caller.
+    @exclusivity(unchecked) var transient: (slot: Slot, entry: RegistryEntry)?
     @exclusivity(unchecked) @usableFromInline var mask: Int
     @exclusivity(unchecked) @usableFromInline var count = 0
 
@@ -64,7 +72,6 @@ final class ThreadLookupCache {
     }
 
     /// The calling thread's memo.
-    @inlinable
     static var current: ThreadLookupCache {
         if let pointer = pthread_getspecific(threadKey) {
             return Unmanaged<ThreadLookupCache>.fromOpaque(pointer).takeUnretainedValue()
@@ -72,13 +79,12 @@ final class ThreadLookupCache {
         return makeCurrent()
     }
 
-    /// Runs `body` with the calling thread's memo, without retaining it.
-    @inlinable
-    static func withCurrent<Result>(_ body: (ThreadLookupCache) -> Result) -> Result {
-        if let pointer = pthread_getspecific(threadKey) {
-            return Unmanaged<ThreadLookupCache>.fromOpaque(pointer)._withUnsafeGuaranteedRef(body)
-        }
-        return body(makeCurrent())
+    /// The calling thread's memo if it has one, without retaining it. `key` is ``threadKey``,
+    /// passed in by the caller (a registry keeps a copy) so the read path touches no global.
+    @inlinable @inline(__always)
+    static func existing(key: pthread_key_t) -> Unmanaged<ThreadLookupCache>? {
+        guard let pointer = pthread_getspecific(key) else { return nil }
+        return Unmanaged<ThreadLookupCache>.fromOpaque(pointer)
     }
 
     @usableFromInline
@@ -88,9 +94,11 @@ final class ThreadLookupCache {
         return cache
     }
 
-    @inlinable
-    func slot(for key: EntryKey, registrySerial serial: UInt64) -> Slot? {
-        guard registrySerial == serial else { return nil }
+    /// The remembered slot for `key` in the registry numbered `serial`, if any. The slot stays
+    /// valid until this thread next creates an entry or switches registries.
+    @inlinable @inline(__always)
+    func slot(for key: borrowing EntryKey, registrySerial serial: UInt64) -> Unmanaged<Slot>? {
+        guard registrySerial == serial, !isCapturingKeys else { return nil }
         let hash = key.fastHash | 1
         var index = hash & mask
         while true {
@@ -101,22 +109,29 @@ final class ThreadLookupCache {
         }
     }
 
-    @usableFromInline
-    func remember(_ entry: RegistryEntry, for key: EntryKey, registrySerial serial: UInt64) -> Slot {
+    func remember(_ entry: RegistryEntry, for key: EntryKey, registrySerial serial: UInt64) -> Unmanaged<Slot> {
         if registrySerial != serial {
             clear()
             registrySerial = serial
         }
         if (count + 1) * 2 > mask + 1 { grow() }
-        let slot = Slot(entry: entry)
+        let slot = Unmanaged.passRetained(Slot(entry: entry))
         insert(key, hash: key.fastHash | 1, slot: slot)
         return slot
     }
 
-    private func insert(_ key: EntryKey, hash: Int, slot: Slot) {
+    /// Keeps `slot` alive until the next transient slot and returns it unretained.
+    func rememberTransient(_ entry: RegistryEntry) -> Unmanaged<Slot> {
+        let slot = Slot(entry: entry)
+        transient = (slot, entry)
+        return Unmanaged.passUnretained(slot)
+    }
+
+    private func insert(_ key: EntryKey, hash: Int, slot: Unmanaged<Slot>) {
         var index = hash & mask
         while hashes[index] != 0 {
             if hashes[index] == hash, keys[index] == key {
+                slots[index].release()
                 slots[index] = slot
                 return
             }
@@ -134,7 +149,7 @@ final class ThreadLookupCache {
         mask = oldCapacity * 2 - 1
         count = 0
         for index in 0..<oldCapacity where oldHashes[index] != 0 {
-            insert((oldKeys + index).move(), hash: oldHashes[index], slot: (oldSlots + index).move()!)
+            insert((oldKeys + index).move(), hash: oldHashes[index], slot: (oldSlots + index).move())
         }
         oldHashes.deallocate()
         oldKeys.deallocate()
@@ -144,7 +159,7 @@ final class ThreadLookupCache {
     private func clear() {
         for index in 0...mask where hashes[index] != 0 {
             (keys + index).deinitialize(count: 1)
-            (slots + index).deinitialize(count: 1)
+            (slots + index).move().release()
             hashes[index] = 0
         }
         count = 0
@@ -152,14 +167,13 @@ final class ThreadLookupCache {
 
     private static func allocate(
         capacity: Int
-    ) -> (UnsafeMutablePointer<Int>, UnsafeMutablePointer<EntryKey>, UnsafeMutablePointer<Slot?>) {
+    ) -> (UnsafeMutablePointer<Int>, UnsafeMutablePointer<EntryKey>, UnsafeMutablePointer<Unmanaged<Slot>>) {
         let hashes = UnsafeMutablePointer<Int>.allocate(capacity: capacity)
         hashes.initialize(repeating: 0, count: capacity)
         return (hashes, .allocate(capacity: capacity), .allocate(capacity: capacity))
     }
 
     /// The pthread key of the memo; its destructor releases a thread's memo when the thread exits.
-    @usableFromInline
     static let threadKey: pthread_key_t = {
         var key = pthread_key_t()
         let result = pthread_key_create(&key) { pointer in

@@ -76,7 +76,7 @@ final class ScopeContext: Sendable {
         // Independent of every override: publish it (if another task published first, that
         // instance wins and is returned, as for any concurrent first access).
         let slot = registry.slot(for: key) { Application.makeDependencyEntry(key: key) { made } }
-        return unsafeDowncast(slot.entry, to: DependencyEntry<Value>.self).value(memoizedIn: slot)
+        return slot._withUnsafeGuaranteedRef { unsafeDowncast($0.entry, to: DependencyEntry<Value>.self).value(memoizedIn: $0) }
     }
 
     /// The innermost override of `key` in this scope or its parents.

@@ -105,7 +105,7 @@ extension Application {
     @inlinable
     func state<Value: Sendable>(key: EntryKey, initial: () -> Value) -> State<Value> {
         let slot = registry.slot(for: key) { Application.makeStateEntry(key: key, initial: initial()) }
-        return State(entry: unsafeDowncast(slot.entry, to: StateEntry<Value>.self))
+        return State(entry: unsafeDowncast(slot._withUnsafeGuaranteedRef { $0.entry }, to: StateEntry<Value>.self))
     }
 
     @usableFromInline
