@@ -53,7 +53,7 @@ extension Application {
     /// Runs `body` with the application serving the calling task, without retaining the shared
     /// instance: on the read path, a retain/release pair on the one shared object would make
     /// every thread write the same cache line.
-    @inlinable
+    @inlinable @inline(__always)
     static func withCurrent<Result>(_ body: (Application) -> Result) -> Result {
         if ScopeContext.isAnyLive, let isolated = ScopeContext.currentIsolatedApplication {
             return body(isolated)

@@ -86,10 +86,12 @@ extension Application {
         if ScopeContext.isAnyLive, let scoped = ScopeContext.scopedDependency(for: key, in: registry, create: object) {
             return Dependency(entry: nil, value: scoped)
         }
-        let slot = registry.slot(for: key) { Application.makeDependencyEntry(key: key, object) }
+        let slot = registry.slot(for: key) { Application.makeDependencyEntry(key: $0, object) }
         return slot._withUnsafeGuaranteedRef { slot in
-            let entry = unsafeDowncast(slot.entry, to: DependencyEntry<Value>.self)
-            return Dependency(entry: entry, value: entry.value(memoizedIn: slot))
+            slot.unmanagedEntry._withUnsafeGuaranteedRef { entry in
+                let entry = unsafeDowncast(entry, to: DependencyEntry<Value>.self)
+                return Dependency(entry: entry, value: entry.value(memoizedIn: slot))
+            }
         }
     }
 

@@ -4,7 +4,7 @@ extension Application {
     /// ```swift
     /// let api = Application.dependency(\.api)
     /// ```
-    @inlinable
+    @inlinable @inline(__always)
     public static func dependency<Value: Sendable>(_ keyPath: KeyPath<Application, Dependency<Value>>) -> Value {
         withCurrent { $0[keyPath: keyPath].value }
     }

@@ -10,6 +10,9 @@ struct EntryKey: Hashable, Sendable {
     @usableFromInline let kind: ObjectIdentifier
     @usableFromInline let valueType: ObjectIdentifier
     @usableFromInline let name: EntryName
+    /// A well-mixed hash of the other fields, computed once per key: tables probe and rehash
+    /// with it, and explicit names' strings are hashed only when a key is made.
+    @usableFromInline let fastHash: Int
 
     /// A key for an entry of `kind` (usually a marker type) holding values of `valueType`.
     @inlinable
@@ -17,6 +20,7 @@ struct EntryKey: Hashable, Sendable {
         self.kind = kind.identifier
         self.valueType = ObjectIdentifier(valueType)
         self.name = name
+        self.fastHash = EntryKey.mix(kind: self.kind, valueType: self.valueType, name: name)
     }
 
     /// A key whose kind is identified by an arbitrary type, e.g. the entry class itself.
@@ -24,6 +28,7 @@ struct EntryKey: Hashable, Sendable {
         self.kind = kind
         self.valueType = ObjectIdentifier(Void.self)
         self.name = name
+        self.fastHash = EntryKey.mix(kind: kind, valueType: valueType, name: name)
     }
 
     /// The form shown in descriptions, logs and error messages.
@@ -31,7 +36,7 @@ struct EntryKey: Hashable, Sendable {
 
     @inlinable
     static func == (lhs: EntryKey, rhs: EntryKey) -> Bool {
-        lhs.kind == rhs.kind && lhs.valueType == rhs.valueType && lhs.name == rhs.name
+        lhs.fastHash == rhs.fastHash && lhs.kind == rhs.kind && lhs.valueType == rhs.valueType && lhs.name == rhs.name
     }
 
     @inlinable
@@ -52,7 +57,7 @@ struct EntryKey: Hashable, Sendable {
 
     /// A well-mixed hash computed without `Hasher` for call-site names (integers only).
     @inlinable @inline(__always)
-    var fastHash: Int {
+    static func mix(kind: ObjectIdentifier, valueType: ObjectIdentifier, name: EntryName) -> Int {
         var bits = UInt64(UInt(bitPattern: kind)) &* 0x9E37_79B9_7F4A_7C15
         bits ^= UInt64(UInt(bitPattern: valueType)) &* 0xC2B2_AE3D_27D4_EB4F
         switch name {

@@ -52,7 +52,7 @@ final class Registry: @unchecked Sendable {
         as type: Entry.Type = Entry.self,
         create: () -> Entry
     ) -> Entry {
-        unsafeDowncast(slot(for: key, create: create)._withUnsafeGuaranteedRef { $0.entry }, to: Entry.self)
+        unsafeDowncast(slot(for: key, create: { _ in create() })._withUnsafeGuaranteedRef { $0.entry }, to: Entry.self)
     }
 
     /// The calling thread's memo slot for `key`, creating the entry on first access.
@@ -60,7 +60,7 @@ final class Registry: @unchecked Sendable {
     /// The slot is returned unretained: the thread's memo owns it, and it stays valid until this
     /// thread next creates an entry or switches registries, so use it right away.
     @inlinable @inline(__always)
-    func slot(for key: EntryKey, create: () -> RegistryEntry) -> Unmanaged<ThreadLookupCache.Slot> {
+    func slot(for key: EntryKey, create: (EntryKey) -> RegistryEntry) -> Unmanaged<ThreadLookupCache.Slot> {
         if let cache = ThreadLookupCache.existing(key: threadKey),
             let slot = cache._withUnsafeGuaranteedRef({ $0.slot(for: key, registrySerial: serial) })
         {
@@ -71,11 +71,11 @@ final class Registry: @unchecked Sendable {
 
     /// The rest of ``slot(for:create:)``, out of line: a thread's first lookup of `key`.
     @usableFromInline
-    func slotOnMiss(for key: EntryKey, create: () -> RegistryEntry) -> Unmanaged<ThreadLookupCache.Slot> {
+    func slotOnMiss(for key: EntryKey, create: (EntryKey) -> RegistryEntry) -> Unmanaged<ThreadLookupCache.Slot> {
         let cache = ThreadLookupCache.current
         if cache.isCapturingKeys {
             // A `KeyCapture` only wants the key: hand back an entry nobody else will see.
-            return cache.rememberTransient(create())
+            return cache.rememberTransient(create(key))
         }
         if let slot = cache.slot(for: key, registrySerial: serial) {
             return slot
@@ -83,7 +83,7 @@ final class Registry: @unchecked Sendable {
         return cache.remember(lockedEntry(for: key, create: create), for: key, registrySerial: serial)
     }
 
-    func lockedEntry(for key: EntryKey, create: () -> RegistryEntry) -> RegistryEntry {
+    func lockedEntry(for key: EntryKey, create: (EntryKey) -> RegistryEntry) -> RegistryEntry {
         lock.lock()
         if let existing = storage.entries[key] {
             lock.unlock()
@@ -115,7 +115,7 @@ final class Registry: @unchecked Sendable {
     }
 
     /// Called with the lock held; returns with it released.
-    private func createEntry(for key: EntryKey, create: () -> RegistryEntry) -> RegistryEntry {
+    private func createEntry(for key: EntryKey, create: (EntryKey) -> RegistryEntry) -> RegistryEntry {
         let thread = ThreadID.current
         while true {
             if let existing = storage.entries[key] {
@@ -136,7 +136,7 @@ final class Registry: @unchecked Sendable {
         storage.running[thread] = creation
         lock.unlock()
 
-        let entry = create()
+        let entry = create(key)
 
         lock.lock()
         storage.entries[key] = entry

@@ -16,7 +16,8 @@ import Darwin
 /// entry version it was read at (see `DependencyEntry`).
 ///
 /// The table is a small open-addressing hash table over ``EntryKey/fastHash`` rather than a
-/// `Dictionary`, which would run `Hasher` on every probe. Its fields are only touched by the
+/// `Dictionary`, which would run `Hasher` on every probe. A bucket holds the hash and the slot
+/// only (16 bytes); keys are compared with the key the slot's entry holds. Its fields are only touched by the
 /// owning thread, so exclusivity checking is disabled for them.
 @usableFromInline
 final class ThreadLookupCache {
@@ -26,14 +27,25 @@ final class ThreadLookupCache {
         /// Unowned: the registry keeps its entries alive for its whole life, and a slot is only
         /// used while its registry is (the memo's serial matches the registry asking). So a
         /// memo never keeps a dead registry's entries alive, and reading one costs no retain.
-        @usableFromInline unowned(unsafe) let entry: RegistryEntry
+        @usableFromInline let unmanagedEntry: Unmanaged<RegistryEntry>
         /// A snapshot of the entry's value box, valid while the entry's version equals `version`.
         @exclusivity(unchecked) @usableFromInline var snapshot: AnyObject?
         @exclusivity(unchecked) @usableFromInline var version: UInt64 = .max
 
+        /// The entry (see ``unmanagedEntry``).
+        @inlinable
+        var entry: RegistryEntry { unmanagedEntry.takeUnretainedValue() }
+
+        /// Whether this slot remembers the entry for `key`, compared in place (no key copy, no
+        /// retain of the entry).
+        @inlinable @inline(__always)
+        func remembers(_ key: borrowing EntryKey) -> Bool {
+            unmanagedEntry._withUnsafeGuaranteedRef { $0.key.matches(key) }
+        }
+
         @usableFromInline
         init(entry: RegistryEntry) {
-            self.entry = entry
+            self.unmanagedEntry = Unmanaged.passUnretained(entry)
         }
     }
 
@@ -48,7 +60,6 @@ final class ThreadLookupCache {
     @exclusivity(unchecked) var overridesServed = 0
     /// `hashes[i] == 0` marks an empty bucket; stored hashes always have their low bit set.
     @exclusivity(unchecked) @usableFromInline var hashes: UnsafeMutablePointer<Int>
-    @exclusivity(unchecked) @usableFromInline var keys: UnsafeMutablePointer<EntryKey>
     /// Each occupied bucket's slot, retained by the table (released by `clear()`), so a lookup
     /// hands it out without touching its reference count.
     @exclusivity(unchecked) @usableFromInline var slots: UnsafeMutablePointer<Unmanaged<Slot>>
@@ -60,14 +71,13 @@ final class ThreadLookupCache {
 
     @usableFromInline
     init() {
-        (hashes, keys, slots) = Self.allocate(capacity: 16)
+        (hashes, slots) = Self.allocate(capacity: 16)
         mask = 15
     }
 
     deinit {
         clear()
         hashes.deallocate()
-        keys.deallocate()
         slots.deallocate()
     }
 
@@ -104,7 +114,9 @@ final class ThreadLookupCache {
         while true {
             let stored = hashes[index]
             if stored == 0 { return nil }
-            if stored == hash, (keys + index).pointee.matches(key) { return slots[index] }
+            if stored == hash, slots[index]._withUnsafeGuaranteedRef({ $0.remembers(key) }) {
+                return slots[index]
+            }
             index = (index &+ 1) & mask
         }
     }
@@ -112,6 +124,13 @@ final class ThreadLookupCache {
     func remember(_ entry: RegistryEntry, for key: EntryKey, registrySerial serial: UInt64) -> Unmanaged<Slot> {
         if registrySerial != serial {
             clear()
+            if mask > 15 {
+                // Start small again: the next registry may be a small, short-lived one.
+                hashes.deallocate()
+                slots.deallocate()
+                (hashes, slots) = Self.allocate(capacity: 16)
+                mask = 15
+            }
             registrySerial = serial
         }
         if (count + 1) * 2 > mask + 1 { grow() }
@@ -130,7 +149,7 @@ final class ThreadLookupCache {
     private func insert(_ key: EntryKey, hash: Int, slot: Unmanaged<Slot>) {
         var index = hash & mask
         while hashes[index] != 0 {
-            if hashes[index] == hash, keys[index] == key {
+            if hashes[index] == hash, slots[index]._withUnsafeGuaranteedRef({ $0.entry.key == key }) {
                 slots[index].release()
                 slots[index] = slot
                 return
@@ -138,39 +157,39 @@ final class ThreadLookupCache {
             index = (index &+ 1) & mask
         }
         hashes[index] = hash
-        (keys + index).initialize(to: key)
         (slots + index).initialize(to: slot)
         count += 1
     }
 
     private func grow() {
-        let (oldHashes, oldKeys, oldSlots, oldCapacity) = (hashes, keys, slots, mask + 1)
-        (hashes, keys, slots) = Self.allocate(capacity: oldCapacity * 2)
+        let (oldHashes, oldSlots, oldCapacity) = (hashes, slots, mask + 1)
+        (hashes, slots) = Self.allocate(capacity: oldCapacity * 2)
         mask = oldCapacity * 2 - 1
-        count = 0
-        for index in 0..<oldCapacity where oldHashes[index] != 0 {
-            insert((oldKeys + index).move(), hash: oldHashes[index], slot: (oldSlots + index).move())
+        for old in 0..<oldCapacity where oldHashes[old] != 0 {
+            // Keys in the old table are distinct: find a free bucket without comparing.
+            var index = oldHashes[old] & mask
+            while hashes[index] != 0 { index = (index &+ 1) & mask }
+            hashes[index] = oldHashes[old]
+            (slots + index).initialize(to: (oldSlots + old).move())
         }
         oldHashes.deallocate()
-        oldKeys.deallocate()
         oldSlots.deallocate()
     }
 
+    /// Forgets every slot. Doesn't touch the slots' entries, which may belong to a registry
+    /// that no longer exists.
     private func clear() {
         for index in 0...mask where hashes[index] != 0 {
-            (keys + index).deinitialize(count: 1)
             (slots + index).move().release()
             hashes[index] = 0
         }
         count = 0
     }
 
-    private static func allocate(
-        capacity: Int
-    ) -> (UnsafeMutablePointer<Int>, UnsafeMutablePointer<EntryKey>, UnsafeMutablePointer<Unmanaged<Slot>>) {
+    private static func allocate(capacity: Int) -> (UnsafeMutablePointer<Int>, UnsafeMutablePointer<Unmanaged<Slot>>) {
         let hashes = UnsafeMutablePointer<Int>.allocate(capacity: capacity)
         hashes.initialize(repeating: 0, count: capacity)
-        return (hashes, .allocate(capacity: capacity), .allocate(capacity: capacity))
+        return (hashes, .allocate(capacity: capacity))
     }
 
     /// The pthread key of the memo; its destructor releases a thread's memo when the thread exits.

@@ -3,7 +3,9 @@ import Foundation
 extension Application {
     /// The dependency overrides of one scope, configured in ``Application/withOverrides(_:operation:)-(_,()->R)``.
     public struct Overrides: Sendable {
-        var values: [EntryKey: any Sendable] = [:]
+        /// The overrides in the order they were set; a key appears at most once. (A scope sets
+        /// a handful, so a list is cheaper to build and to search than a dictionary.)
+        var values: [ScopeContext.Override] = []
 
         /// Makes `keyPath` resolve to `value` inside the scope. The dependency's own factory is
         /// not run.
@@ -11,7 +13,12 @@ extension Application {
             _ keyPath: KeyPath<Application, Dependency<Value>>,
             with value: Value
         ) {
-            values[KeyCapture.key(of: keyPath, overrideValue: value)] = value
+            let key = KeyCapture.key(of: keyPath, overrideValue: value)
+            if let index = values.firstIndex(where: { $0.key == key }) {
+                values[index].value = value
+            } else {
+                values.append(ScopeContext.Override(key: key, value: value))
+            }
         }
     }
 
@@ -70,7 +77,7 @@ extension Application {
     public static func withIsolatedApplication<R>(_ operation: () throws -> R) rethrows -> R {
         let sandbox = IsolationSandbox()
         defer { sandbox.remove() }
-        let context = ScopeContext(parent: ScopeContext.current, isolatedApplication: sandbox.isolatedApplication, overrides: [:])
+        let context = ScopeContext(parent: ScopeContext.current, isolatedApplication: sandbox.isolatedApplication, overrides: [])
         return try ScopeContext.$current.withValue(context, operation: operation)
     }
 
@@ -81,7 +88,7 @@ extension Application {
     ) async rethrows -> R {
         let sandbox = IsolationSandbox()
         defer { sandbox.remove() }
-        let context = ScopeContext(parent: ScopeContext.current, isolatedApplication: sandbox.isolatedApplication, overrides: [:])
+        let context = ScopeContext(parent: ScopeContext.current, isolatedApplication: sandbox.isolatedApplication, overrides: [])
         return try await ScopeContext.$current.withValue(context, operation: operation, isolation: isolation)
     }
 

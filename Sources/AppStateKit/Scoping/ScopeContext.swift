@@ -4,7 +4,9 @@ import Synchronization
 /// a layer of dependency overrides. Bound with `@TaskLocal`, so child tasks inherit it and other
 /// tasks never see it.
 @usableFromInline
-final class ScopeContext: Sendable {
+final class ScopeContext: @unchecked Sendable {
+    // Safe: every stored property is immutable except `created`, which is only accessed while
+    // `createdLock` is held.
     /// The innermost scope of the calling task.
     @TaskLocal static var current: ScopeContext?
 
@@ -21,13 +23,16 @@ final class ScopeContext: Sendable {
     /// The isolated application serving this scope, if any (inherited from `parent`).
     let isolatedApplication: IsolatedApplication?
     /// Dependency overrides set by this scope, by dependency key.
-    let overrides: [EntryKey: any Sendable]
+    let overrides: [Override]
     /// Whether this scope or an enclosing one overrides any dependency.
     let hasOverrides: Bool
-    /// Dependencies first created inside this override scope (see `scopedDependency`).
-    private let created = CreatedDependencies()
+    /// Dependencies first created inside this override scope (see `scopedDependency`), guarded
+    /// by `createdLock`. That lock is shared by all scopes: creating a dependency inside a scope
+    /// is rare, and a scope then costs no lock allocation.
+    nonisolated(unsafe) private var created: [EntryKey: any Sendable] = [:]
+    private static let createdLock = Lock()
 
-    init(parent: ScopeContext?, isolatedApplication: IsolatedApplication?, overrides: [EntryKey: any Sendable]) {
+    init(parent: ScopeContext?, isolatedApplication: IsolatedApplication?, overrides: [Override]) {
         self.parent = parent
         self.isolatedApplication = isolatedApplication ?? parent?.isolatedApplication
         self.overrides = overrides
@@ -75,7 +80,7 @@ final class ScopeContext: Sendable {
         }
         // Independent of every override: publish it (if another task published first, that
         // instance wins and is returned, as for any concurrent first access).
-        let slot = registry.slot(for: key) { Application.makeDependencyEntry(key: key) { made } }
+        let slot = registry.slot(for: key) { Application.makeDependencyEntry(key: $0) { made } }
         return slot._withUnsafeGuaranteedRef { unsafeDowncast($0.entry, to: DependencyEntry<Value>.self).value(memoizedIn: $0) }
     }
 
@@ -83,29 +88,30 @@ final class ScopeContext: Sendable {
     func overriddenValue(for key: EntryKey) -> (any Sendable)? {
         var context: ScopeContext? = self
         while let scope = context {
-            if let value = scope.overrides[key] { return value }
+            for override in scope.overrides where override.key == key {
+                return override.value
+            }
             context = scope.parent
         }
         return nil
     }
 
     private func existingCreatedDependency<Value: Sendable>(for key: EntryKey, as type: Value.Type) -> Value? {
-        created.lock.withLock { created.values[key] } as? Value
+        Self.createdLock.withLock { created[key] } as? Value
     }
 
     /// Keeps `made` for this scope; if two tasks raced, the first stored value wins.
     private func keepCreatedDependency<Value: Sendable>(_ made: Value, for key: EntryKey) -> Value {
-        created.lock.withLock {
-            if let existing = created.values[key] as? Value { return existing }
-            created.values[key] = made
+        Self.createdLock.withLock {
+            if let existing = created[key] as? Value { return existing }
+            created[key] = made
             return made
         }
     }
-}
 
-/// The dependencies an override scope created for itself.
-final class CreatedDependencies: @unchecked Sendable {
-    // Safe: `values` is only accessed while `lock` is held.
-    let lock = Lock()
-    var values: [EntryKey: any Sendable] = [:]
+    /// One dependency override of a scope.
+    struct Override: Sendable {
+        let key: EntryKey
+        var value: any Sendable
+    }
 }

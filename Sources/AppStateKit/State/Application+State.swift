@@ -104,7 +104,7 @@ extension Application {
 
     @inlinable
     func state<Value: Sendable>(key: EntryKey, initial: () -> Value) -> State<Value> {
-        let slot = registry.slot(for: key) { Application.makeStateEntry(key: key, initial: initial()) }
+        let slot = registry.slot(for: key) { Application.makeStateEntry(key: $0, initial: initial()) }
         return State(entry: unsafeDowncast(slot._withUnsafeGuaranteedRef { $0.entry }, to: StateEntry<Value>.self))
     }
 

@@ -5,7 +5,7 @@ extension Application {
     /// var counter = Application.state(\.counter)
     /// counter.value += 1
     /// ```
-    @inlinable
+    @inlinable @inline(__always)
     public static func state<Value, S: MutableApplicationState>(
         _ keyPath: KeyPath<Application, S>
     ) -> S where S.Value == Value {
@@ -32,7 +32,7 @@ extension Application {
     /// `body` runs with the entry locked: keep it short, and don't read or write the same entry
     /// inside it (that is detected and stops the process with the entry's key). Other entries
     /// are unaffected.
-    @inlinable @discardableResult
+    @inlinable @inline(__always) @discardableResult
     public static func update<Value: Sendable, Result>(
         _ keyPath: KeyPath<Application, State<Value>>,
         _ body: (inout Value) throws -> Result
