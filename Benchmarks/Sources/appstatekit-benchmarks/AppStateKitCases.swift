@@ -4,6 +4,14 @@ import Foundation
 extension Application {
     var benchService: Dependency<BenchService> { dependency(BenchService()) }
     var benchCounter: State<Int> { state(initial: 0) }
+    var benchSettings: Dependency<BenchSettings> { dependency(BenchSettings()) }
+}
+
+/// A value-type dependency: reading it writes no reference count, so it shows how the lookup
+/// itself scales across threads (a class instance's count is written by every reader).
+struct BenchSettings: Sendable {
+    var port = 8080
+    var workers = 4
 }
 
 struct WrapperHolder: Sendable {
@@ -20,13 +28,24 @@ enum AppStateKitCases {
             BenchmarkCase(name: "AppStateKit @AppDependency", group: "resolve") { n in
                 for _ in 0..<n { blackHole(holder.service) }
             },
+            BenchmarkCase(name: "AppStateKit Application.dependency (struct value)", group: "resolve") { n in
+                for _ in 0..<n { blackHole(Application.dependency(\.benchSettings)) }
+            },
         ]
+    }
+
+    /// The single-thread cases that `resolveOnTwoThreads()` is compared with, run in its section.
+    static func resolveOnOneThread() -> [BenchmarkCase] {
+        resolve().filter { $0.name.hasPrefix("AppStateKit Application.dependency") }
     }
 
     static func resolveOnTwoThreads() -> [BenchmarkCase] {
         [
             BenchmarkCase(name: "AppStateKit Application.dependency ×2 threads", group: "resolve-2t") { n in
                 onThreads(2, n) { count in for _ in 0..<count { blackHole(Application.dependency(\.benchService)) } }
+            },
+            BenchmarkCase(name: "AppStateKit Application.dependency (struct value) ×2 threads", group: "resolve-2t") { n in
+                onThreads(2, n) { count in for _ in 0..<count { blackHole(Application.dependency(\.benchSettings)) } }
             },
         ]
     }

@@ -18,7 +18,11 @@ print("Figures are ns/op; ratios compare medians measured side by side in this r
 
 let sections: [(String, [BenchmarkCase])] = [
     ("1. Resolve a cached dependency", FloorCases.resolve() + AppStateKitCases.resolve() + PeerCases.resolve()),
-    ("2. The same on 2 threads at once (aggregate time per op)", FloorCases.resolveOnTwoThreads() + AppStateKitCases.resolveOnTwoThreads() + PeerCases.resolveOnTwoThreads()),
+    (
+        "2. The same on 2 threads at once (aggregate time per op)",
+        FloorCases.resolveOnTwoThreads() + AppStateKitCases.resolveOnOneThread() + AppStateKitCases.resolveOnTwoThreads()
+            + PeerCases.resolveOnTwoThreads()
+    ),
     ("3. State read, write, update", FloorCases.resolve() + FloorCases.state() + AppStateKitCases.state()),
     ("4. Scoped override + one read", FloorCases.resolve() + AppStateKitCases.scopedOverride() + PeerCases.scopedOverride()),
 ]
@@ -38,6 +42,13 @@ for (title, cases) in sections {
     }
     print("## \(title)\n")
     print(table(["case", "median ns", "min ns", "vs floor", "fastest peer ÷ this"], rows))
+    // Scaling: each "… ×2 threads" case against the same case on one thread, measured alongside.
+    for result in results where result.name.hasSuffix(" ×2 threads") {
+        let single = String(result.name.dropLast(" ×2 threads".count))
+        if let one = results.first(where: { $0.name == single }) {
+            print("\(single): 2 threads ÷ 1 thread = \(format(result.median / one.median, decimals: 2))× (below 1× is a gain)")
+        }
+    }
     print()
 }
 

@@ -9,16 +9,23 @@ extension Application {
     /// let api = Application.dependency(\.api)
     /// ```
     public struct Dependency<Value: Sendable>: Sendable, CustomStringConvertible {
-        /// The registry entry; `nil` when a scope provides the value.
-        @usableFromInline let entry: DependencyEntry<Value>?
+        /// The calling thread's memo slot for the registry entry (it keeps the entry's registry
+        /// alive); `nil` when a scope provides the value.
+        @usableFromInline let slot: ThreadLookupCache.Slot?
 
         /// The dependency instance: the newest override if any, otherwise the created instance.
         public let value: Value
 
         @inlinable
-        init(entry: DependencyEntry<Value>?, value: Value) {
-            self.entry = entry
+        init(slot: ThreadLookupCache.Slot?, value: Value) {
+            self.slot = slot
             self.value = value
+        }
+
+        /// The registry entry; `nil` when a scope provides the value.
+        @usableFromInline
+        var entry: DependencyEntry<Value>? {
+            slot.map { unsafeDowncast($0.entry, to: DependencyEntry<Value>.self) }
         }
 
         /// The entry's identity as AppState exposes it.
@@ -84,13 +91,13 @@ extension Application {
     @inlinable
     func dependency<Value: Sendable>(key: EntryKey, _ object: () -> Value) -> Dependency<Value> {
         if ScopeContext.isAnyLive, let scoped = ScopeContext.scopedDependency(for: key, in: registry, create: object) {
-            return Dependency(entry: nil, value: scoped)
+            return Dependency(slot: nil, value: scoped)
         }
         let slot = registry.slot(for: key) { Application.makeDependencyEntry(key: $0, object) }
         return slot._withUnsafeGuaranteedRef { slot in
             slot.unmanagedEntry._withUnsafeGuaranteedRef { entry in
                 let entry = unsafeDowncast(entry, to: DependencyEntry<Value>.self)
-                return Dependency(entry: entry, value: entry.value(memoizedIn: slot))
+                return Dependency(slot: slot, value: entry.value(memoizedIn: slot))
             }
         }
     }

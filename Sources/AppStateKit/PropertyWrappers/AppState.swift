@@ -13,20 +13,37 @@
 @propertyWrapper
 public struct AppState<Value, ApplicationState: MutableApplicationState>: @unchecked Sendable
 where ApplicationState.Value == Value {
-    // Safe: the only stored property is an immutable key path.
-    @usableFromInline let keyPath: KeyPath<Application, ApplicationState>
+    // Safe: `declaration` is immutable and is either a `@Sendable` function or a projection of an
+    // immutable key path; it isn't typed `@Sendable` only because a closure over the key path
+    // would capture the generic `ApplicationState` metatype.
+
+    /// Evaluates the declaring property on an application.
+    @usableFromInline let declaration: (Application) -> ApplicationState
 
     /// Creates the wrapper for the entry at `keyPath`.
+    ///
+    /// A key-path literal (`@AppState(\.username)`) selects the initializer that takes a
+    /// function instead, which reads faster; this one serves key paths held in variables.
+    @_disfavoredOverload
     public init(_ keyPath: KeyPath<Application, ApplicationState>) {
-        self.keyPath = keyPath
+        self.declaration = { $0[keyPath: keyPath] }
+    }
+
+    /// Creates the wrapper from the declaring property as a function.
+    ///
+    /// This is what `@AppState(\.username)` calls: Swift turns the key-path literal into a
+    /// function that calls the `username` property directly, so an access costs no key-path
+    /// interpretation at run time.
+    public init(_ declaration: @escaping @Sendable (Application) -> ApplicationState) {
+        self.declaration = declaration
     }
 
     /// The entry's current value; setting it writes the shared entry.
     @inlinable
     public var wrappedValue: Value {
-        get { Application.state(keyPath).value }
+        get { Application.withCurrent { declaration($0).value } }
         nonmutating set {
-            var state = Application.state(keyPath)
+            var state = Application.withCurrent { declaration($0) }
             state.value = newValue
         }
     }

@@ -7,20 +7,34 @@
 /// }
 /// ```
 @propertyWrapper
-public struct FileState<Value: Codable & Sendable>: @unchecked Sendable {
-    // Safe: the only stored property is an immutable key path.
-    private let keyPath: KeyPath<Application, Application.FileState<Value>>
+public struct FileState<Value: Codable & Sendable>: Sendable {
+    /// Evaluates the declaring property on an application.
+    private let declaration: @Sendable (Application) -> Application.FileState<Value>
 
     /// Creates the wrapper for the file state at `keyPath`.
+    ///
+    /// A key-path literal (`@FileState(\.settings)`) selects the initializer that takes a
+    /// function instead, which reads faster; this one serves key paths held in variables.
+    @_disfavoredOverload
     public init(_ keyPath: KeyPath<Application, Application.FileState<Value>>) {
-        self.keyPath = keyPath
+        // Safe: key paths are immutable.
+        nonisolated(unsafe) let keyPath = keyPath
+        self.declaration = { $0[keyPath: keyPath] }
+    }
+
+    /// Creates the wrapper from the declaring property as a function.
+    ///
+    /// This is what `@FileState(\.settings)` calls: Swift turns the key-path literal into a function
+    /// that calls the `settings` property directly.
+    public init(_ declaration: @escaping @Sendable (Application) -> Application.FileState<Value>) {
+        self.declaration = declaration
     }
 
     /// The file's value; setting it writes the file.
     public var wrappedValue: Value {
-        get { Application.fileState(keyPath).value }
+        get { Application.withCurrent { declaration($0) }.value }
         nonmutating set {
-            var state = Application.fileState(keyPath)
+            var state = Application.withCurrent { declaration($0) }
             state.value = newValue
         }
     }

@@ -7,20 +7,34 @@
 /// }
 /// ```
 @propertyWrapper
-public struct StoredState<Value: Codable & Sendable>: @unchecked Sendable {
-    // Safe: the only stored property is an immutable key path.
-    private let keyPath: KeyPath<Application, Application.StoredState<Value>>
+public struct StoredState<Value: Codable & Sendable>: Sendable {
+    /// Evaluates the declaring property on an application.
+    private let declaration: @Sendable (Application) -> Application.StoredState<Value>
 
     /// Creates the wrapper for the stored state at `keyPath`.
+    ///
+    /// A key-path literal (`@StoredState(\.port)`) selects the initializer that takes a
+    /// function instead, which reads faster; this one serves key paths held in variables.
+    @_disfavoredOverload
     public init(_ keyPath: KeyPath<Application, Application.StoredState<Value>>) {
-        self.keyPath = keyPath
+        // Safe: key paths are immutable.
+        nonisolated(unsafe) let keyPath = keyPath
+        self.declaration = { $0[keyPath: keyPath] }
+    }
+
+    /// Creates the wrapper from the declaring property as a function.
+    ///
+    /// This is what `@StoredState(\.port)` calls: Swift turns the key-path literal into a function
+    /// that calls the `port` property directly.
+    public init(_ declaration: @escaping @Sendable (Application) -> Application.StoredState<Value>) {
+        self.declaration = declaration
     }
 
     /// The stored value; setting it persists it.
     public var wrappedValue: Value {
-        get { Application.storedState(keyPath).value }
+        get { Application.withCurrent { declaration($0) }.value }
         nonmutating set {
-            var state = Application.storedState(keyPath)
+            var state = Application.withCurrent { declaration($0) }
             state.value = newValue
         }
     }

@@ -80,7 +80,7 @@ final class Registry: @unchecked Sendable {
         if let slot = cache.slot(for: key, registrySerial: serial) {
             return slot
         }
-        return cache.remember(lockedEntry(for: key, create: create), for: key, registrySerial: serial)
+        return cache.remember(lockedEntry(for: key, create: create), for: key, in: self)
     }
 
     func lockedEntry(for key: EntryKey, create: (EntryKey) -> RegistryEntry) -> RegistryEntry {

@@ -22,12 +22,21 @@ import Darwin
 @usableFromInline
 final class ThreadLookupCache {
     /// A remembered lookup.
+    ///
+    /// Handles (`State`, `Dependency`) hold the slot rather than the entry: the slot belongs to
+    /// one thread, so retaining it writes a cache line no other thread reads, while every
+    /// thread reading an entry would otherwise write the entry's shared reference count.
     @usableFromInline
-    final class Slot {
-        /// Unowned: the registry keeps its entries alive for its whole life, and a slot is only
-        /// used while its registry is (the memo's serial matches the registry asking). So a
-        /// memo never keeps a dead registry's entries alive, and reading one costs no retain.
+    final class Slot: @unchecked Sendable {
+        // Safe: `unmanagedEntry` and `owner` are immutable; `snapshot` and `version` are only
+        // touched by the thread whose memo made the slot (a handle carried to another thread
+        // reads only the immutable fields).
+
+        /// The entry, unretained: `owner` keeps it alive.
         @usableFromInline let unmanagedEntry: Unmanaged<RegistryEntry>
+        /// What keeps the entry alive as long as the slot: its registry (which never removes an
+        /// entry), or for a transient slot made during a key capture, the entry itself.
+        let owner: AnyObject
         /// A snapshot of the entry's value box, valid while the entry's version equals `version`.
         @exclusivity(unchecked) @usableFromInline var snapshot: AnyObject?
         @exclusivity(unchecked) @usableFromInline var version: UInt64 = .max
@@ -43,9 +52,9 @@ final class ThreadLookupCache {
             unmanagedEntry._withUnsafeGuaranteedRef { $0.key.matches(key) }
         }
 
-        @usableFromInline
-        init(entry: RegistryEntry) {
+        init(entry: RegistryEntry, owner: AnyObject) {
             self.unmanagedEntry = Unmanaged.passUnretained(entry)
+            self.owner = owner
         }
     }
 
@@ -63,9 +72,8 @@ final class ThreadLookupCache {
     /// Each occupied bucket's slot, retained by the table (released by `clear()`), so a lookup
     /// hands it out without touching its reference count.
     @exclusivity(unchecked) @usableFromInline var slots: UnsafeMutablePointer<Unmanaged<Slot>>
-    /// Keeps the last transient slot made during a key capture, and its entry (which no
-    /// registry owns), alive for its caller.
-    @exclusivity(unchecked) var transient: (slot: Slot, entry: RegistryEntry)?
+    /// Keeps the last transient slot made during a key capture alive for its caller.
+    @exclusivity(unchecked) var transientSlot: Slot?
     @exclusivity(unchecked) @usableFromInline var mask: Int
     @exclusivity(unchecked) @usableFromInline var count = 0
 
@@ -121,7 +129,8 @@ final class ThreadLookupCache {
         }
     }
 
-    func remember(_ entry: RegistryEntry, for key: EntryKey, registrySerial serial: UInt64) -> Unmanaged<Slot> {
+    func remember(_ entry: RegistryEntry, for key: EntryKey, in registry: Registry) -> Unmanaged<Slot> {
+        let serial = registry.serial
         if registrySerial != serial {
             clear()
             if mask > 15 {
@@ -134,15 +143,15 @@ final class ThreadLookupCache {
             registrySerial = serial
         }
         if (count + 1) * 2 > mask + 1 { grow() }
-        let slot = Unmanaged.passRetained(Slot(entry: entry))
+        let slot = Unmanaged.passRetained(Slot(entry: entry, owner: registry))
         insert(key, hash: key.fastHash | 1, slot: slot)
         return slot
     }
 
     /// Keeps `slot` alive until the next transient slot and returns it unretained.
     func rememberTransient(_ entry: RegistryEntry) -> Unmanaged<Slot> {
-        let slot = Slot(entry: entry)
-        transient = (slot, entry)
+        let slot = Slot(entry: entry, owner: entry)
+        transientSlot = slot
         return Unmanaged.passUnretained(slot)
     }
 
@@ -176,8 +185,8 @@ final class ThreadLookupCache {
         oldSlots.deallocate()
     }
 
-    /// Forgets every slot. Doesn't touch the slots' entries, which may belong to a registry
-    /// that no longer exists.
+    /// Forgets every slot. A slot no handle holds any more is freed, and with the last one a
+    /// registry nobody else uses (a finished isolation scope's) is freed too.
     private func clear() {
         for index in 0...mask where hashes[index] != 0 {
             (slots + index).move().release()

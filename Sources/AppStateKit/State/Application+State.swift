@@ -14,24 +14,37 @@ extension Application {
     /// Application.state(\.username).value // "leif"
     /// ```
     public struct State<Value: Sendable>: MutableApplicationState, Sendable, CustomStringConvertible {
-        @usableFromInline let entry: StateEntry<Value>
+        /// The calling thread's memo slot for the entry; it keeps the entry's registry alive.
+        @usableFromInline let slot: ThreadLookupCache.Slot
 
         @inlinable
-        init(entry: StateEntry<Value>) {
-            self.entry = entry
+        init(slot: ThreadLookupCache.Slot) {
+            self.slot = slot
+        }
+
+        /// The registry entry.
+        @usableFromInline
+        var entry: StateEntry<Value> {
+            unsafeDowncast(slot.entry, to: StateEntry<Value>.self)
+        }
+
+        /// Runs `body` with the entry, without retaining it (the slot keeps it alive).
+        @inlinable
+        func withEntry<Result>(_ body: (StateEntry<Value>) throws -> Result) rethrows -> Result {
+            try slot.unmanagedEntry._withUnsafeGuaranteedRef { try body(unsafeDowncast($0, to: StateEntry<Value>.self)) }
         }
 
         /// The current value. Setting it replaces the shared value atomically.
         @inlinable
         public var value: Value {
-            get { entry.value }
-            set { entry.value = newValue }
+            get { withEntry { $0.value } }
+            set { withEntry { $0.value = newValue } }
         }
 
         /// Restores the value the entry was created with.
         @inlinable
         public func reset() {
-            entry.reset()
+            withEntry { $0.reset() }
         }
 
         /// Mutates the value in place with no other write interleaving.
@@ -40,7 +53,7 @@ extension Application {
         /// - Returns: Whatever `body` returns.
         @inlinable @discardableResult
         public func modify<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-            try entry.update(body)
+            try withEntry { try $0.update(body) }
         }
 
         /// The entry's identity as AppState exposes it.
@@ -105,7 +118,7 @@ extension Application {
     @inlinable
     func state<Value: Sendable>(key: EntryKey, initial: () -> Value) -> State<Value> {
         let slot = registry.slot(for: key) { Application.makeStateEntry(key: $0, initial: initial()) }
-        return State(entry: unsafeDowncast(slot._withUnsafeGuaranteedRef { $0.entry }, to: StateEntry<Value>.self))
+        return State(slot: slot.takeUnretainedValue())
     }
 
     @usableFromInline

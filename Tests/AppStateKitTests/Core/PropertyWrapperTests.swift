@@ -19,6 +19,7 @@ private extension Application {
     var wrapperProfile: State<Profile> { state(initial: Profile()) }
     var wrapperOptionalProfile: State<Profile?> { state(initial: nil) }
     var wrapperClient: Dependency<Client> { dependency(Client()) }
+    var wrapperStored: StoredState<String> { storedState(initial: "none", feature: "Wrappers", id: "stored", store: wrapperStore) }
 }
 
 private struct ViewModel {
@@ -35,6 +36,20 @@ private struct ViewModel {
     @DependencySlice(\.wrapperClient, \.retries) var retries
     @DependencyConstant(\.wrapperClient, \.host) var host
 }
+
+/// The same wrappers made from key paths held in variables: these select the key-path
+/// initializers (literals select the function ones).
+private struct VariableKeyPathModel {
+    static let countPath: KeyPath<Application, Application.State<Int>> & Sendable = \.wrapperCount
+    static let clientPath: KeyPath<Application, Application.Dependency<Client>> & Sendable = \.wrapperClient
+    static let storedPath: KeyPath<Application, Application.StoredState<String>> & Sendable = \.wrapperStored
+
+    @AppState(countPath) var count
+    @AppDependency(clientPath) var client
+    @StoredState(storedPath) var stored
+}
+
+private let wrapperStore = InMemoryDefaults()
 
 private final class Controller {
     @AppState(\.wrapperCount) var count
@@ -105,5 +120,33 @@ struct PropertyWrapperTests {
         model.optionalEmail = nil
         #expect(Application.state(\.wrapperOptionalProfile).value?.email == nil)
         parent.value = nil
+    }
+
+    @Test("wrappers made from key paths in variables reach the same entries as literals, in and out of scopes")
+    func keyPathVariables() async {
+        let literal = ViewModel()
+        let variable = VariableKeyPathModel()
+        variable.count = 41
+        #expect(literal.count == 41)
+        literal.count += 1
+        #expect(variable.count == 42)
+        #expect(variable.client === literal.client)
+        variable.stored = "kept"
+        #expect(Application.storedState(\.wrapperStored).value == "kept")
+
+        let mock = Client()
+        Application.withOverrides { $0.override(\.wrapperClient, with: mock) } operation: {
+            #expect(variable.client === mock)
+            #expect(literal.client === mock)
+        }
+        #expect(variable.client !== mock)
+        Application.withIsolatedApplication {
+            #expect(variable.count == 0)
+            variable.count = 7
+            #expect(literal.count == 7)
+        }
+        #expect(literal.count == 42)
+        Application.reset(\.wrapperCount)
+        Application.reset(\.wrapperStored)
     }
 }
