@@ -31,8 +31,8 @@ final class Registry: @unchecked Sendable {
     /// lazily initialised global.
     @usableFromInline let threadKey: pthread_key_t = ThreadLookupCache.threadKey
 
-    private struct Storage {
-        var entries: [EntryKey: RegistryEntry] = [:]
+    private struct Storage: ~Copyable {
+        var entries = EntryTable()
         /// Entries whose creation is running, by key.
         var pending: [EntryKey: PendingCreation] = [:]
         /// The innermost creation each thread is running.
@@ -85,7 +85,7 @@ final class Registry: @unchecked Sendable {
 
     func lockedEntry(for key: EntryKey, create: (EntryKey) -> RegistryEntry) -> RegistryEntry {
         lock.lock()
-        if let existing = storage.entries[key] {
+        if let existing = storage.entries.entry(for: key) {
             lock.unlock()
             return existing
         }
@@ -94,7 +94,7 @@ final class Registry: @unchecked Sendable {
 
     /// Returns the entry for `key` if it has been created.
     func existingEntry<Entry: RegistryEntry>(for key: EntryKey, as type: Entry.Type = Entry.self) -> Entry? {
-        lock.withLock { storage.entries[key].map { unsafeDowncast($0, to: Entry.self) } }
+        lock.withLock { storage.entries.entry(for: key).map { unsafeDowncast($0, to: Entry.self) } }
     }
 
     /// Whether the entry for `key` exists; answered from the calling thread's memo when it can,
@@ -106,7 +106,7 @@ final class Registry: @unchecked Sendable {
 
     /// Every created entry, in no particular order.
     var allEntries: [RegistryEntry] {
-        lock.withLock { Array(storage.entries.values) }
+        lock.withLock { storage.entries.all }
     }
 
     /// The number of created entries.
@@ -118,7 +118,7 @@ final class Registry: @unchecked Sendable {
     private func createEntry(for key: EntryKey, create: (EntryKey) -> RegistryEntry) -> RegistryEntry {
         let thread = ThreadID.current
         while true {
-            if let existing = storage.entries[key] {
+            if let existing = storage.entries.entry(for: key) {
                 lock.unlock()
                 return existing
             }
@@ -139,7 +139,7 @@ final class Registry: @unchecked Sendable {
         let entry = create(key)
 
         lock.lock()
-        storage.entries[key] = entry
+        storage.entries.add(entry)
         storage.pending[key] = nil
         storage.running[thread] = creation.parent
         lock.unlock()

@@ -50,12 +50,6 @@ final class ScopeContext: @unchecked Sendable {
         current?.isolatedApplication?.application
     }
 
-    /// The calling task's innermost scoped override of `key`, if any.
-    @usableFromInline
-    static func currentOverride(for key: EntryKey) -> (any Sendable)? {
-        current?.overriddenValue(for: key)
-    }
-
     /// The value a scope provides for the dependency `key`, or `nil` to use the registry.
     ///
     /// Inside an override scope, an overridden key resolves to its override. A dependency that

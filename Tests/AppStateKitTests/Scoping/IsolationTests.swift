@@ -12,7 +12,11 @@ private extension Application {
         fileState(initial: [], path: IsolationTests.sharedDirectory, filename: "items.json", isBase64Encoded: false)
     }
     var isolatedService: Dependency<String> { dependency("live") }
+    var isolatedTracked: Dependency<Tracked> { dependency(Tracked()) }
 }
+
+/// A dependency whose release a test can observe through a weak reference.
+private final class Tracked: Sendable {}
 
 @Suite("Isolated applications")
 struct IsolationTests {
@@ -110,5 +114,26 @@ struct TraitTests {
         #expect(Application.dependency(\.isolatedService) == "live")
         Application.update(\.isolatedCounter) { $0 += 1 }
         #expect(Application.state(\.isolatedCounter).value == 1)
+    }
+
+    @Test("a handle taken inside an isolated application stays usable after the scope, then everything is released")
+    func handlesOutliveTheirScope() {
+        weak var tracked: Tracked?
+        var handle: Application.State<Int>? = Application.withIsolatedApplication {
+            tracked = Application.dependency(\.isolatedTracked)
+            var state = Application.state(\.isolatedCounter)
+            state.value = 5
+            return state
+        }
+        // Touching the shared application makes this thread's lookup memo forget the isolated
+        // one; the handle alone must keep its entry alive.
+        #expect(Application.state(\.isolatedCounter).value == 0)
+        _ = (0..<1_000).map { Application().state(initial: $0, feature: "Churn", id: "\($0)").value }
+        #expect(handle?.value == 5)
+        handle?.value = 6
+        #expect(handle?.value == 6)
+        #expect(tracked != nil)
+        handle = nil
+        #expect(tracked == nil, "the isolated application and its dependencies are released with the last handle")
     }
 }
