@@ -10,15 +10,16 @@ import Darwin
 /// touches no memory shared with other threads.
 ///
 /// Entries are only ever added to a registry, never removed or replaced, so a remembered
-/// lookup stays valid for the registry's life. The memo serves one registry at a time (by
-/// serial number, which unlike an address is never reused); touching another registry starts
-/// it afresh. Each slot can also memoise a dependency's current instance together with the
-/// entry version it was read at (see `DependencyEntry`).
+/// lookup stays valid for the registry's life, and each slot keeps its registry alive. The memo
+/// serves one registry at a time (by serial number, which unlike an address is never reused);
+/// touching another registry starts it afresh, releasing the previous registry unless handles
+/// still hold its slots. Each slot can also memoise a dependency's current instance together
+/// with the entry version it was read at (see `DependencyEntry`).
 ///
 /// The table is a small open-addressing hash table over ``EntryKey/fastHash`` rather than a
 /// `Dictionary`, which would run `Hasher` on every probe. A bucket holds the hash and the slot
-/// only (16 bytes); keys are compared with the key the slot's entry holds. Its fields are only touched by the
-/// owning thread, so exclusivity checking is disabled for them.
+/// only (16 bytes); keys are compared with the key the slot's entry holds. Its fields are only
+/// touched by the owning thread, so exclusivity checking is disabled for them.
 @usableFromInline
 final class ThreadLookupCache {
     /// A remembered lookup.
