@@ -70,7 +70,7 @@ final class ThreadLookupCache {
     @exclusivity(unchecked) var overridesServed = 0
     /// `hashes[i] == 0` marks an empty bucket; stored hashes always have their low bit set.
     @exclusivity(unchecked) @usableFromInline var hashes: UnsafeMutablePointer<Int>
-    /// Each occupied bucket's slot, retained by the table (released by `clear()`), so a lookup
+    /// Each occupied bucket's slot, retained by the table, so a lookup
     /// hands it out without touching its reference count.
     @exclusivity(unchecked) @usableFromInline var slots: UnsafeMutablePointer<Unmanaged<Slot>>
     /// Keeps the last transient slot made during a key capture alive for its caller.
@@ -85,9 +85,7 @@ final class ThreadLookupCache {
     }
 
     deinit {
-        clear()
-        hashes.deallocate()
-        slots.deallocate()
+        Self.release(hashes: hashes, slots: slots, capacity: mask + 1)
     }
 
     /// The calling thread's memo.
@@ -132,16 +130,9 @@ final class ThreadLookupCache {
 
     func remember(_ entry: RegistryEntry, for key: EntryKey, in registry: Registry) -> Unmanaged<Slot> {
         let serial = registry.serial
-        if registrySerial != serial {
-            clear()
-            if mask > 15 {
-                // Start small again: the next registry may be a small, short-lived one.
-                hashes.deallocate()
-                slots.deallocate()
-                (hashes, slots) = Self.allocate(capacity: 16)
-                mask = 15
-            }
-            registrySerial = serial
+        // Looping: forgetting the previous registry can run code that switches again (below).
+        while registrySerial != serial {
+            startOver(for: serial)
         }
         if (count + 1) * 2 > mask + 1 { grow() }
         let slot = Unmanaged.passRetained(Slot(entry: entry, owner: registry))
@@ -186,14 +177,28 @@ final class ThreadLookupCache {
         oldSlots.deallocate()
     }
 
-    /// Forgets every slot. A slot no handle holds any more is freed, and with the last one a
-    /// registry nobody else uses (a finished isolation scope's) is freed too.
-    private func clear() {
-        for index in 0...mask where hashes[index] != 0 {
-            (slots + index).move().release()
-            hashes[index] = 0
-        }
+    /// Empties the memo for the registry numbered `serial`, starting small again (the next
+    /// registry may be a small, short-lived one).
+    ///
+    /// The old slots are released only once the memo is consistent again: releasing a slot no
+    /// handle holds any more may free a registry nobody else uses (a finished isolation scope's),
+    /// and with it values whose `deinit` may read entries — through this very memo.
+    private func startOver(for serial: UInt64) {
+        let (oldHashes, oldSlots, oldCapacity) = (hashes, slots, mask + 1)
+        (hashes, slots) = Self.allocate(capacity: 16)
+        mask = 15
         count = 0
+        registrySerial = serial
+        Self.release(hashes: oldHashes, slots: oldSlots, capacity: oldCapacity)
+    }
+
+    /// Releases every slot of a table that is no longer in use, then the table itself.
+    private static func release(hashes: UnsafeMutablePointer<Int>, slots: UnsafeMutablePointer<Unmanaged<Slot>>, capacity: Int) {
+        for index in 0..<capacity where hashes[index] != 0 {
+            (slots + index).move().release()
+        }
+        hashes.deallocate()
+        slots.deallocate()
     }
 
     private static func allocate(capacity: Int) -> (UnsafeMutablePointer<Int>, UnsafeMutablePointer<Unmanaged<Slot>>) {

@@ -13,10 +13,20 @@ private extension Application {
     }
     var isolatedService: Dependency<String> { dependency("live") }
     var isolatedTracked: Dependency<Tracked> { dependency(Tracked()) }
+    var countsItsRelease: Dependency<CountsItsRelease> { dependency(CountsItsRelease()) }
+    var releasesCounted: State<Int> { state(initial: 0) }
+    var firstReadAfterScope: State<Int> { state(initial: 1) }
 }
 
 /// A dependency whose release a test can observe through a weak reference.
 private final class Tracked: Sendable {}
+
+/// A dependency whose `deinit` uses the shared application.
+private final class CountsItsRelease: Sendable {
+    deinit {
+        Application.update(\.releasesCounted) { $0 += 1 }
+    }
+}
 
 @Suite("Isolated applications")
 struct IsolationTests {
@@ -135,5 +145,18 @@ struct TraitTests {
         #expect(tracked != nil)
         handle = nil
         #expect(tracked == nil, "the isolated application and its dependencies are released with the last handle")
+    }
+
+    @Test("a value released when the thread moves on from an isolated application may itself use the shared one")
+    func releaseRunsUserCodeSafely() {
+        let before = Application.state(\.releasesCounted).value
+        Application.withIsolatedApplication {
+            _ = Application.dependency(\.countsItsRelease)
+        }
+        // This thread's lookup memo still holds the isolated application. The first lookup it
+        // hasn't memoised for the shared one makes it let go, which frees the isolated
+        // application's dependency, whose deinit updates a shared state: lookups inside lookups.
+        #expect(Application.state(\.firstReadAfterScope).value == 1)
+        #expect(Application.state(\.releasesCounted).value == before + 1)
     }
 }
