@@ -25,5 +25,11 @@ let package = Package(
             ],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
+        // One operation in a loop, for instruction counts (Scripts/instructions.sh).
+        .executableTarget(
+            name: "appstatekit-profile",
+            dependencies: [.product(name: "AppStateKit", package: rootPackage)],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
     ]
 )
