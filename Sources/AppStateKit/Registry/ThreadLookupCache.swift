@@ -70,8 +70,8 @@ final class ThreadLookupCache {
     @exclusivity(unchecked) var overridesServed = 0
     /// `hashes[i] == 0` marks an empty bucket; stored hashes always have their low bit set.
     @exclusivity(unchecked) @usableFromInline var hashes: UnsafeMutablePointer<Int>
-    /// Each occupied bucket's slot, retained by the table, so a lookup
-    /// hands it out without touching its reference count.
+    /// Each occupied bucket's slot, retained by the table, so a lookup hands it out without
+    /// touching its reference count.
     @exclusivity(unchecked) @usableFromInline var slots: UnsafeMutablePointer<Unmanaged<Slot>>
     /// Keeps the last transient slot made during a key capture alive for its caller.
     @exclusivity(unchecked) var transientSlot: Slot?
