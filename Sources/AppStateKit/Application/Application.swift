@@ -44,7 +44,7 @@ extension Application {
     /// isolation scope if there is one, otherwise the process-wide shared instance.
     @inlinable
     static var current: Application {
-        if ScopeContext.isAnyLive, let isolated = ScopeContext.currentIsolatedApplication {
+        if ScopeContext.isAnyIsolatedLive, let isolated = ScopeContext.currentIsolatedApplication {
             return isolated
         }
         return shared
@@ -55,7 +55,7 @@ extension Application {
     /// every thread write the same cache line.
     @inlinable @inline(__always)
     static func withCurrent<Result>(_ body: (Application) -> Result) -> Result {
-        if ScopeContext.isAnyLive, let isolated = ScopeContext.currentIsolatedApplication {
+        if ScopeContext.isAnyIsolatedLive, let isolated = ScopeContext.currentIsolatedApplication {
             return body(isolated)
         }
         let bits = SharedApplication.bits.load(ordering: .acquiring)

@@ -75,6 +75,11 @@ final class ThreadLookupCache {
     @exclusivity(unchecked) @usableFromInline var slots: UnsafeMutablePointer<Unmanaged<Slot>>
     /// Keeps the last transient slot made during a key capture alive for its caller.
     @exclusivity(unchecked) var transientSlot: Slot?
+    /// The keys of the key paths this thread overrode last (see `KeyCapture`), found by the key
+    /// path's identity without a lock. Each key path is retained, so its identity can't be
+    /// reused by another object while it is listed.
+    @exclusivity(unchecked) private var recentCaptures: [(keyPath: AnyKeyPath, key: EntryKey)] = []
+    @exclusivity(unchecked) private var nextCapture = 0
     @exclusivity(unchecked) @usableFromInline var mask: Int
     @exclusivity(unchecked) @usableFromInline var count = 0
 
@@ -86,6 +91,24 @@ final class ThreadLookupCache {
 
     deinit {
         Self.release(hashes: hashes, slots: slots, capacity: mask + 1)
+    }
+
+    /// The key `keyPath` declares, if this thread captured it recently.
+    func recentCapturedKey(of keyPath: AnyKeyPath) -> EntryKey? {
+        for index in recentCaptures.indices where recentCaptures[index].keyPath === keyPath {
+            return recentCaptures[index].key
+        }
+        return nil
+    }
+
+    /// Remembers the key `keyPath` declares, replacing the oldest of eight.
+    func rememberCapturedKey(_ key: EntryKey, of keyPath: AnyKeyPath) {
+        if recentCaptures.count < 8 {
+            recentCaptures.append((keyPath, key))
+        } else {
+            recentCaptures[nextCapture] = (keyPath, key)
+            nextCapture = (nextCapture + 1) % 8
+        }
     }
 
     /// The calling thread's memo.

@@ -32,6 +32,18 @@ final class KeyCapture {
 
     /// The key of the dependency at `keyPath`.
     static func key<Value: Sendable>(of keyPath: KeyPath<Application, Application.Dependency<Value>>, overrideValue: Value) -> EntryKey {
+        let cache = ThreadLookupCache.current
+        if let known = cache.recentCapturedKey(of: keyPath) { return known }
+        let key = sharedKey(of: keyPath, overrideValue: overrideValue)
+        cache.rememberCapturedKey(key, of: keyPath)
+        return key
+    }
+
+    /// ``key(of:overrideValue:)`` through the process-wide tables.
+    private static func sharedKey<Value: Sendable>(
+        of keyPath: KeyPath<Application, Application.Dependency<Value>>,
+        overrideValue: Value
+    ) -> EntryKey {
         if let known = lock.withLock({ knownKey(of: keyPath) }) { return known }
         let key = capture(keyPath, overrideValue: overrideValue)
         lock.withLock {

@@ -18,6 +18,13 @@ final class ScopeContext: @unchecked Sendable {
     @inlinable
     static var isAnyLive: Bool { liveCount.load(ordering: .relaxed) > 0 }
 
+    /// How many of those serve an isolated application. While none does, choosing the
+    /// application for an access skips the task-local lookup even inside override scopes.
+    @usableFromInline static let isolatedLiveCount = Atomic<Int>(0)
+
+    @inlinable
+    static var isAnyIsolatedLive: Bool { isolatedLiveCount.load(ordering: .relaxed) > 0 }
+
     /// The enclosing scope's context.
     let parent: ScopeContext?
     /// The isolated application serving this scope, if any (inherited from `parent`).
@@ -38,9 +45,15 @@ final class ScopeContext: @unchecked Sendable {
         self.overrides = overrides
         self.hasOverrides = !overrides.isEmpty || (parent?.hasOverrides ?? false)
         Self.liveCount.add(1, ordering: .relaxed)
+        if self.isolatedApplication != nil {
+            Self.isolatedLiveCount.add(1, ordering: .relaxed)
+        }
     }
 
     deinit {
+        if isolatedApplication != nil {
+            Self.isolatedLiveCount.subtract(1, ordering: .relaxed)
+        }
         Self.liveCount.subtract(1, ordering: .relaxed)
     }
 
