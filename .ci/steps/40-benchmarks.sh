@@ -6,7 +6,7 @@ set -euo pipefail
 swift run -c release --package-path Benchmarks appstatekit-benchmarks --quick
 swift build -c release --package-path Benchmarks --product appstatekit-profile
 PROFILE="$(swift build -c release --package-path Benchmarks --show-bin-path)/appstatekit-profile"
-for operation in dependency wrapper state-read state-write update scoped-override create; do
+for operation in $("$PROFILE" --list); do
     "$PROFILE" "$operation" 1000
 done
 echo "appstatekit-profile: every operation ran"

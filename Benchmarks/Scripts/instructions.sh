@@ -10,7 +10,7 @@ command -v valgrind > /dev/null || (apt-get update -qq && apt-get install -y -qq
 swift build -c release --product appstatekit-profile > /dev/null
 BINARY="$(swift build -c release --show-bin-path)/appstatekit-profile"
 OPERATIONS=("$@")
-[ ${#OPERATIONS[@]} -gt 0 ] || OPERATIONS=(dependency wrapper state-read state-write update scoped-override create)
+[ ${#OPERATIONS[@]} -gt 0 ] || mapfile -t OPERATIONS < <("$BINARY" --list)
 N=100000
 count() { valgrind --tool=callgrind --callgrind-out-file=/dev/null "$BINARY" "$1" "$2" 2>&1 | awk '/Collected/ {gsub(",", "", $4); print $4}'; }
 for operation in "${OPERATIONS[@]}"; do

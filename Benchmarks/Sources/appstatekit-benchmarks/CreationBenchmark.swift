@@ -48,18 +48,12 @@ enum CreationBenchmark {
     }
 
     /// Keeps the previous round's teardown out of the next round's timing: this thread's lookup
-    /// memo still lists the released application's entries until it touches another
+    /// memo keeps the released application's entries alive until it touches another
     /// application, and glibc merges the freed chunks on the next large allocation.
     static func settleAfterTeardown() {
         blackHole(Application().state(initial: 0, feature: "Creation", id: "settle").value)
         let block = UnsafeMutableRawPointer.allocate(byteCount: 64 * 1024, alignment: 16)
         block.deallocate()
-    }
-
-    static func median(_ samples: [Double]) -> Double {
-        let sorted = samples.sorted()
-        let middle = sorted.count / 2
-        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
     }
 
     /// The process's resident set size from /proc/self/statm (Linux), or 0.

@@ -26,13 +26,16 @@ struct Measurement {
     let group: String
     let samples: [Double]  // ns/op, one per round
 
-    var median: Double {
-        let sorted = samples.sorted()
-        let middle = sorted.count / 2
-        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
-    }
+    var median: Double { appstatekit_benchmarks.median(samples) }
 
     var minimum: Double { samples.min() ?? .nan }
+}
+
+/// The median of `samples`.
+func median(_ samples: [Double]) -> Double {
+    let sorted = samples.sorted()
+    let middle = sorted.count / 2
+    return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
 }
 
 func nanoseconds(_ body: () -> Void) -> UInt64 {

@@ -4,7 +4,7 @@ import Foundation
 // A loop of one operation, for instruction counts under valgrind (see Scripts/instructions.sh):
 // counts don't depend on how busy the machine is, so they compare code changes exactly.
 //
-// Usage: appstatekit-profile <operation> <count>
+// Usage: appstatekit-profile <operation> <count>, or --list for the operations.
 
 final class ProfiledService: Sendable {}
 
@@ -67,6 +67,10 @@ let operations: [String: (Int) -> Void] = [
 ]
 
 let arguments = CommandLine.arguments.dropFirst()
+if arguments == ["--list"] {
+    print(operations.keys.sorted().joined(separator: "\n"))
+    exit(0)
+}
 guard arguments.count == 2, let operation = operations[arguments.first!], let count = Int(arguments.last!), count > 0 else {
     let names = operations.keys.sorted().joined(separator: "|")
     FileHandle.standardError.write(Data("usage: appstatekit-profile <\(names)> <count>\n".utf8))

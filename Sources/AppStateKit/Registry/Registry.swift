@@ -32,7 +32,8 @@ final class Registry: @unchecked Sendable {
     @usableFromInline let threadKey: pthread_key_t = ThreadLookupCache.threadKey
 
     private struct Storage: ~Copyable {
-        var entries = EntryTable()
+        /// Created entries, by ``EntryKey/fastHash``.
+        var entries = ObjectTable<RegistryEntry>()
         /// Entries whose creation is running, by key.
         var pending: [EntryKey: PendingCreation] = [:]
         /// The innermost creation each thread is running.
@@ -85,7 +86,7 @@ final class Registry: @unchecked Sendable {
 
     func lockedEntry(for key: EntryKey, create: (EntryKey) -> RegistryEntry) -> RegistryEntry {
         lock.lock()
-        if let existing = storage.entries.entry(for: key) {
+        if let existing = createdEntry(for: key) {
             lock.unlock()
             return existing
         }
@@ -94,7 +95,7 @@ final class Registry: @unchecked Sendable {
 
     /// Returns the entry for `key` if it has been created.
     func existingEntry<Entry: RegistryEntry>(for key: EntryKey, as type: Entry.Type = Entry.self) -> Entry? {
-        lock.withLock { storage.entries.entry(for: key).map { unsafeDowncast($0, to: Entry.self) } }
+        lock.withLock { createdEntry(for: key).map { unsafeDowncast($0, to: Entry.self) } }
     }
 
     /// Whether the entry for `key` exists; answered from the calling thread's memo when it can,
@@ -114,11 +115,16 @@ final class Registry: @unchecked Sendable {
         lock.withLock { storage.entries.count }
     }
 
+    /// The created entry for `key`, if any. Called with the lock held.
+    private func createdEntry(for key: EntryKey) -> RegistryEntry? {
+        storage.entries.find(key)?.takeUnretainedValue()
+    }
+
     /// Called with the lock held; returns with it released.
     private func createEntry(for key: EntryKey, create: (EntryKey) -> RegistryEntry) -> RegistryEntry {
         let thread = ThreadID.current
         while true {
-            if let existing = storage.entries.entry(for: key) {
+            if let existing = createdEntry(for: key) {
                 lock.unlock()
                 return existing
             }
@@ -139,7 +145,7 @@ final class Registry: @unchecked Sendable {
         let entry = create(key)
 
         lock.lock()
-        storage.entries.add(entry)
+        storage.entries.add(entry, for: key)
         storage.pending[key] = nil
         storage.running[thread] = creation.parent
         lock.unlock()

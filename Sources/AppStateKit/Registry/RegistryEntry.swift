@@ -10,10 +10,10 @@ import Observation
 /// Each entry is its own `Observable` subject, so `withObservationTracking` registers interest in
 /// exactly the entries a closure reads.
 @usableFromInline
-class RegistryEntry: Observable, @unchecked Sendable {
-    // Safe: `key`, `registrar`, `observedKeyPath` and `streamCount` are immutable, `ObservationRegistrar` is
-    // thread-safe and `streamCount`'s word is atomic; subclasses guard their mutable state with
-    // their own locks.
+class RegistryEntry: Observable, KeyedObject, @unchecked Sendable {
+    // Safe: `key`, `registrar`, `observedKeyPath` and `streamCount` are immutable,
+    // `ObservationRegistrar` is thread-safe and `streamCount`'s word is atomic; subclasses guard
+    // their mutable state with their own locks.
 
     /// The entry's identity.
     @usableFromInline let key: EntryKey
@@ -35,6 +35,12 @@ class RegistryEntry: Observable, @unchecked Sendable {
         streamCount.destroy()
     }
 
+    /// Whether this is the entry for `key`.
+    @inlinable @inline(__always)
+    final func holds(_ key: borrowing EntryKey) -> Bool {
+        self.key.matches(key)
+    }
+
     /// A short kind name for ``Application/description``: `State`, `Dependency`, …
     var kindName: String { "Entry" }
 
@@ -48,12 +54,9 @@ class RegistryEntry: Observable, @unchecked Sendable {
     @usableFromInline
     final var observedValue: Void { () }
 
-    /// `\.observedValue`, made once so the read path doesn't materialise a key path per access.
-    static let observedValueKeyPath: KeyPath<RegistryEntry, Void> & Sendable = \.observedValue
-
-    /// ``observedValueKeyPath``, held by each entry so reads and writes don't pay for the lazy
-    /// initialisation check of a global.
-    @usableFromInline let observedKeyPath: KeyPath<RegistryEntry, Void> & Sendable = RegistryEntry.observedValueKeyPath
+    /// `\.observedValue`, held by each entry so reads and writes neither materialise a key path
+    /// nor check a lazily initialised global. (The runtime makes one object for the literal.)
+    @usableFromInline let observedKeyPath: KeyPath<RegistryEntry, Void> & Sendable = \.observedValue
 
     /// Registers the calling observation-tracking closure, if any, as interested in this entry.
     @inlinable

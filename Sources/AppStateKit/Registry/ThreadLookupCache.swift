@@ -16,10 +16,9 @@ import Darwin
 /// still hold its slots. Each slot can also memoise a dependency's current instance together
 /// with the entry version it was read at (see `DependencyEntry`).
 ///
-/// The table is a small open-addressing hash table over ``EntryKey/fastHash`` rather than a
-/// `Dictionary`, which would run `Hasher` on every probe. A bucket holds the hash and the slot
-/// only (16 bytes); keys are compared with the key the slot's entry holds. Its fields are only
-/// touched by the owning thread, so exclusivity checking is disabled for them.
+/// The slots live in an ``ObjectTable`` over ``EntryKey/fastHash``; keys are compared with the
+/// key the slot's entry holds. The memo's fields are only touched by the owning thread, so
+/// exclusivity checking is disabled for them.
 @usableFromInline
 final class ThreadLookupCache {
     /// A remembered lookup.
@@ -28,7 +27,7 @@ final class ThreadLookupCache {
     /// one thread, so retaining it writes a cache line no other thread reads, while every
     /// thread reading an entry would otherwise write the entry's shared reference count.
     @usableFromInline
-    final class Slot: @unchecked Sendable {
+    final class Slot: KeyedObject, @unchecked Sendable {
         // Safe: `unmanagedEntry` and `owner` are immutable; `snapshot` and `version` are only
         // touched by the thread whose memo made the slot (a handle carried to another thread
         // reads only the immutable fields).
@@ -49,7 +48,7 @@ final class ThreadLookupCache {
         /// Whether this slot remembers the entry for `key`, compared in place (no key copy, no
         /// retain of the entry).
         @inlinable @inline(__always)
-        func remembers(_ key: borrowing EntryKey) -> Bool {
+        func holds(_ key: borrowing EntryKey) -> Bool {
             unmanagedEntry._withUnsafeGuaranteedRef { $0.key.matches(key) }
         }
 
@@ -68,11 +67,9 @@ final class ThreadLookupCache {
     /// How many scoped overrides this thread has served; lets a factory run inside a scope tell
     /// whether it depended on one (see `ScopeContext.scopedDependency`).
     @exclusivity(unchecked) var overridesServed = 0
-    /// `hashes[i] == 0` marks an empty bucket; stored hashes always have their low bit set.
-    @exclusivity(unchecked) @usableFromInline var hashes: UnsafeMutablePointer<Int>
-    /// Each occupied bucket's slot, retained by the table, so a lookup hands it out without
-    /// touching its reference count.
-    @exclusivity(unchecked) @usableFromInline var slots: UnsafeMutablePointer<Unmanaged<Slot>>
+    /// The remembered slots, retained by the table, so a lookup hands one out without touching
+    /// its reference count.
+    @exclusivity(unchecked) @usableFromInline var slots = ObjectTable<Slot>()
     /// Keeps the last transient slot made during a key capture alive for its caller.
     @exclusivity(unchecked) var transientSlot: Slot?
     /// The keys of the key paths this thread overrode last (see `KeyCapture`), found by the key
@@ -80,18 +77,9 @@ final class ThreadLookupCache {
     /// reused by another object while it is listed.
     @exclusivity(unchecked) private var recentCaptures: [(keyPath: AnyKeyPath, key: EntryKey)] = []
     @exclusivity(unchecked) private var nextCapture = 0
-    @exclusivity(unchecked) @usableFromInline var mask: Int
-    @exclusivity(unchecked) @usableFromInline var count = 0
 
     @usableFromInline
-    init() {
-        (hashes, slots) = Self.allocate(capacity: 16)
-        mask = 15
-    }
-
-    deinit {
-        Self.release(hashes: hashes, slots: slots, capacity: mask + 1)
-    }
+    init() {}
 
     /// The key `keyPath` declares, if this thread captured it recently.
     func recentCapturedKey(of keyPath: AnyKeyPath) -> EntryKey? {
@@ -139,16 +127,7 @@ final class ThreadLookupCache {
     @inlinable @inline(__always)
     func slot(for key: borrowing EntryKey, registrySerial serial: UInt64) -> Unmanaged<Slot>? {
         guard registrySerial == serial, !isCapturingKeys else { return nil }
-        let hash = key.fastHash | 1
-        var index = hash & mask
-        while true {
-            let stored = hashes[index]
-            if stored == 0 { return nil }
-            if stored == hash, slots[index]._withUnsafeGuaranteedRef({ $0.remembers(key) }) {
-                return slots[index]
-            }
-            index = (index &+ 1) & mask
-        }
+        return slots.find(key)
     }
 
     func remember(_ entry: RegistryEntry, for key: EntryKey, in registry: Registry) -> Unmanaged<Slot> {
@@ -157,10 +136,11 @@ final class ThreadLookupCache {
         while registrySerial != serial {
             startOver(for: serial)
         }
-        if (count + 1) * 2 > mask + 1 { grow() }
-        let slot = Unmanaged.passRetained(Slot(entry: entry, owner: registry))
-        insert(key, hash: key.fastHash | 1, slot: slot)
-        return slot
+        // Not remembered yet (the caller looked), and a nested creation can't have added the
+        // same key: that would be a dependency cycle, which stops the process.
+        let slot = Slot(entry: entry, owner: registry)
+        slots.add(slot, for: key)
+        return Unmanaged.passUnretained(slot)
     }
 
     /// Keeps `slot` alive until the next transient slot and returns it unretained.
@@ -170,36 +150,6 @@ final class ThreadLookupCache {
         return Unmanaged.passUnretained(slot)
     }
 
-    private func insert(_ key: EntryKey, hash: Int, slot: Unmanaged<Slot>) {
-        var index = hash & mask
-        while hashes[index] != 0 {
-            if hashes[index] == hash, slots[index]._withUnsafeGuaranteedRef({ $0.entry.key == key }) {
-                slots[index].release()
-                slots[index] = slot
-                return
-            }
-            index = (index &+ 1) & mask
-        }
-        hashes[index] = hash
-        (slots + index).initialize(to: slot)
-        count += 1
-    }
-
-    private func grow() {
-        let (oldHashes, oldSlots, oldCapacity) = (hashes, slots, mask + 1)
-        (hashes, slots) = Self.allocate(capacity: oldCapacity * 2)
-        mask = oldCapacity * 2 - 1
-        for old in 0..<oldCapacity where oldHashes[old] != 0 {
-            // Keys in the old table are distinct: find a free bucket without comparing.
-            var index = oldHashes[old] & mask
-            while hashes[index] != 0 { index = (index &+ 1) & mask }
-            hashes[index] = oldHashes[old]
-            (slots + index).initialize(to: (oldSlots + old).move())
-        }
-        oldHashes.deallocate()
-        oldSlots.deallocate()
-    }
-
     /// Empties the memo for the registry numbered `serial`, starting small again (the next
     /// registry may be a small, short-lived one).
     ///
@@ -207,27 +157,9 @@ final class ThreadLookupCache {
     /// handle holds any more may free a registry nobody else uses (a finished isolation scope's),
     /// and with it values whose `deinit` may read entries — through this very memo.
     private func startOver(for serial: UInt64) {
-        let (oldHashes, oldSlots, oldCapacity) = (hashes, slots, mask + 1)
-        (hashes, slots) = Self.allocate(capacity: 16)
-        mask = 15
-        count = 0
+        let previous = slots.takeAll()
         registrySerial = serial
-        Self.release(hashes: oldHashes, slots: oldSlots, capacity: oldCapacity)
-    }
-
-    /// Releases every slot of a table that is no longer in use, then the table itself.
-    private static func release(hashes: UnsafeMutablePointer<Int>, slots: UnsafeMutablePointer<Unmanaged<Slot>>, capacity: Int) {
-        for index in 0..<capacity where hashes[index] != 0 {
-            (slots + index).move().release()
-        }
-        hashes.deallocate()
-        slots.deallocate()
-    }
-
-    private static func allocate(capacity: Int) -> (UnsafeMutablePointer<Int>, UnsafeMutablePointer<Unmanaged<Slot>>) {
-        let hashes = UnsafeMutablePointer<Int>.allocate(capacity: capacity)
-        hashes.initialize(repeating: 0, count: capacity)
-        return (hashes, .allocate(capacity: capacity))
+        _ = consume previous
     }
 
     /// The pthread key of the memo; its destructor releases a thread's memo when the thread exits.

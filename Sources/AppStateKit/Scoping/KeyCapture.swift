@@ -20,14 +20,10 @@ final class KeyCapture {
 
     /// Keys already captured, by key path. A declaration names the same entry every time unless
     /// its id is computed at run time; such declarations can't be overridden in scopes (the key
-    /// captured first is used).
-    ///
-    /// Looked up by the key path object's identity first (a key path literal is one object per
-    /// place it is written, so this needs no key-path hashing), then by key-path equality. Each
-    /// remembered key path is retained, so its identity can't be reused by another object.
+    /// captured first is used). Each thread first looks in its own short list of recent key
+    /// paths, by identity (see `ThreadLookupCache.recentCapturedKey`), without the lock.
     private static let lock = Lock()
-    // Safe: both tables are only accessed while `lock` is held.
-    nonisolated(unsafe) private static var capturedByIdentity: [ObjectIdentifier: CapturedKey] = [:]
+    // Safe: only accessed while `lock` is held.
     nonisolated(unsafe) private static var captured: [AnyKeyPath: EntryKey] = [:]
 
     /// The key of the dependency at `keyPath`.
@@ -44,28 +40,9 @@ final class KeyCapture {
         of keyPath: KeyPath<Application, Application.Dependency<Value>>,
         overrideValue: Value
     ) -> EntryKey {
-        if let known = lock.withLock({ knownKey(of: keyPath) }) { return known }
+        if let known = lock.withLock({ captured[keyPath] }) { return known }
         let key = capture(keyPath, overrideValue: overrideValue)
-        lock.withLock {
-            captured[keyPath] = key
-            rememberIdentity(of: keyPath, key: key)
-        }
-        return key
-    }
-
-    /// Called with `lock` held. Bounded, because key paths built at run time are new objects
-    /// each time (they are still found by equality).
-    private static func rememberIdentity(of keyPath: AnyKeyPath, key: EntryKey) {
-        if capturedByIdentity.count < 4_096 {
-            capturedByIdentity[ObjectIdentifier(keyPath)] = CapturedKey(keyPath: keyPath, key: key)
-        }
-    }
-
-    /// Called with `lock` held.
-    private static func knownKey(of keyPath: AnyKeyPath) -> EntryKey? {
-        if let known = capturedByIdentity[ObjectIdentifier(keyPath)], known.keyPath === keyPath { return known.key }
-        guard let key = captured[keyPath] else { return nil }
-        rememberIdentity(of: keyPath, key: key)
+        lock.withLock { captured[keyPath] = key }
         return key
     }
 
@@ -80,16 +57,5 @@ final class KeyCapture {
             preconditionFailure("AppStateKit: \(keyPath) did not declare a dependency with dependency(_:); it cannot be overridden")
         }
         return key
-    }
-}
-
-/// A key path and the key it declares, held by reference so table lookups copy one pointer.
-private final class CapturedKey {
-    let keyPath: AnyKeyPath
-    let key: EntryKey
-
-    init(keyPath: AnyKeyPath, key: EntryKey) {
-        self.keyPath = keyPath
-        self.key = key
     }
 }

@@ -29,7 +29,7 @@ final class ScopeContext: @unchecked Sendable {
     let parent: ScopeContext?
     /// The isolated application serving this scope, if any (inherited from `parent`).
     let isolatedApplication: IsolatedApplication?
-    /// Dependency overrides set by this scope, by dependency key.
+    /// Dependency overrides set by this scope, in the order they were set.
     let overrides: [Override]
     /// Whether this scope or an enclosing one overrides any dependency.
     let hasOverrides: Bool

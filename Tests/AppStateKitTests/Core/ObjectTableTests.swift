@@ -1,8 +1,21 @@
 import Testing
 @testable import AppStateKit
 
+/// The registry's use of the table: entries stored under their keys' hashes.
+private typealias EntryTable = ObjectTable<RegistryEntry>
+
+private extension ObjectTable where Object == RegistryEntry {
+    mutating func add(_ entry: RegistryEntry) {
+        add(entry, for: entry.key)
+    }
+
+    func entry(for key: EntryKey) -> RegistryEntry? {
+        find(key)?.takeUnretainedValue()
+    }
+}
+
 @Suite("Registry entry table")
-struct EntryTableTests {
+struct ObjectTableTests {
     private func key(_ index: Int) -> EntryKey {
         EntryKey(kind: .state, valueType: Int.self, name: EntryName(feature: "Table", id: "entry-\(index)"))
     }
