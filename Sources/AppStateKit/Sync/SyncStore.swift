@@ -1,0 +1,77 @@
+import Foundation
+
+/// Where ``Application/SyncState`` values live: a store shared by every process (and, for a
+/// networked store, every machine) of an app.
+///
+/// The store is the `\.syncStore` dependency. AppStateKit ships an embedded store for processes
+/// on one machine and, in the `AppStateKitPostgres` product, a PostgreSQL store for fleets; tests
+/// override the dependency like any other.
+///
+/// The model is a map from keys to versioned JSON values:
+/// - Each committed write of a key increases its ``SyncRecord/version`` (by at least one), so
+///   versions of one key are totally ordered and never reused. A key that was never written has
+///   version 0 and no record.
+/// - A removal is a write of `nil`: it keeps the key with a new version (a tombstone), so a
+///   compare-and-set can tell "removed after I read it" from "never written".
+/// - ``cachedRecord(forKey:)`` answers from what the store already knows locally and never waits
+///   on the network; the `async` calls talk to the backing store itself.
+/// - ``changes()`` delivers every record the store learns about (writes of this process and of
+///   others) after they were committed; consumers must tolerate duplicates and records older
+///   than ones they already hold (compare versions).
+public protocol SyncStore: Sendable {
+    /// The newest record this store knows for `key` without a network round trip, or `nil`
+    /// when it knows none.
+    ///
+    /// - Throws: When the local copy cannot be read (for a file-backed store, an I/O error).
+    func cachedRecord(forKey key: String) throws -> SyncRecord?
+
+    /// The record the backing store holds for `key` now (a round trip for networked stores).
+    func fetchRecord(forKey key: String) async throws -> SyncRecord?
+
+    /// Commits `value` for `key` (`nil` removes it) unconditionally and returns the committed
+    /// record, once it is durable in the backing store.
+    func write(_ value: Data?, forKey key: String) async throws -> SyncRecord
+
+    /// Commits `value` for `key` (`nil` removes it) only if the key's current version is
+    /// `expectedVersion` (0: never written), atomically across every process sharing the store.
+    func compareAndSet(_ value: Data?, forKey key: String, expectedVersion: Int64) async throws -> SyncCommit
+
+    /// Every record in the store, tombstones included: what a consumer that may have missed
+    /// changes reloads from.
+    func snapshot() async throws -> [SyncRecord]
+
+    /// Records as the store learns of committed changes, from this process and others. Each call
+    /// returns a new, independent feed that ends when the consuming task is cancelled or the
+    /// store shuts down.
+    func changes() -> AsyncStream<SyncRecord>
+}
+
+/// One key's committed state in a ``SyncStore``.
+public struct SyncRecord: Sendable, Hashable, CustomStringConvertible {
+    /// The key, as ``Application/SyncState`` builds it from the declaration's feature and id.
+    public var key: String
+    /// The value's JSON encoding, or `nil` when the key was removed.
+    public var value: Data?
+    /// Increases with every committed write of `key`; never 0 for an existing record.
+    public var version: Int64
+
+    /// Creates a record.
+    public init(key: String, value: Data?, version: Int64) {
+        self.key = key
+        self.value = value
+        self.version = version
+    }
+
+    /// `key@version` and the value's size, for logs.
+    public var description: String {
+        "\(key)@\(version) (\(value.map { "\($0.count) bytes" } ?? "removed"))"
+    }
+}
+
+/// The outcome of ``SyncStore/compareAndSet(_:forKey:expectedVersion:)``.
+public enum SyncCommit: Sendable, Hashable {
+    /// The write was committed as this record.
+    case committed(SyncRecord)
+    /// Another write came first; this is the record now in the store (`nil`: none).
+    case conflict(current: SyncRecord?)
+}
