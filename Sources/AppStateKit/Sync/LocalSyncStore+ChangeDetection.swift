@@ -5,7 +5,7 @@ extension LocalSyncStore {
     /// feed is open, and each check costs one `stat` of the file (plus a read and decode of the
     /// file when it changed). Reads through ``LocalSyncStore/cachedRecord(forKey:)`` don't wait
     /// for the watcher: they `stat` the file themselves.
-    public struct ChangeDetection: Sendable, Hashable {
+    public struct ChangeDetection: Sendable, Hashable, CustomStringConvertible {
         enum Mode: Sendable, Hashable {
             case notifications
             case polling(Duration)
@@ -35,5 +35,13 @@ extension LocalSyncStore {
 
         /// How often ``automatic`` polls where it can't use notifications: 50 milliseconds.
         public static let fallbackInterval: Duration = .milliseconds(50)
+
+        /// `automatic` or `polling every <interval>`.
+        public var description: String {
+            switch mode {
+            case .notifications: "automatic"
+            case let .polling(interval): "polling every \(interval)"
+            }
+        }
     }
 }

@@ -33,23 +33,28 @@ extension LocalSyncStore {
 
     private func commit(_ value: Data?, forKey key: String, expectedVersion: Int64?) async throws -> SyncCommit {
         try SyncLimits.check(key: key, value: value)
-        return try await withCheckedThrowingContinuation { continuation in
+        // Messages are logged here, in the caller's task, so they reach its application's logger.
+        let (result, reports) = await withCheckedContinuation { continuation in
             commitQueue.async {
-                continuation.resume(with: Result { try self.commitNow(value, forKey: key, expectedVersion: expectedVersion) })
+                var reports: [String] = []
+                let result = Result { try self.commitNow(value, forKey: key, expectedVersion: expectedVersion, reports: &reports) }
+                continuation.resume(returning: (result, reports))
             }
         }
+        log(reports)
+        return try result.get()
     }
 
     /// The read-check-write cycle, run on `commitQueue` while holding the inter-process lock.
-    private func commitNow(_ value: Data?, forKey key: String, expectedVersion: Int64?) throws -> SyncCommit {
+    /// Messages to log are appended to `reports`.
+    private func commitNow(_ value: Data?, forKey key: String, expectedVersion: Int64?, reports: inout [String]) throws -> SyncCommit {
         do {
             return try FileLock.withExclusiveLock(lockPath) {
                 // 1. Catch up with the file (other processes' commits reach the feeds here too).
-                let (loaded, reports) = cache.withLock { contents in
-                    let reports = contents.refresh()
-                    return (Loaded(contents), reports)
+                let loaded = cache.withLock { contents in
+                    reports += contents.refresh()
+                    return Loaded(contents)
                 }
-                log(reports)
                 var file = loaded.file
                 var base = loaded.stamp
                 switch loaded.failure {
@@ -60,7 +65,7 @@ extension LocalSyncStore {
                 case .unusable(.corrupt):
                     if FileStamp.of(path: path) != nil {
                         let aside = try AtomicFileWriter.moveAside(path)
-                        Application.logger.error("AppStateKit: the sync store \(path) could not be decoded; its bytes were kept at \(aside)")
+                        reports.append("AppStateKit: the sync store \(path) could not be decoded; its bytes were kept at \(aside)")
                     }
                     file = .empty
                     base = nil
@@ -80,7 +85,7 @@ extension LocalSyncStore {
                         break
                     }
                 } else if case let .damaged(damage) = current {
-                    try keepAside(damage, key: key)
+                    reports.append(try keepAside(damage, key: key))
                 }
 
                 // 3. Write.
@@ -91,13 +96,13 @@ extension LocalSyncStore {
                 let stamp = try AtomicFileWriter.write(file.encoded(), to: path, durable: true)
 
                 // 4. Publish: unless a reader already re-read the file after the rename.
-                log(cache.withLock { contents in
+                cache.withLock { contents in
                     if contents.stamp == base, contents.failure == nil, let stamp {
                         contents.install(file, stamp: stamp)
-                        return []
+                    } else {
+                        reports += contents.refresh()
                     }
-                    return contents.refresh()
-                })
+                }
                 return .committed(record)
             }
         } catch let error as SyncStoreError {
@@ -107,8 +112,9 @@ extension LocalSyncStore {
         }
     }
 
-    /// Saves a damaged record about to be replaced to a `.corrupt-record-<time>` sibling.
-    private func keepAside(_ damage: LocalSyncFile.Damage, key: String) throws {
+    /// Saves a damaged record about to be replaced to a `.corrupt-record-<time>` sibling and
+    /// returns the message to log.
+    private func keepAside(_ damage: LocalSyncFile.Damage, key: String) throws -> String {
         let time = Int(Date().timeIntervalSince1970 * 1000)
         let aside = "\(path).corrupt-record-\(time)-\(UInt32.random(in: 0...UInt32.max))"
         var data = Data("{\"key\":".utf8)
@@ -117,7 +123,7 @@ extension LocalSyncStore {
         data.append(damage.raw)
         data.append(contentsOf: "}\n".utf8)
         try AtomicFileWriter.write(data, to: aside, durable: true)
-        Application.logger.error("AppStateKit: the damaged record of sync key \"\(key)\" in \(path) (\(damage.reason)) is replaced by a write; it was kept at \(aside)")
+        return "AppStateKit: the damaged record of sync key \"\(key)\" in \(path) (\(damage.reason)) is replaced by a write; it was kept at \(aside)"
     }
 
     /// What a commit needs from the cache, copied out under its lock.

@@ -150,13 +150,16 @@ public final class LocalSyncStore: SyncStore {
         }
         log(reports)
         continuation.onTermination = { [weak self] _ in self?.endFeed(id) }
+        // The watcher's thread has no task: it reports to the logger of the application that
+        // opened the first feed.
+        let logger = Application.logger
         let started: Result<Void, any Error> = cache.withLock { contents in
             contents.feeds[id] = continuation
             guard contents.watcher == nil else { return .success(()) }
             do {
                 let directory = (path as NSString).deletingLastPathComponent
                 let watcher = try LocalSyncWatcher(directory: directory, changeDetection: changeDetection) { [weak self] in
-                    self?.refreshFromWatcher()
+                    self?.refreshFromWatcher(logger: logger)
                 }
                 contents.watcher = watcher
                 watcher.start()
@@ -186,8 +189,8 @@ public final class LocalSyncStore: SyncStore {
         watcher?.stop()
     }
 
-    private func refreshFromWatcher() {
-        log(cache.withLock { $0.refresh() })
+    private func refreshFromWatcher(logger: ApplicationLogger) {
+        for report in cache.withLock({ $0.refresh() }) { logger.error(report) }
     }
 
     // MARK: Helpers
