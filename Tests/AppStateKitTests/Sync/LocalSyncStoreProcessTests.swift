@@ -49,7 +49,7 @@ struct LocalSyncStoreProcessTests {
             #expect(child.process.terminationStatus == 0)
         }
         let record = try #require(try LocalSyncStore(path: path).cachedRecord(forKey: "App/counter"))
-        #expect(record.value == Data("600".utf8))
+        #expect(record.value.map { String(decoding: $0, as: UTF8.self) } == "600")
         print("LocalSyncStore contended increments: 600 commits, \(conflicts) conflicts retried")
     }
 
