@@ -112,7 +112,7 @@ public final class LocalSyncStore: SyncStore {
     }
 
     /// Every intact record in the file, tombstones included, sorted by key. Damaged records are
-    /// left out and reported through `Application.logger`.
+    /// left out (they are reported through `Application.logger` when the file is read).
     ///
     /// - Throws: ``SyncStoreError`` of kind `corruptRecord` or `ioFailure` when the file can't be
     ///   used at all.
@@ -123,18 +123,14 @@ public final class LocalSyncStore: SyncStore {
         }
         log(reports)
         if let failure { throw error(for: failure, key: "") }
-        for (key, slot) in file.slots.sorted(by: { $0.key < $1.key }) {
-            if case let .damaged(damage) = slot {
-                Application.logger.error("AppStateKit: the snapshot of \(path) leaves out sync key \"\(key)\": its record is damaged (\(damage.reason))")
-            }
-        }
         return file.intactRecords
     }
 
     // MARK: Change feed
 
-    /// A new feed of the records this store commits and the records other processes commit to
-    /// the same file, each delivered once the commit is durable.
+    /// A new feed of the records this store commits (delivered before the commit's call returns)
+    /// and the records other processes commit to the same file (delivered once their file is in
+    /// place, which can be just before the writer's final directory flush returns).
     ///
     /// Other processes' commits are noticed as ``changeDetection`` says; several commits of one
     /// key between two checks arrive as the newest one. The feed ends when the consuming task is

@@ -175,6 +175,18 @@ struct LocalSyncStoreTests {
         await recorder.cancel()
     }
 
+    @Test("a feed opened before the store's directory exists sees the first write of another instance")
+    func feedBeforeDirectory() async throws {
+        defer { directory.remove() }
+        let nested = directory.file("not/yet/sync.json")
+        let store = LocalSyncStore(path: nested)
+        let recorder = FeedRecorder(store.changes())
+        #expect(!FileManager.default.fileExists(atPath: directory.file("not")), "opening a feed creates nothing")
+        let written = try await LocalSyncStore(path: nested).write(json("1"), forKey: "k")
+        #expect(await recorder.wait { $0.contains(written) } == [written])
+        await recorder.cancel()
+    }
+
     @Test("two feeds of one store share one watcher, which stops when the last feed ends and when the store goes away")
     func watcherLifetime() async throws {
         defer { directory.remove() }
