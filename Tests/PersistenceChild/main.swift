@@ -37,8 +37,8 @@ guard let command = arguments.first else {
     FileHandle.standardError.write(Data("usage: AppStateKitPersistenceChild <command> …\n".utf8))
     exit(2)
 }
-if command.hasPrefix("sync-") { runSyncCommand(arguments) }
 
+if command.hasPrefix("sync-") { runSyncCommand(arguments) }
 switch command {
 case "store-sequence":
     // store-sequence <store path> <count>
