@@ -256,6 +256,17 @@ struct LocalSyncStoreTests {
         #expect(after.version > last.version)
     }
 
+    @Test("a commit takes the file's next sequence number, so versions also order commits of different keys")
+    func sequence() async throws {
+        defer { directory.remove() }
+        try json(#"{"format": 1, "sequence": 100, "records": {"a": {"version": 3, "value": "1"}}}"#).write(to: URL(fileURLWithPath: path))
+        let store = LocalSyncStore(path: path)
+        let b = try await store.write(json("2"), forKey: "b")
+        let a = try await LocalSyncStore(path: path).write(json("3"), forKey: "a")
+        #expect(b.version == 101)
+        #expect(a.version == 102)
+    }
+
     @Test("a damaged record only affects its key: others read and write, the bytes are kept, and replacing it saves them aside")
     func damagedRecord() async throws {
         defer { directory.remove() }
