@@ -153,7 +153,7 @@ enum SyncStoreBenchmark {
         private var buffered = Data()
 
         init(_ arguments: [String]) {
-            process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+            process.executableURL = Bundle.main.executableURL ?? URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
             process.arguments = ["--sync-child"] + arguments
             process.standardInput = input
             process.standardOutput = output
