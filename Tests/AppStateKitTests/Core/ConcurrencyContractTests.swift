@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import AppStateKitTesting
 import Testing
 @testable import AppStateKit
 
@@ -15,21 +16,27 @@ private actor Recorder {
     }
 }
 
-@Suite("Concurrency contract")
+@Suite("Concurrency contract", .isolatedApplication)
 struct ConcurrencyContractTests {
     @Test("every entry point is callable synchronously from threads, queues, tasks and actors")
     func callableFromAnywhere() async {
+        // Threads and queues don't inherit task-locals: carry this test's isolated application.
+        let scope = Application.currentScope
         let queue = DispatchQueue(label: "any-thread", attributes: .concurrent)
         let group = DispatchGroup()
         for _ in 0..<100 {
             queue.async(group: group) {
-                Application.update(\.anyThreadCount) { $0 += 1 }
-                _ = Application.dependency(\.anyThreadService)
+                scope.run {
+                    Application.update(\.anyThreadCount) { $0 += 1 }
+                    _ = Application.dependency(\.anyThreadService)
+                }
             }
         }
         let finished = DispatchSemaphore(value: 0)
         let thread = Thread {
-            for _ in 0..<100 { Application.update(\.anyThreadCount) { $0 += 1 } }
+            scope.run {
+                for _ in 0..<100 { Application.update(\.anyThreadCount) { $0 += 1 } }
+            }
             finished.signal()
         }
         thread.start()

@@ -1,4 +1,5 @@
 import Dispatch
+import AppStateKitTesting
 import Testing
 @testable import AppStateKit
 
@@ -28,7 +29,7 @@ private struct Consumer {
     @DependencyConstant(\.scopedConfig, \.region) var region
 }
 
-@Suite("Scoped overrides")
+@Suite("Scoped overrides", .isolatedApplication)
 struct ScopedOverrideTests {
     @Test("every way of reading the dependency sees the override inside the scope, and only there")
     func visibleEverywhereInside() {
