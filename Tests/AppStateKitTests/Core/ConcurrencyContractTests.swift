@@ -9,7 +9,7 @@ private extension Application {
     var anyThreadService: Dependency<String> { dependency("service") }
 }
 
-private actor Recorder {
+private actor ThreadRecorder {
     func bump() -> Int {
         // Synchronous registry calls from inside an actor: no hop to the main actor needed.
         Application.update(\.anyThreadCount) { $0 += 1; return $0 }
@@ -40,7 +40,7 @@ struct ConcurrencyContractTests {
             finished.signal()
         }
         thread.start()
-        let recorder = Recorder()
+        let recorder = ThreadRecorder()
         for _ in 0..<100 { _ = await recorder.bump() }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             DispatchQueue.global().async {
