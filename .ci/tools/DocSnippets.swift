@@ -8,7 +8,9 @@
 // are resolved and built by .ci/steps/26-doc-manifests.sh. Every other ```swift block must appear
 // in one Swift file under Tests/AppStateKitTests/ (by convention in Documentation/), compared
 // line by line with whitespace runs collapsed:
-// - its `import` lines must be somewhere in that file;
+// - its `import` lines must be somewhere in that file; a block that imports Testing or XCTest is
+//   a whole test file as the guide shows it, so that file must import exactly what it imports
+//   (a missing `import AppStateKit` then fails to compile);
 // - each paragraph (lines between blank lines) must appear there as consecutive lines, so a
 //   snippet's declarations can sit at file scope and its statements in a test function;
 // - `…` in a snippet line stands for any text; a line ending in `{ … }` also matches the line
@@ -122,6 +124,13 @@ func matches(_ pattern: String, _ line: String) -> Bool {
 
 func isImport(_ line: String) -> Bool { line.hasPrefix("import ") || line.hasPrefix("@testable import ") }
 
+/// `import AppStateKit // was: …` → `AppStateKit`.
+func moduleName(_ importLine: String) -> String {
+    let words = importLine.split(separator: " ")
+    guard let index = words.firstIndex(of: "import"), index + 1 < words.count else { return importLine }
+    return String(words[index + 1])
+}
+
 /// How far `code` matches in `lines` at best (to point at the first line that differs).
 func longestMatch(of code: [String], in lines: [String]) -> (count: Int, found: Bool) {
     var best = 0
@@ -152,7 +161,9 @@ func check() throws -> Int {
             let paragraphs = block.paragraphs
             var closest: (file: String, paragraph: Int, line: Int)?
             var found = false
+            let isTestFile = imports.contains { $0.hasPrefix("import Testing") || $0.hasPrefix("import XCTest") }
             for (file, testLines) in compiled where imports.allSatisfy(testLines.contains) {
+                if isTestFile, Set(testLines.filter(isImport).map(moduleName)) != Set(imports.map(moduleName)) { continue }
                 var missing: (paragraph: Int, line: Int)?
                 for (index, paragraph) in paragraphs.enumerated() {
                     let match = longestMatch(of: paragraph, in: testLines)
@@ -166,6 +177,7 @@ func check() throws -> Int {
             if !found {
                 failures += 1
                 var message = "\(document):\(block.line): error: this ```swift block is not compiled by any test: paste it verbatim into a test under Tests/AppStateKitTests/Documentation/ (imports at the top, each paragraph as consecutive lines)"
+                if isTestFile { message += ", in a file that imports exactly what the block imports" }
                 if let closest, closest.paragraph > 0 || closest.line > 0 {
                     message += "\n    closest: \(closest.file), which lacks the snippet's line \"\(paragraphs[closest.paragraph][closest.line])\""
                 }

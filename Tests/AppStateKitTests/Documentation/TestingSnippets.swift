@@ -1,18 +1,9 @@
-// The Swift Testing and library-API snippets of Documentation/Testing.md, verbatim, compiled and
-// run (the XCTest one is in TestingXCTestSnippet.swift). Keep the two in step.
+// The library-API snippets of Documentation/Testing.md, verbatim, compiled and run (its test files
+// are TestingSwiftTestingSnippet.swift and TestingXCTestSnippet.swift). Keep them in step.
 import AppStateKit
 import AppStateKitTesting
 import Dispatch
 import Testing
-
-@Suite(.isolatedApplication)                       // every test gets its own application
-struct CheckoutTests {
-    @Test(.overriding(\.payments, with: MockPayments()))   // a fresh mock per test
-    func chargesOnce() async throws {
-        try await checkout()
-        #expect(Application.state(\.orders).value.count == 1)
-    }
-}
 
 @Suite("Testing guide snippets", .isolatedApplication)
 struct TestingSnippets {
