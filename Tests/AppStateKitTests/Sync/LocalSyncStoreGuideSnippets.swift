@@ -7,23 +7,31 @@ import Testing
 
 @Suite("SyncState-LocalStore.md snippets", .isolatedApplication)
 struct LocalSyncStoreGuideSnippets {
-    @Test("the introduction's write and read")
+    @Test("the introduction's store (created only: it touches no file until written)")
+    func introductionStore() {
+        let store = LocalSyncStore(path: "/var/lib/myapp/sync.json")
+        #expect(store.path == "/var/lib/myapp/sync.json")
+    }
+
+    @Test("the introduction's write and read, on a store in a temporary directory")
     func introduction() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let path = directory.file("myapp/sync.json")
+        let store = LocalSyncStore(path: directory.file("myapp/sync.json"))
+        try await introduction(store)
+    }
 
-        let store = LocalSyncStore(path: path)
+    private func introduction(_ store: LocalSyncStore) async throws {
         let committed = try await store.write(Data("true".utf8), forKey: "App/maintenance")
+        print(committed)                            // App/maintenance@1 (4 bytes)
+        print(try store.cachedRecord(forKey: "App/maintenance") == committed)   // true
         #expect("\(committed)" == "App/maintenance@1 (4 bytes)")
         #expect(try store.cachedRecord(forKey: "App/maintenance") == committed)
     }
 
     @Test("choosing polling")
     func polling() {
-        let directory = TemporaryDirectory()
-        defer { directory.remove() }
-        let polled = LocalSyncStore(path: directory.file("sync.json"), changeDetection: .polling(every: .milliseconds(20)))
+        let polled = LocalSyncStore(path: "/var/lib/myapp/sync.json", changeDetection: .polling(every: .milliseconds(20)))
         #expect(polled.changeDetection == .polling(every: .milliseconds(20)))
         #expect("\(polled.changeDetection)" == "polling every 0.02 seconds")
     }
