@@ -140,6 +140,8 @@ extension Application {
 
     @usableFromInline
     static func makeStateEntry<Value: Sendable>(key: EntryKey, initial: Value) -> RegistryEntry {
-        StateEntry(key: key, initial: initial)
+        let entry = StateEntry(key: key, initial: initial)
+        announceCreation(of: entry)
+        return entry
     }
 }

@@ -85,7 +85,9 @@ extension Application {
             name: EntryName(feature: path, id: filename)
         )
         let entry = registry.entry(for: key) {
-            FileStateEntry(key: key, directory: path, filename: filename, isBase64Encoded: isBase64Encoded, initial: initial())
+            Application.announcingCreation(
+                FileStateEntry(key: key, directory: path, filename: filename, isBase64Encoded: isBase64Encoded, initial: initial())
+            )
         }
         return FileState(entry: entry)
     }

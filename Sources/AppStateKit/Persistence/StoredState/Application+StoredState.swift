@@ -87,7 +87,7 @@ extension Application {
     ) -> StoredState<Value> {
         let key = EntryKey(kind: .storedState, valueType: Value.self, name: EntryName(feature: feature, id: id))
         let entry = registry.entry(for: key) {
-            StoredStateEntry(key: key, storageKey: "\(feature)/\(id)", initial: initial(), store: store)
+            Application.announcingCreation(StoredStateEntry(key: key, storageKey: "\(feature)/\(id)", initial: initial(), store: store))
         }
         return StoredState(entry: entry)
     }
