@@ -56,6 +56,7 @@ extension Application {
     /// it: the registry runs them with no lock held, just before it stores the entry. The logger
     /// is therefore called while the entry is still being created, and must not read that entry
     /// (that would stop the process as a dependency cycle).
+    @usableFromInline
     static func announceCreation(of entry: RegistryEntry) {
         guard loggingEnabled.load(ordering: .relaxed),
             !ThreadLookupCache.current.isCapturingKeys,

@@ -138,7 +138,7 @@ extension Application {
         return State(slot: slot.takeUnretainedValue())
     }
 
-    @usableFromInline
+    @inlinable
     static func makeStateEntry<Value: Sendable>(key: EntryKey, initial: Value) -> RegistryEntry {
         let entry = StateEntry(key: key, initial: initial)
         announceCreation(of: entry)
