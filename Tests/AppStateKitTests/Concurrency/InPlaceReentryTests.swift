@@ -18,7 +18,7 @@ extension Int {
     }
 }
 
-@Suite("In-place mutation re-entry")
+@Suite("In-place mutation re-entry", .isolatedApplication)
 struct InPlaceReentryTests {
     @Test("reading a state from inside its own `value` mutation stops with its key")
     func stateReentryStops() async {

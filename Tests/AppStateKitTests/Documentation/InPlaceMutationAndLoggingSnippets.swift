@@ -1,41 +1,36 @@
-// The snippets this change added to Documentation/Concurrency.md and StateAndDependencies.md
-// (in-place mutation, wrappers in Sendable classes, the AppState-style logger), compiled and run.
-import Foundation
-import Testing
-import AppStateKitTesting
+// The snippets of Documentation/Concurrency.md ("What is atomic": mutating in place) and
+// StateAndDependencies.md (a wrapper in a Sendable class; the AppState-style logger), verbatim,
+// compiled and run. Keep them in step.
 import AppStateKit
+import AppStateKitTesting
+import Testing
 
-private extension Application {
-    var docRequestCount: State<Int> { state(initial: 0) }
-}
-
-/// StateAndDependencies.md, "Property wrappers": a wrapper held in a `let` of a Sendable class.
-private final class DocRequestCounter: Sendable {
-    let counter = AppState(\.docRequestCount)
+final class RequestCounter: Sendable {
+    let counter = AppState(\.counter)          // instead of @AppState(\.counter) var counter
 
     func record() -> Int {
-        counter.wrappedValue += 1
+        counter.wrappedValue += 1               // atomic, like @AppState's `counter += 1`
         return counter.wrappedValue
     }
 
-    var total: Int { Application.state(\.docRequestCount).value }
+    var total: Int { Application.state(\.counter).value }
 }
 
-private enum DocLoadError: Error { case timeout }
+private enum LoadError: Error { case timeout }
 
-@Suite("Documentation snippets: in-place mutation and logging", .isolatedApplication)
+@Suite("In-place mutation and logging guide snippets", .isolatedApplication)
 struct InPlaceMutationAndLoggingSnippets {
-    @Test("Concurrency.md: mutating in place vs. reading then writing")
-    func inPlaceSnippet() {
-        var counter = Application.state(\.docRequestCount)
-        counter.value += 1
-        counter.value = counter.value + 1
-        #expect(Application.state(\.docRequestCount).value == 2)
+    @Test func mutatingInPlace() {
+        var counter = Application.state(\.requestCount)
+        counter.value += 1                      // atomic
+        counter.value = counter.value + 1       // two steps: another write can land in between
+
+        #expect(Application.state(\.requests).value == 2)
     }
 
-    @Test("StateAndDependencies.md: a wrapper in a `let` of a Sendable class counts atomically")
-    func sendableClassSnippet() async {
-        let model = DocRequestCounter()
+    @Test("a wrapper held in a `let` of a Sendable class counts atomically")
+    func wrapperInSendableClass() async {
+        let model = RequestCounter()
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<8 {
                 group.addTask { for _ in 0..<1_000 { _ = model.record() } }
@@ -44,17 +39,16 @@ struct InPlaceMutationAndLoggingSnippets {
         #expect(model.total == 8_000)
     }
 
-    @Test("StateAndDependencies.md: the AppState-style logger")
-    func loggerSnippet() {
+    @Test func appStateStyleLogger() {
         let logger = ApplicationLogger(
             debug: { message in print("debug:", message) },
             error: { error, message in print("error:", message ?? "", error) }
         )
-        logger.debug("cache warmed")
-        logger.debug { "expensive summary" }
-        logger.error(DocLoadError.timeout, "loading the catalogue")
-        logger.error("the catalogue is empty")
+        logger.debug("cache warmed")               // or logger.debug { expensiveSummary() }
+        logger.error(LoadError.timeout, "loading the catalogue")
+        logger.error("the catalogue is empty")     // reaches `error` as an ApplicationLogger.Message
         Application.promote(\.logger, with: logger)
+
         #expect("\(Application.logger)" == "ApplicationLogger")
     }
 }

@@ -3,7 +3,8 @@ import Testing
 @testable import AppStateKit
 
 // `logging(isEnabled:)` is process-wide, so each test runs in a child process (an exit test)
-// with the default logger, which writes to standard error, and reads what it wrote.
+// with the default logger, which writes to standard error, and reads what it wrote. The parent
+// touches no process global, so the suite needs no place in ProcessGlobalTests.
 
 final class DebugLoggingApp: Application {}
 
@@ -29,7 +30,7 @@ private func exerciseEntries() {
     }
 }
 
-@Suite("Debug messages")
+@Suite("Debug messages", .isolatedApplication)
 struct DebugMessageTests {
     @Test("with logging enabled, AppStateKit reports creations, overrides and promotions")
     func messagesWhenEnabled() async throws {
