@@ -8,6 +8,9 @@ public protocol MutableApplicationState {
     associatedtype Value
 
     /// The entry's current value; setting it writes to the shared entry.
+    ///
+    /// The library's handles also mutate it in place as one atomic step (`handle.value += 1`),
+    /// and generic code over this protocol gets that too.
     var value: Value { get set }
 
     /// Restores the entry's initial value.
