@@ -247,7 +247,7 @@ public final class InMemoryFileSystem: @unchecked Sendable {
             }
             guard applies else { continue }
             if let remaining = failure.remaining { storage.failures[index].remaining = remaining - 1 }
-            throw FileSystemError(failure.code, operation.rawValue)
+            throw FileSystemError(failure.code, operation.systemCallName)
         }
     }
 
@@ -410,5 +410,26 @@ extension InMemoryFileSystem: FileSystem {
             lockCondition.unlock()
         }
         return try body()
+    }
+}
+
+extension InMemoryFileSystem.Operation {
+    /// The name the real file system's errors use for this operation.
+    var systemCallName: String {
+        switch self {
+        case .stat: "stat"
+        case .readLink: "readlink"
+        case .read: "read"
+        case .create: "create"
+        case .write: "write"
+        case .sync: "fsync"
+        case .rename: "rename"
+        case .link: "link"
+        case .remove: "unlink"
+        case .makeDirectory: "mkdir"
+        case .syncDirectory: "fsync directory"
+        case .list: "opendir"
+        case .lock: "flock"
+        }
     }
 }
