@@ -189,10 +189,19 @@ public final class InMemoryFileSystem: @unchecked Sendable {
 
     // MARK: Helpers (called with `lock` held)
 
+    /// `path` without `.` and `..` components, repeated or trailing slashes.
     static func normalized(_ path: String) -> String {
-        var path = path
-        while path.count > 1, path.hasSuffix("/") { path.removeLast() }
-        return path
+        var components: [Substring] = []
+        for component in path.split(separator: "/") {
+            switch component {
+            case ".": continue
+            case "..": if !components.isEmpty, components.last != ".." { components.removeLast() } else if !path.hasPrefix("/") { components.append(component) }
+            default: components.append(component)
+            }
+        }
+        let joined = components.joined(separator: "/")
+        if path.hasPrefix("/") { return "/" + joined }
+        return joined.isEmpty ? "." : joined
     }
 
     static func parent(of path: String) -> String {
