@@ -242,7 +242,8 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
         }
         cache = reloaded
         let damaged = reloaded.entries.values.filter { if case .damaged = $0 { true } else { false } }.count
-        let summary = reloaded.corruption == nil ? "\(reloaded.entries.count) keys, \(damaged) unreadable" : "corrupt"
+        let count = reloaded.entries.count
+        let summary = reloaded.corruption == nil ? "\(count) \(count == 1 ? "key" : "keys"), \(damaged) unreadable" : "corrupt"
         notes.append(.debug("AppStateKit: reloaded the store \(path) (\(summary))"))
     }
 
