@@ -51,6 +51,9 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
 
     /// Where the file lives: the real file system unless a test passes another.
     let fileSystem: any FileSystem
+    /// Whether `fileSystem` is the real one: the freshness check on every read then calls it
+    /// directly instead of through the existential (as fast as before the seam existed).
+    private let isPOSIX: Bool
     private let lockPath: String
     private let lock = Lock()
     private var cache = Cache()
@@ -72,6 +75,7 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
         self.path = path
         self.durability = durability
         self.fileSystem = fileSystem
+        self.isPOSIX = fileSystem is POSIXFileSystem
         self.lockPath = AtomicFileWriter.sibling(of: path, suffix: ".lock")
     }
 
@@ -224,7 +228,9 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
     /// cache as it was and throws. Debug messages are added to `notes`, to be logged after the
     /// lock is released.
     private func reloadIfChanged(_ notes: inout [Note]) throws {
-        let stamp = try FileStamp.ofExistingFile(atPath: path, in: fileSystem)
+        let stamp = isPOSIX
+            ? try FileStamp.ofExistingFile(atPath: path, in: POSIXFileSystem())
+            : try FileStamp.ofExistingFile(atPath: path, in: fileSystem)
         guard stamp != cache.stamp || (stamp == nil && !cache.entries.isEmpty) else { return }
         guard stamp != nil, let data = try AtomicFileWriter.read(path, in: fileSystem) else {
             cache = Cache()
