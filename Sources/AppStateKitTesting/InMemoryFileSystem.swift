@@ -1,5 +1,5 @@
 public import Foundation
-package import AppStateKit
+internal import AppStateKit
 
 /// A file system in memory that fails on request: for tests of what your code does when the
 /// disk says no (`EACCES`, `EIO`, `ENOSPC`, …), without touching the disk and without file
@@ -59,30 +59,30 @@ public final class InMemoryFileSystem: @unchecked Sendable {
         case lock
     }
 
-    private struct Failure {
+    struct Failure {
         let operation: Operation
         let path: String
         let code: Int32
         var remaining: Int?
     }
 
-    private enum Node {
+    enum Node {
         case file(Data, FileStamp)
         case directory
         case symbolicLink(String)
     }
 
-    private struct Storage {
+    struct Storage {
         var nodes: [String: Node] = ["/": .directory]
         var failures: [Failure] = []
         var clock: Int64 = 1_700_000_000_000_000_000
         var nextInode: UInt64 = 1
     }
 
-    private let lock = NSLock()
-    private var storage = Storage()
-    private let lockCondition = NSCondition()
-    private var heldLocks: Set<String> = []
+    let lock = NSLock()
+    var storage = Storage()
+    let lockCondition = NSCondition()
+    var heldLocks: Set<String> = []
 
     /// Creates an empty file system holding only `/`.
     public init() {}
@@ -176,7 +176,7 @@ public final class InMemoryFileSystem: @unchecked Sendable {
     }
 
     /// Runs `body` holding `lock`, keeping its typed error.
-    private func locked<Result>(_ body: () throws(FileSystemError) -> Result) throws(FileSystemError) -> Result {
+    func locked<Result>(_ body: () throws(FileSystemError) -> Result) throws(FileSystemError) -> Result {
         lock.lock()
         defer { lock.unlock() }
         return try body()
@@ -209,7 +209,7 @@ public final class InMemoryFileSystem: @unchecked Sendable {
         return parent.isEmpty ? "." : parent
     }
 
-    private func children(of directory: String) -> [String] {
+    func children(of directory: String) -> [String] {
         let prefix = directory == "/" ? "/" : directory + "/"
         return storage.nodes.keys
             .filter { $0 != directory && $0.hasPrefix(prefix) && !$0.dropFirst(prefix.count).contains("/") }
@@ -227,7 +227,7 @@ public final class InMemoryFileSystem: @unchecked Sendable {
         for directory in missing { storage.nodes[directory] = .directory }
     }
 
-    private func newStamp(size: Int) -> FileStamp {
+    func newStamp(size: Int) -> FileStamp {
         storage.clock += 1
         storage.nextInode += 1
         return FileStamp(
@@ -237,7 +237,7 @@ public final class InMemoryFileSystem: @unchecked Sendable {
     }
 
     /// `path` with symbolic links on its last component followed (at most 40).
-    private func resolved(_ path: String) -> String {
+    func resolved(_ path: String) -> String {
         var current = path
         for _ in 0..<40 {
             guard case let .symbolicLink(target)? = storage.nodes[current] else { return current }
@@ -247,7 +247,7 @@ public final class InMemoryFileSystem: @unchecked Sendable {
     }
 
     /// Throws the injected failure for `operation` on any of `paths`, if there is one.
-    private func check(_ operation: Operation, _ paths: String...) throws(FileSystemError) {
+    func check(_ operation: Operation, _ paths: String...) throws(FileSystemError) {
         for index in storage.failures.indices {
             let failure = storage.failures[index]
             guard failure.operation == operation, failure.remaining != 0 else { continue }
@@ -261,7 +261,7 @@ public final class InMemoryFileSystem: @unchecked Sendable {
     }
 
     /// Checks that the directory holding `path` exists: `ENOENT` or `ENOTDIR` otherwise.
-    private func checkParent(of path: String, _ operation: String) throws(FileSystemError) {
+    func checkParent(of path: String, _ operation: String) throws(FileSystemError) {
         let parent = Self.parent(of: path)
         guard parent != "." else { return }
         switch storage.nodes[resolved(parent)] {
@@ -272,173 +272,10 @@ public final class InMemoryFileSystem: @unchecked Sendable {
     }
 
     /// Whether a directory on the way to `path` is a file (`stat` then says `ENOTDIR`).
-    private func parentExists(of path: String) -> Bool {
+    func parentExists(of path: String) -> Bool {
         let parent = Self.parent(of: path)
         if parent == "." { return true }
         if case .directory? = storage.nodes[resolved(parent)] { return true }
         return false
-    }
-}
-
-extension InMemoryFileSystem: FileSystem {
-    package func status(of path: String) throws(FileSystemError) -> FileStatus? {
-        let path = Self.normalized(path)
-        return try locked { () throws(FileSystemError) -> FileStatus? in
-            try check(.stat, path)
-            guard parentExists(of: path) else { return nil }
-            switch storage.nodes[resolved(path)] {
-            case let .file(_, stamp)?: return FileStatus(stamp: stamp, isDirectory: false)
-            case .directory?: return FileStatus(stamp: FileStamp(device: 1, inode: 0, size: 0, modifiedSeconds: 0, modifiedNanoseconds: 0), isDirectory: true)
-            case .symbolicLink?, nil: return nil
-            }
-        }
-    }
-
-    package func linkTarget(of path: String) throws(FileSystemError) -> String? {
-        let path = Self.normalized(path)
-        return try locked { () throws(FileSystemError) -> String? in
-            try check(.readLink, path)
-            guard case let .symbolicLink(target)? = storage.nodes[path] else { return nil }
-            return target
-        }
-    }
-
-    package func contents(of path: String) throws(FileSystemError) -> Data? {
-        let path = Self.normalized(path)
-        return try locked { () throws(FileSystemError) -> Data? in
-            try check(.read, path)
-            guard parentExists(of: path) else { return nil }
-            switch storage.nodes[resolved(path)] {
-            case let .file(data, _)?: return data
-            case .directory?: throw FileSystemError(EISDIR, "read")
-            case .symbolicLink?, nil: return nil
-            }
-        }
-    }
-
-    package func createFile(
-        _ path: String, contents: Data, datedAfter previous: FileStamp?, durable: Bool, replacing target: String
-    ) throws(FileSystemError) -> FileStamp {
-        let path = Self.normalized(path)
-        let target = Self.normalized(target)
-        return try locked { () throws(FileSystemError) -> FileStamp in
-            try check(.create, path, target)
-            try checkParent(of: path, "create")
-            guard storage.nodes[path] == nil else { throw FileSystemError(EEXIST, "create") }
-            try check(.write, path, target)
-            if durable { try check(.sync, path, target) }
-            let stamp = newStamp(size: contents.count)
-            storage.nodes[path] = .file(contents, stamp)
-            return stamp
-        }
-    }
-
-    package func rename(_ source: String, to destination: String) throws(FileSystemError) {
-        let source = Self.normalized(source)
-        let destination = Self.normalized(destination)
-        try locked { () throws(FileSystemError) in
-            try check(.rename, source, destination)
-            guard let node = storage.nodes[source] else { throw FileSystemError(ENOENT, "rename") }
-            try checkParent(of: destination, "rename")
-            if case .directory? = storage.nodes[destination] { throw FileSystemError(EISDIR, "rename") }
-            storage.nodes[source] = nil
-            storage.nodes[destination] = node
-        }
-    }
-
-    package func link(_ source: String, to destination: String) throws(FileSystemError) {
-        let source = Self.normalized(source)
-        let destination = Self.normalized(destination)
-        try locked { () throws(FileSystemError) in
-            try check(.link, source, destination)
-            guard let node = storage.nodes[source] else { throw FileSystemError(ENOENT, "link") }
-            if case .directory = node { throw FileSystemError(EPERM, "link") }
-            try checkParent(of: destination, "link")
-            guard storage.nodes[destination] == nil else { throw FileSystemError(EEXIST, "link") }
-            storage.nodes[destination] = node
-        }
-    }
-
-    package func remove(_ path: String) throws(FileSystemError) {
-        let path = Self.normalized(path)
-        try locked { () throws(FileSystemError) in
-            try check(.remove, path)
-            switch storage.nodes[path] {
-            case nil: throw FileSystemError(ENOENT, "unlink")
-            case .directory?: throw FileSystemError(EISDIR, "unlink")
-            case .file?, .symbolicLink?: storage.nodes[path] = nil
-            }
-        }
-    }
-
-    package func makeDirectory(_ path: String) throws(FileSystemError) {
-        let path = Self.normalized(path)
-        try locked { () throws(FileSystemError) in
-            try check(.makeDirectory, path)
-            try checkParent(of: path, "mkdir")
-            guard storage.nodes[path] == nil else { throw FileSystemError(EEXIST, "mkdir") }
-            storage.nodes[path] = .directory
-        }
-    }
-
-    package func synchronizeDirectory(_ path: String) throws(FileSystemError) {
-        let path = Self.normalized(path)
-        try locked { () throws(FileSystemError) in
-            try check(.syncDirectory, path)
-            guard path == "." || storage.nodes[resolved(path)] != nil else { throw FileSystemError(ENOENT, "open directory") }
-        }
-    }
-
-    package func contentsOfDirectory(_ path: String) throws(FileSystemError) -> [String] {
-        let path = Self.normalized(path)
-        return try locked { () throws(FileSystemError) -> [String] in
-            try check(.list, path)
-            switch storage.nodes[resolved(path)] {
-            case .directory?: return children(of: resolved(path))
-            case nil: throw FileSystemError(ENOENT, "opendir")
-            case .file?, .symbolicLink?: throw FileSystemError(ENOTDIR, "opendir")
-            }
-        }
-    }
-
-    package func withExclusiveLock<Result>(_ lockPath: String, _ body: () throws -> Result) throws -> Result {
-        let lockPath = Self.normalized(lockPath)
-        try locked { () throws(FileSystemError) in
-            try check(.lock, lockPath)
-            try checkParent(of: lockPath, "open lock file")
-            if storage.nodes[lockPath] == nil { storage.nodes[lockPath] = .file(Data(), newStamp(size: 0)) }
-        }
-        lockCondition.lock()
-        while heldLocks.contains(lockPath) { lockCondition.wait() }
-        heldLocks.insert(lockPath)
-        lockCondition.unlock()
-        defer {
-            lockCondition.lock()
-            heldLocks.remove(lockPath)
-            lockCondition.broadcast()
-            lockCondition.unlock()
-        }
-        return try body()
-    }
-}
-
-extension InMemoryFileSystem.Operation {
-    /// The name the real file system's errors use for this operation.
-    var systemCallName: String {
-        switch self {
-        case .stat: "stat"
-        case .readLink: "readlink"
-        case .read: "read"
-        case .create: "create"
-        case .write: "write"
-        case .sync: "fsync"
-        case .rename: "rename"
-        case .link: "link"
-        case .remove: "unlink"
-        case .makeDirectory: "mkdir"
-        case .syncDirectory: "fsync directory"
-        case .list: "opendir"
-        case .lock: "flock"
-        }
     }
 }
