@@ -11,8 +11,8 @@ final class LocalSyncCache: @unchecked Sendable {
     private let lock = Lock()
     private var contents: Contents
 
-    init(path: String) {
-        contents = Contents(path: path)
+    init(path: String, fileSystem: any FileSystem) {
+        contents = Contents(path: path, fileSystem: fileSystem)
     }
 
     /// Runs `body` with the lock held. `body` must not log, block on other processes or call
@@ -24,6 +24,7 @@ final class LocalSyncCache: @unchecked Sendable {
     /// What the lock guards.
     struct Contents {
         let path: String
+        let fileSystem: any FileSystem
         /// The file as last read (empty when there is none or it is unusable).
         var file = LocalSyncFile.empty
         /// The stamp of the file `file` was read from (`nil`: there was no file).
@@ -57,11 +58,12 @@ final class LocalSyncCache: @unchecked Sendable {
         ///
         /// - Returns: Messages to log once the lock is released.
         mutating func refresh() -> [String] {
-            let current = FileStamp.of(path: path)
-            if isLoaded, current == stamp, !isUnreadable { return [] }
+            let current: FileStamp?
             let data: Data?
             do {
-                data = current == nil ? nil : try AtomicFileWriter.read(path)
+                current = try FileStamp.ofExistingFile(atPath: path, in: fileSystem)
+                if isLoaded, current == stamp, !isUnreadable { return [] }
+                data = current == nil ? nil : try AtomicFileWriter.read(path, in: fileSystem)
             } catch {
                 failure = .unreadable("\(error)")
                 stamp = nil

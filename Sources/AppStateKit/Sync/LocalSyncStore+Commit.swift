@@ -8,8 +8,9 @@ extension LocalSyncStore {
     /// reported through `Application.logger`.
     ///
     /// - Throws: ``SyncStoreError`` of kind `invalidKey` or `valueTooLarge` (nothing written);
-    ///   `ioFailure` when the file can't be read, written or flushed (the file is then unchanged);
-    ///   `ioFailure` for a file written by a newer AppStateKit.
+    ///   `ioFailure` when the file can't be read, written or flushed (the file is then unchanged,
+    ///   except when only the final directory flush failed: the new file is then in place but may
+    ///   not survive a power loss); `ioFailure` for a file written by a newer AppStateKit.
     public func write(_ value: Data?, forKey key: String) async throws -> SyncRecord {
         switch try await commit(value, forKey: key, expectedVersion: nil) {
         case let .committed(record):
@@ -49,7 +50,7 @@ extension LocalSyncStore {
     /// Messages to log are appended to `reports`.
     private func commitNow(_ value: Data?, forKey key: String, expectedVersion: Int64?, reports: inout [String]) throws -> SyncCommit {
         do {
-            return try FileLock.withExclusiveLock(lockPath) {
+            return try FileLock.withExclusiveLock(lockPath, in: fileSystem) {
                 // 1. Catch up with the file (other processes' commits reach the feeds here too).
                 let loaded = cache.withLock { contents in
                     reports += contents.refresh()
@@ -63,8 +64,8 @@ extension LocalSyncStore {
                 case .unreadable, .unusable(.unsupportedFormat):
                     throw error(for: loaded.failure!, key: key)
                 case .unusable(.corrupt):
-                    if FileStamp.of(path: path) != nil {
-                        let aside = try AtomicFileWriter.moveAside(path)
+                    if try FileStamp.ofExistingFile(atPath: path, in: fileSystem) != nil {
+                        let aside = try AtomicFileWriter.moveAside(path, in: fileSystem)
                         reports.append("AppStateKit: the sync store \(path) could not be decoded; its bytes were kept at \(aside)")
                     }
                     file = .empty
@@ -93,7 +94,7 @@ extension LocalSyncStore {
                 let record = SyncRecord(key: key, value: value, version: version)
                 file.slots[key] = .intact(record)
                 file.sequence = version
-                let stamp = try AtomicFileWriter.write(file.encoded(), to: path, durable: true)
+                let stamp = try AtomicFileWriter.write(file.encoded(), to: path, durable: true, in: fileSystem)
 
                 // 4. Publish: unless a reader already re-read the file after the rename.
                 cache.withLock { contents in
@@ -122,7 +123,7 @@ extension LocalSyncStore {
         data.append(contentsOf: ",\"record\":".utf8)
         data.append(damage.raw)
         data.append(contentsOf: "}\n".utf8)
-        try AtomicFileWriter.write(data, to: aside, durable: true)
+        try AtomicFileWriter.write(data, to: aside, durable: true, in: fileSystem)
         return "AppStateKit: the damaged record of sync key \"\(key)\" in \(path) (\(damage.reason)) is replaced by a write; it was kept at \(aside)"
     }
 

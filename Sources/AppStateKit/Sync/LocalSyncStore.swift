@@ -44,6 +44,8 @@ public final class LocalSyncStore: SyncStore {
     /// How the store notices other processes' writes.
     public let changeDetection: ChangeDetection
 
+    /// Where the file lives: the real file system unless a test passes another.
+    let fileSystem: any FileSystem
     let cache: LocalSyncCache
     /// Runs commits one at a time, off the cooperative thread pool (they may wait for another
     /// process's lock and for the disk).
@@ -51,10 +53,18 @@ public final class LocalSyncStore: SyncStore {
 
     /// Creates a store backed by the file at `path` (created, with its directory, on the first
     /// write).
-    public init(path: String, changeDetection: ChangeDetection = .automatic) {
+    public convenience init(path: String, changeDetection: ChangeDetection = .automatic) {
+        self.init(path: path, changeDetection: changeDetection, fileSystem: POSIXFileSystem())
+    }
+
+    /// Creates a store whose file lives in `fileSystem`. Other processes' writes are then
+    /// noticed by polling every ``ChangeDetection/fallbackInterval`` (file notifications only
+    /// see the real file system), unless `changeDetection` polls already.
+    package init(path: String, changeDetection: ChangeDetection = .automatic, fileSystem: any FileSystem) {
         self.path = path
         self.changeDetection = changeDetection
-        cache = LocalSyncCache(path: path)
+        self.fileSystem = fileSystem
+        cache = LocalSyncCache(path: path, fileSystem: fileSystem)
         commitQueue = DispatchQueue(label: "AppStateKit.LocalSyncStore.commits")
     }
 
@@ -154,7 +164,9 @@ public final class LocalSyncStore: SyncStore {
             guard contents.watcher == nil else { return .success(()) }
             do {
                 let directory = (path as NSString).deletingLastPathComponent
-                let watcher = try LocalSyncWatcher(directory: directory, changeDetection: changeDetection) { [weak self] in
+                let detection = fileSystem is POSIXFileSystem || changeDetection != .automatic
+                    ? changeDetection : .polling(every: ChangeDetection.fallbackInterval)
+                let watcher = try LocalSyncWatcher(directory: directory, changeDetection: detection) { [weak self] in
                     self?.refreshFromWatcher(logger: logger)
                 }
                 contents.watcher = watcher
