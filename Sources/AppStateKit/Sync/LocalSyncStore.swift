@@ -163,7 +163,8 @@ public final class LocalSyncStore: SyncStore {
             contents.feeds[id] = continuation
             guard contents.watcher == nil else { return .success(()) }
             do {
-                let directory = (path as NSString).deletingLastPathComponent
+                // A link's target is replaced in its own directory: watch that one.
+                let directory = AtomicFileWriter.directory(of: try AtomicFileWriter.resolvingLinks(path, in: fileSystem))
                 let detection = fileSystem is POSIXFileSystem || changeDetection != .automatic
                     ? changeDetection : .polling(every: ChangeDetection.fallbackInterval)
                 let watcher = try LocalSyncWatcher(directory: directory, changeDetection: detection) { [weak self] in

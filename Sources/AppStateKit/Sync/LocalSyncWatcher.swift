@@ -22,7 +22,7 @@ import Darwin
 /// ``stop()`` wakes the thread through a pipe and the thread ends; the last reference (the
 /// thread's or the store's) closes the descriptors.
 final class LocalSyncWatcher: Sendable {
-    private let directory: String
+    let directory: String
     private let pollInterval: Duration
     private let useNotifications: Bool
     private let onChange: @Sendable () -> Void

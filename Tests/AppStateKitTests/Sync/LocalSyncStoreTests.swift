@@ -187,6 +187,22 @@ struct LocalSyncStoreTests {
         await recorder.cancel()
     }
 
+    @Test("a store whose path is a symbolic link watches the directory of the file the link points to")
+    func symbolicLink() async throws {
+        defer { directory.remove() }
+        let target = directory.file("real/sync.json")
+        let link = directory.file("links/sync.json")
+        try FileManager.default.createDirectory(atPath: directory.file("links"), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
+        let store = LocalSyncStore(path: link)
+        let recorder = FeedRecorder(store.changes())
+        #expect(store.watcher?.directory == directory.file("real"))
+        let written = try await LocalSyncStore(path: target).write(json("1"), forKey: "k")
+        #expect(await recorder.wait { $0.contains(written) } == [written])
+        #expect(try store.cachedRecord(forKey: "k") == written)
+        await recorder.cancel()
+    }
+
     @Test("two feeds of one store share one watcher, which stops when the last feed ends and when the store goes away")
     func watcherLifetime() async throws {
         defer { directory.remove() }
