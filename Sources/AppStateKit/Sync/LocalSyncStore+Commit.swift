@@ -117,7 +117,7 @@ extension LocalSyncStore {
     /// returns the message to log.
     private func keepAside(_ damage: LocalSyncFile.Damage, key: String) throws -> String {
         let time = Int(Date().timeIntervalSince1970 * 1000)
-        let aside = "\(path).corrupt-record-\(time)-\(UInt32.random(in: 0...UInt32.max))"
+        let aside = AtomicFileWriter.sibling(of: path, suffix: ".corrupt-record-\(time)-\(UInt32.random(in: 0...UInt32.max))")
         var data = Data("{\"key\":".utf8)
         data.append(try JSONEncoder().encode(key))
         data.append(contentsOf: ",\"record\":".utf8)
