@@ -55,10 +55,10 @@ extension Application {
     /// the calling task's scope overrides the key).
     func registryEntry<Value: Sendable>(of keyPath: KeyPath<Application, Dependency<Value>>) -> DependencyEntry<Value> {
         if let entry = self[keyPath: keyPath].entry { return entry }
-        // Without any scope, the declaration always resolves through the registry.
-        let handle = ScopeContext.$current.withValue(nil) { self[keyPath: keyPath] }
+        // Without overrides, the declaration always resolves through the registry.
+        let handle = ScopeContext.withoutOverrides { self[keyPath: keyPath] }
         guard let entry = handle.entry else {
-            preconditionFailure("AppStateKit: \(keyPath) resolved to a scoped value outside every scope (internal error)")
+            preconditionFailure(KeyCapture.notADeclarationMessage(keyPath))
         }
         return entry
     }

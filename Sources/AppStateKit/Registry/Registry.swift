@@ -89,9 +89,13 @@ final class Registry: @unchecked Sendable {
     @usableFromInline
     func slotOnMiss(for key: EntryKey, create: (EntryKey) -> RegistryEntry) -> Unmanaged<ThreadLookupCache.Slot> {
         let cache = ThreadLookupCache.current
-        if cache.isCapturingKeys {
-            // A `KeyCapture` only wants the key: hand back an entry nobody else will see.
-            return cache.rememberTransient(create(key))
+        if let capture = cache.keyCapture {
+            if capture.takes(key) {
+                // A `KeyCapture` only wants the key: hand back an entry nobody else will see.
+                return cache.rememberTransient(create(key))
+            }
+            // The declaration reads another entry (to choose its id, say): resolve it as usual.
+            return cache.withCaptureSuspended { slotOnMiss(for: key, create: create) }
         }
         if cache.registryStamp != stamp.load(ordering: .relaxed) || cache.registryIdentity != identity {
             synchronize(cache)

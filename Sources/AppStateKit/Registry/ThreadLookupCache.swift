@@ -85,6 +85,14 @@ final class ThreadLookupCache {
     @usableFromInline
     init() {}
 
+    /// Runs `body` with this thread's key capture, if any, paused: lookups inside it are real.
+    func withCaptureSuspended<Result>(_ body: () -> Result) -> Result {
+        let capture = keyCapture
+        keyCapture = nil
+        defer { keyCapture = capture }
+        return body()
+    }
+
     /// The key `keyPath` declares, if this thread captured it recently.
     func recentCapturedKey(of keyPath: AnyKeyPath) -> EntryKey? {
         for index in recentCaptures.indices where recentCaptures[index].keyPath === keyPath {
