@@ -185,6 +185,8 @@ final class Registry: @unchecked Sendable {
     /// Called with the lock held; returns with it released.
     private func createEntry(for key: EntryKey, create: (EntryKey) -> RegistryEntry) -> (RegistryEntry, UInt64) {
         let thread = ThreadID.current
+        var waitDeadline: timespec?
+        var hasReportedWait = false
         while true {
             if let existing = createdEntry(for: key) {
                 let current = stamp.load(ordering: .relaxed)
@@ -197,7 +199,21 @@ final class Registry: @unchecked Sendable {
                 DependencyCycle(chain: chain).stop()
             }
             storage.waiting[thread] = pending
-            lock.wait(on: creationFinished)
+            if hasReportedWait {
+                lock.wait(on: creationFinished)
+            } else {
+                let deadline = waitDeadline ?? Condition.deadline(after: slowCreationThreshold)
+                waitDeadline = deadline
+                if !lock.wait(on: creationFinished, until: deadline) {
+                    // Waiting unusually long: say where, once, without holding the lock.
+                    hasReportedWait = true
+                    let message = slowCreationMessage(waitingFor: pending, from: thread)
+                    storage.waiting[thread] = nil
+                    lock.unlock()
+                    Application.logger.error(message)
+                    lock.lock()
+                }
+            }
             storage.waiting[thread] = nil
         }
         let creation = PendingCreation(key: key, owner: thread, parent: storage.running[thread])
@@ -215,6 +231,47 @@ final class Registry: @unchecked Sendable {
         lock.unlock()
         creationFinished.broadcast()
         return (entry, current)
+    }
+
+    /// How long a thread waits for another thread's creation of an entry before it reports
+    /// where it waits (once per wait). Lowered by tests.
+    var slowCreationThreshold: Duration {
+        get { .nanoseconds(slowCreationThresholdNanoseconds.load(ordering: .relaxed)) }
+        set {
+            let (seconds, attoseconds) = newValue.components
+            slowCreationThresholdNanoseconds.store(seconds * 1_000_000_000 + attoseconds / 1_000_000_000, ordering: .relaxed)
+        }
+    }
+    private let slowCreationThresholdNanoseconds = Atomic<Int64>(Registry.defaultSlowCreationThreshold)
+    /// Ten seconds: far longer than any factory should run, short enough to find a hang.
+    static let defaultSlowCreationThreshold: Int64 = 10_000_000_000
+
+    /// The report of a thread that has waited ``slowCreationThreshold`` for `pending`: what it
+    /// waits for, who creates that and what that thread waits for in turn. Called with the lock
+    /// held.
+    private func slowCreationMessage(waitingFor pending: PendingCreation, from thread: ThreadID) -> String {
+        func describe(_ thread: ThreadID) -> String { "thread 0x\(String(thread.rawValue, radix: 16))" }
+        func creations(of thread: ThreadID) -> String {
+            (storage.running[thread]?.stack ?? []).map(\.readable).joined(separator: " → ")
+        }
+        var chain = describe(thread)
+        let own = creations(of: thread)
+        if !own.isEmpty { chain += " (creating \(own))" }
+        var creation = pending
+        var visited: Set<ThreadID> = [thread]
+        while true {
+            chain += " waits for \(creation.key.readable), which \(describe(creation.owner)) is creating (\(creations(of: creation.owner)))"
+            guard visited.insert(creation.owner).inserted, let next = storage.waiting[creation.owner] else { break }
+            chain += "; that thread"
+            creation = next
+        }
+        let (seconds, attoseconds) = slowCreationThreshold.components
+        return """
+            AppStateKit: still waiting after \(Double(seconds) + Double(attoseconds) / 1e18) s for another \
+            thread to create an entry: \(chain). If this never ends, a factory or initial value is \
+            blocked on something only a waiting thread can provide (a cycle hidden behind a semaphore, \
+            lock, queue or `await`); see Concurrency.md.
+            """
     }
 
     /// The chain of keys that waiting for `pending` on `thread` would deadlock on, or `nil`.
