@@ -105,7 +105,7 @@ final class Registry: @unchecked Sendable {
             return slot
         }
         let (entry, stampSeen) = lockedEntry(for: key, create: create)
-        return cache.remember(entry, for: key, registry: identity, stamp: stampSeen)
+        return cache.remember(entry, for: key, in: self, stamp: stampSeen)
     }
 
     /// Brings `cache` (the calling thread's memo) up to date with this registry: it forgets the

@@ -38,6 +38,9 @@ final class ThreadLookupCache {
         @usableFromInline let unmanagedEntry: Unmanaged<RegistryEntry>
         /// Keeps the entry alive as long as the slot, even after the registry removed it.
         let retainedEntry: RegistryEntry
+        /// Keeps the entry's registry alive as long as the slot, so a handle keeps its whole
+        /// application (an isolated one, say) alive; `nil` for a transient slot.
+        let registry: Registry?
         /// A snapshot of the entry's value box, valid while the entry's version equals `version`.
         @exclusivity(unchecked) @usableFromInline var snapshot: AnyObject?
         @exclusivity(unchecked) @usableFromInline var version: UInt64 = .max
@@ -53,9 +56,10 @@ final class ThreadLookupCache {
             unmanagedEntry._withUnsafeGuaranteedRef { $0.key.matches(key) }
         }
 
-        init(entry: RegistryEntry) {
+        init(entry: RegistryEntry, registry: Registry?) {
             self.unmanagedEntry = Unmanaged.passUnretained(entry)
             self.retainedEntry = entry
+            self.registry = registry
         }
     }
 
@@ -145,7 +149,8 @@ final class ThreadLookupCache {
 
     /// Remembers `entry` for `key` of the registry `identity`, where it was found or created
     /// while the registry's stamp was `stamp`.
-    func remember(_ entry: RegistryEntry, for key: EntryKey, registry identity: UInt64, stamp: UInt64) -> Unmanaged<Slot> {
+    func remember(_ entry: RegistryEntry, for key: EntryKey, in registry: Registry, stamp: UInt64) -> Unmanaged<Slot> {
+        let identity = registry.identity
         // Looping: forgetting the previous registry can run code that switches again (below).
         while registryIdentity != identity {
             startOver(registry: identity, stamp: stamp)
@@ -154,14 +159,14 @@ final class ThreadLookupCache {
         if stamp < registryStamp { registryStamp = stamp }
         // Not remembered yet (the caller looked), and a nested creation can't have added the
         // same key: that would be a dependency cycle, which stops the process.
-        let slot = Slot(entry: entry)
+        let slot = Slot(entry: entry, registry: registry)
         slots.add(slot, for: key)
         return Unmanaged.passUnretained(slot)
     }
 
     /// Keeps `slot` alive until the next transient slot and returns it unretained.
     func rememberTransient(_ entry: RegistryEntry) -> Unmanaged<Slot> {
-        let slot = Slot(entry: entry)
+        let slot = Slot(entry: entry, registry: nil)
         transientSlot = slot
         return Unmanaged.passUnretained(slot)
     }
