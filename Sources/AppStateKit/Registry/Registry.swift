@@ -205,13 +205,19 @@ final class Registry: @unchecked Sendable {
                 let deadline = waitDeadline ?? Condition.deadline(after: slowCreationThreshold)
                 waitDeadline = deadline
                 if !lock.wait(on: creationFinished, until: deadline) {
-                    // Waiting unusually long: say where, once, without holding the lock.
+                    // Waiting unusually long: say where, once, without holding the lock. (Not
+                    // while reporting already: the logger's own creation may be what hangs.)
                     hasReportedWait = true
-                    let message = slowCreationMessage(waitingFor: pending, from: thread)
-                    storage.waiting[thread] = nil
-                    lock.unlock()
-                    Application.logger.error(message)
-                    lock.lock()
+                    let cache = ThreadLookupCache.current
+                    if !cache.isReportingSlowCreation {
+                        let message = slowCreationMessage(waitingFor: pending, from: thread)
+                        storage.waiting[thread] = nil
+                        lock.unlock()
+                        cache.isReportingSlowCreation = true
+                        Application.logger.error(message)
+                        cache.isReportingSlowCreation = false
+                        lock.lock()
+                    }
                 }
             }
             storage.waiting[thread] = nil
@@ -250,28 +256,15 @@ final class Registry: @unchecked Sendable {
     /// waits for, who creates that and what that thread waits for in turn. Called with the lock
     /// held.
     private func slowCreationMessage(waitingFor pending: PendingCreation, from thread: ThreadID) -> String {
-        func describe(_ thread: ThreadID) -> String { "thread 0x\(String(thread.rawValue, radix: 16))" }
-        func creations(of thread: ThreadID) -> String {
-            (storage.running[thread]?.stack ?? []).map(\.readable).joined(separator: " → ")
-        }
-        var chain = describe(thread)
-        let own = creations(of: thread)
-        if !own.isEmpty { chain += " (creating \(own))" }
+        var report = SlowCreationReport(waited: slowCreationThreshold, thread: thread, creations: storage.running[thread]?.stack ?? [])
         var creation = pending
         var visited: Set<ThreadID> = [thread]
         while true {
-            chain += " waits for \(creation.key.readable), which \(describe(creation.owner)) is creating (\(creations(of: creation.owner)))"
+            report.hops.append((creation.key, creation.owner, storage.running[creation.owner]?.stack ?? []))
             guard visited.insert(creation.owner).inserted, let next = storage.waiting[creation.owner] else { break }
-            chain += "; that thread"
             creation = next
         }
-        let (seconds, attoseconds) = slowCreationThreshold.components
-        return """
-            AppStateKit: still waiting after \(Double(seconds) + Double(attoseconds) / 1e18) s for another \
-            thread to create an entry: \(chain). If this never ends, a factory or initial value is \
-            blocked on something only a waiting thread can provide (a cycle hidden behind a semaphore, \
-            lock, queue or `await`); see Concurrency.md.
-            """
+        return report.message
     }
 
     /// The chain of keys that waiting for `pending` on `thread` would deadlock on, or `nil`.

@@ -72,6 +72,9 @@ final class ThreadLookupCache {
         didSet { isCapturingKeys = keyCapture != nil }
     }
     @exclusivity(unchecked) @usableFromInline var isCapturingKeys = false
+    /// Whether this thread is reporting a slow creation (see `Registry.createEntry`), so a wait
+    /// inside the report doesn't report again.
+    @exclusivity(unchecked) var isReportingSlowCreation = false
     /// How many scoped overrides this thread has served; lets a factory run inside a scope tell
     /// whether it depended on one (see `ScopeContext.scopedDependency`).
     @exclusivity(unchecked) var overridesServed = 0

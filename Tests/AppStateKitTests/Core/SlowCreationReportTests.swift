@@ -32,20 +32,21 @@ struct SlowCreationReportTests {
         Application.current.registry.slowCreationThreshold = .milliseconds(20)
         let scope = Application.currentScope
         let creatorDone = DispatchSemaphore(value: 0)
+        let watchdogDone = DispatchSemaphore(value: 0)
         let creator = Thread {
             scope.run { _ = Application.dependency(\.slowOuter) }
             creatorDone.signal()
+            watchdogDone.signal()
         }
         creator.start()
         slowStarted.wait()
         // Safety net only: if no report ever comes, release the factory after a long while.
         let watchdog = Thread {
-            if creatorDone.wait(timeout: .now() + 30) == .timedOut { slowRelease.signal() }
+            if watchdogDone.wait(timeout: .now() + 30) == .timedOut { slowRelease.signal() }
         }
         watchdog.start()
         #expect(Application.dependency(\.slowOuter) == 2)
         creatorDone.wait()
-        creatorDone.signal()
 
         let reports = messages.messages
         #expect(reports.count == 1)
