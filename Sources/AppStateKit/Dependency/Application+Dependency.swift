@@ -109,6 +109,8 @@ extension Application {
             // lets a capture take keys of the override's value type.
             return DependencyEntry(key: key, value: capture.captured(key, as: Value.self))
         }
-        return DependencyEntry(key: key, value: object())
+        let entry = DependencyEntry(key: key, value: object())
+        announceCreation(of: entry)
+        return entry
     }
 }
