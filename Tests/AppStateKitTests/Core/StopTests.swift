@@ -20,7 +20,7 @@ struct StopTests {
         }
         let output = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
         #expect(output.contains(
-            "AppStateKit: Stop.counter was accessed from inside its own update closure. Use the closure's inout value instead of reading or writing the state again."
+            "AppStateKit: State Stop.counter was accessed from inside its own update. An update closure, `modify`, or a compound assignment through `value` (`+=`, `append`, …) holds the entry's lock while it runs: use its inout value instead of reading or writing the same entry again."
         ))
     }
 
