@@ -30,7 +30,7 @@ final class ThreadLookupCache {
     /// thread reading an entry would otherwise write the entry's shared reference count.
     @usableFromInline
     final class Slot: KeyedObject, @unchecked Sendable {
-        // Safe: `unmanagedEntry` and `retainedEntry` are immutable; `snapshot` and `version` are
+        // Safe: `unmanagedEntry`, `retainedEntry` and `registry` are immutable; `snapshot` and `version` are
         // only touched by the thread whose memo made the slot (a handle carried to another
         // thread reads only the immutable fields).
 
