@@ -15,6 +15,7 @@ struct IsolationSandbox {
             Application { application in
                 application.userDefaults.entry?.promote(to: InMemoryDefaults())
                 application.fileManager.entry?.promote(to: files)
+                application.syncStore.entry?.promote(to: InMemorySyncStore())
             }
         }
         isolatedApplication = IsolatedApplication(application)
