@@ -8,10 +8,14 @@ final class ScriptedSyncStore: SyncStore {
     let inner = InMemorySyncStore()
     private let failing = Atomic<Bool>(false)
     private let paused = Atomic<Bool>(false)
+    private let interfering = Atomic<Bool>(false)
     private let log = Locked<[(key: String, value: String?)]>([])
 
     /// Makes every later write and compare-and-set throw `unavailable` (or succeed again).
     func failWrites(_ fail: Bool) { failing.store(fail, ordering: .sequentiallyConsistent) }
+
+    /// Makes another writer commit the key just before every compare-and-set (so it conflicts).
+    func interfere(_ interfere: Bool) { interfering.store(interfere, ordering: .sequentiallyConsistent) }
 
     /// Holds writes back until `pause(false)`.
     func pause(_ pause: Bool) { paused.store(pause, ordering: .sequentiallyConsistent) }
@@ -30,6 +34,9 @@ final class ScriptedSyncStore: SyncStore {
 
     func compareAndSet(_ value: Data?, forKey key: String, expectedVersion: Int64) async throws -> SyncCommit {
         try await admit(value, key: key)
+        if interfering.load(ordering: .sequentiallyConsistent) {
+            _ = try await inner.write(Data("100".utf8), forKey: key)
+        }
         return try await inner.compareAndSet(value, forKey: key, expectedVersion: expectedVersion)
     }
 
