@@ -14,9 +14,10 @@ import Observation
 /// store).
 ///
 /// **A new store.** The coordinator is bound to the store the `\.syncStore` entry held when it
-/// last looked, and notices a replacement (promotion, global override and its cancellation)
-/// through observation of that entry, within milliseconds, and in any case at the next write,
-/// `read()` or `update` of any of the application's SyncStates. It then subscribes to the new
+/// last looked. A replacement (promotion, global override and its cancellation) is noticed by
+/// the next read of any of the application's SyncStates (each read compares the entry's
+/// version word with the bound one: two relaxed loads), the next write, `read()` or `update`,
+/// and without any access through observation of that entry, within milliseconds. It then subscribes to the new
 /// store's feed, stops consuming the old one, and reloads every live entry from the new store's
 /// local copy. Versions of different stores are never compared (each binding has its own
 /// generation number).
@@ -32,6 +33,11 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
     // Safe: `state` is only accessed while `lock` is held; `rebinding` serialises rebinding;
     // the dependency entries synchronise themselves.
     private let storeEntry: DependencyEntry<any SyncStore>
+    /// The `\.syncStore` entry's version word: it changes when the store is replaced.
+    let storeVersion: AtomicWord
+    /// The store version the current binding was made at (`.max` before the first), so a read
+    /// can tell with two loads whether the store was replaced since.
+    let boundVersion = AtomicWord(.max)
     private let loggerEntry: DependencyEntry<ApplicationLogger>
     private let lock = Lock()
     private let rebinding = Lock()
@@ -73,12 +79,14 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
 
     private init(key: EntryKey, storeEntry: DependencyEntry<any SyncStore>, loggerEntry: DependencyEntry<ApplicationLogger>) {
         self.storeEntry = storeEntry
+        self.storeVersion = storeEntry.version
         self.loggerEntry = loggerEntry
         super.init(key: key)
     }
 
     deinit {
         state.binding?.feed.cancel()
+        boundVersion.destroy()
     }
 
     override var kindName: String { "SyncConnection" }
@@ -139,6 +147,7 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
             let (old, entries) = lock.withLock {
                 let old = state.binding
                 state.binding = Binding(store: store, storeVersion: version, generation: generation, feed: task)
+                boundVersion.storeRelaxed(version)
                 return (old, liveEntries())
             }
             old?.feed.cancel()

@@ -23,6 +23,10 @@ final class SyncStateEntry<Value: Codable & Sendable>: RegistryEntry, SyncCacheE
     let keyProblem: SyncStoreError?
     /// The owning application's sync machinery: its store, logger and write queue.
     let coordinator: SyncCoordinator
+    /// The coordinator's ``SyncCoordinator/storeVersion`` and ``SyncCoordinator/boundVersion``
+    /// words (the coordinator, which this entry retains, keeps them alive).
+    @usableFromInline let storeVersion: AtomicWord
+    @usableFromInline let boundVersion: AtomicWord
 
     /// A store record with its decoded value (or why it can't be decoded).
     private struct Known {
@@ -51,6 +55,8 @@ final class SyncStateEntry<Value: Codable & Sendable>: RegistryEntry, SyncCacheE
         self.initial = initial
         self.cached = initial
         self.coordinator = coordinator
+        self.storeVersion = coordinator.storeVersion
+        self.boundVersion = coordinator.boundVersion
         do {
             try SyncLimits.check(key: storeKey, value: nil)
             self.keyProblem = nil
@@ -73,9 +79,19 @@ final class SyncStateEntry<Value: Codable & Sendable>: RegistryEntry, SyncCacheE
     @inlinable
     var value: Value {
         trackAccess()
+        if storeVersion.loadRelaxed() != boundVersion.loadRelaxed() {
+            storeReplaced()
+        }
         lock.lock()
         defer { lock.unlock() }
         return cached
+    }
+
+    /// Binds the coordinator to the replaced `\.syncStore`, reloading every entry from it.
+    @usableFromInline
+    func storeReplaced() {
+        guard keyProblem == nil else { return }
+        _ = coordinator.binding()
     }
 
     /// The problem that makes the cached value the initial value, if any.

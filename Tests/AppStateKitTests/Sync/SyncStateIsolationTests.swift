@@ -73,6 +73,16 @@ struct SyncStateIsolationTests {
         #expect(try second.cachedRecord(forKey: "Isolation/flag")?.version == 2)
     }
 
+    @Test("the first read after a promotion already serves the new store's value")
+    func promotionSeenByNextRead() async throws {
+        let first = installStore()
+        _ = try await first.write(Data("true".utf8), forKey: "Isolation/flag")
+        #expect(Application.syncState(\.isolatedFlag).value == true)
+        let second = InMemorySyncStore()
+        Application.promote(\.syncStore, with: second)
+        #expect(Application.syncState(\.isolatedFlag).value == false)
+    }
+
     @Test("a global override of \\.syncStore applies, and cancelling it returns to the promoted store")
     func globalOverride() async throws {
         let promoted = installStore()
