@@ -139,11 +139,12 @@ extension Application {
         feature: String = "App",
         id: String
     ) -> SyncState<Value> {
-        let key = EntryKey(kind: .syncState, valueType: Value.self, name: EntryName(feature: feature, id: id))
-        let registry = registry
-        let slot = registry.slot(for: key) {
-            Application.makeSyncStateEntry(key: $0, registry: registry, feature: feature, id: id, initial: initial())
-        }
+        syncState(key: EntryKey(kind: .syncState, valueType: Value.self, name: EntryName(feature: feature, id: id)), initial: initial)
+    }
+
+    @inlinable
+    func syncState<Value: Codable & Sendable>(key: EntryKey, initial: () -> Value) -> SyncState<Value> {
+        let slot = registry.slot(for: key) { Application.makeSyncStateEntry(key: $0, registry: self.registry, initial: initial()) }
         return SyncState(slot: slot.takeUnretainedValue())
     }
 
@@ -156,9 +157,12 @@ extension Application {
 
     @usableFromInline
     static func makeSyncStateEntry<Value: Codable & Sendable>(
-        key: EntryKey, registry: Registry, feature: String, id: String, initial: Value
+        key: EntryKey, registry: Registry, initial: Value
     ) -> RegistryEntry {
         let coordinator = SyncCoordinator.of(registry)
+        guard case let .explicit(feature, id) = key.name else {
+            preconditionFailure("AppStateKit: a SyncState is always named by feature and id")
+        }
         let entry = SyncStateEntry(key: key, storeKey: SyncStoreKey.make(feature: feature, id: id), initial: initial, coordinator: coordinator)
         coordinator.attach(entry)
         return entry
