@@ -93,7 +93,7 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
     override var valueTypeName: String { String(reflecting: type(of: storeEntry.snapshot().0.value)) }
     override var valueDescription: String {
         let (keys, queued) = lock.withLock { (state.entries.count, state.queue.count) }
-        return "\(keys) keys cached, \(queued) writes queued"
+        return "keys cached: \(keys), writes queued: \(queued)"
     }
 
     /// The coordinator of `registry`, created with the registry's first SyncState.
@@ -107,7 +107,9 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
                 return (owner.syncStore.entry!, owner.logger.entry!)
             }
             let coordinator = SyncCoordinator(key: key, storeEntry: store, loggerEntry: logger)
-            coordinator.watchStore()
+            // On a task of its own: registering here would also register the caller's
+            // `withObservationTracking` closure, if any, for changes of the store.
+            Task.detached { [weak coordinator] in coordinator?.watchStore() }
             return coordinator
         }
     }

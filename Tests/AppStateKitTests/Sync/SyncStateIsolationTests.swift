@@ -5,6 +5,7 @@ import Testing
 
 fileprivate extension Application {
     var isolatedFlag: SyncState<Bool> { syncState(initial: false, feature: "Isolation", id: "flag") }
+    var isolatedOther: SyncState<Int> { syncState(initial: 0, feature: "Isolation", id: "other") }
 }
 
 @Suite("SyncState isolation and binding", .isolatedApplication)
@@ -97,12 +98,13 @@ struct SyncStateIsolationTests {
         #expect(try promoted.cachedRecord(forKey: "Isolation/flag")?.value == Data("true".utf8))
     }
 
-    @Test("releasing an isolated application ends its feed consumer")
+    @Test("one feed consumer per application and store, ended when the application is released")
     func feedEndsWithApplication() async throws {
         let shared = InMemorySyncStore()
         Application.withIsolatedApplication {
             installStore(shared)
             _ = Application.syncState(\.isolatedFlag).value
+            _ = Application.syncState(\.isolatedOther).value
             #expect(shared.feedCount == 1)
         }
         #expect(await eventually { shared.feedCount == 0 })
