@@ -15,7 +15,7 @@ struct IsolationSandbox {
             Application { application in
                 application.userDefaults.entry?.promote(to: InMemoryDefaults())
                 application.fileManager.entry?.promote(to: files)
-                application.syncStore.entry?.promote(to: InMemorySyncStore())
+                Application.installIsolatedSyncStore(in: application)
             }
         }
         isolatedApplication = IsolatedApplication(application)
