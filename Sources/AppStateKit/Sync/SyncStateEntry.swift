@@ -204,7 +204,8 @@ final class SyncStateEntry<Value: Codable & Sendable>: RegistryEntry, SyncCacheE
             state.pendingWrites -= 1
             switch result {
             case let .success(record):
-                let isNewest = generation == state.generation && record.version > (state.known?.record?.version ?? 0)
+                // `>=`: the feed may have delivered this very commit before the write returned.
+                let isNewest = generation == state.generation && record.version >= (state.known?.record?.version ?? 0)
                 if isNewest {
                     // The value is the one this process wrote: no need to decode it again.
                     state.known = Known(record: record, decoded: .success(written))

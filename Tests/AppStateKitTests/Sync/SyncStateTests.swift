@@ -160,6 +160,20 @@ struct SyncStateTests {
         #expect(counter.value == 2)
     }
 
+    @Test("a write settling in the store doesn't notify observers again: the value didn't change")
+    func settlingIsNotAChange() async throws {
+        let store = ScriptedSyncStore()
+        Application.promote(\.syncStore, with: store)
+        store.acknowledgeSlowly(true)   // the feed delivers the commit first
+        var counter = Application.syncState(\.syncCounter)
+        store.pause(true)
+        counter.value = 1
+        let watcher = trackChanges { _ = Application.syncState(\.syncCounter).value }
+        store.pause(false)
+        #expect(try await counter.read() == 1)   // the write and its feed record have settled
+        #expect(watcher.value == 0)
+    }
+
     @Test("read() fetches the store's value; refresh() updates the cache")
     func readAndRefresh() async throws {
         let store = ScriptedSyncStore()

@@ -9,6 +9,7 @@ final class ScriptedSyncStore: SyncStore {
     private let failing = Atomic<Bool>(false)
     private let paused = Atomic<Bool>(false)
     private let interfering = Atomic<Bool>(false)
+    private let slowAcknowledgements = Atomic<Bool>(false)
     private let log = Locked<[(key: String, value: String?)]>([])
 
     /// Makes every later write and compare-and-set throw `unavailable` (or succeed again).
@@ -16,6 +17,10 @@ final class ScriptedSyncStore: SyncStore {
 
     /// Makes another writer commit the key just before every compare-and-set (so it conflicts).
     func interfere(_ interfere: Bool) { interfering.store(interfere, ordering: .sequentiallyConsistent) }
+
+    /// Makes each write return only some milliseconds after it was committed (so the change feed
+    /// delivers the record before the writer hears of it).
+    func acknowledgeSlowly(_ slow: Bool) { slowAcknowledgements.store(slow, ordering: .sequentiallyConsistent) }
 
     /// Holds writes back until `pause(false)`.
     func pause(_ pause: Bool) { paused.store(pause, ordering: .sequentiallyConsistent) }
@@ -29,7 +34,11 @@ final class ScriptedSyncStore: SyncStore {
 
     func write(_ value: Data?, forKey key: String) async throws -> SyncRecord {
         try await admit(value, key: key)
-        return try await inner.write(value, forKey: key)
+        let record = try await inner.write(value, forKey: key)
+        if slowAcknowledgements.load(ordering: .sequentiallyConsistent) {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return record
     }
 
     func compareAndSet(_ value: Data?, forKey key: String, expectedVersion: Int64) async throws -> SyncCommit {
