@@ -49,6 +49,7 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
         var entries: [String: [WeakEntry]] = [:]
         var queue: [QueueItem] = []
         var isDraining = false
+        var reportedScopedOverride = false
     }
 
     /// The store the coordinator consumes, and the dependency version it was read at.
@@ -202,6 +203,7 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
             list.append(WeakEntry(entry: entry))
             state.entries[entry.storeKey] = list
         }
+        noteScopedStoreOverride(storeKey: entry.storeKey)
         let bound = binding()
         load(entry, from: bound.store, generation: bound.generation)
     }
@@ -301,6 +303,23 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
     }
 
     // MARK: Reporting
+
+    /// Reports, once per application, that a task-local override of `\.syncStore` in the
+    /// calling task is not used by SyncState `storeKey`.
+    func noteScopedStoreOverride(storeKey: String) {
+        guard ScopeContext.isAnyLive, let context = ScopeContext.current, context.hasOverrides,
+            context.overriddenValue(for: Application.syncStoreKey) != nil
+        else { return }
+        let isFirst = lock.withLock {
+            defer { state.reportedScopedOverride = true }
+            return !state.reportedScopedOverride
+        }
+        guard isFirst else { return }
+        report(
+            "AppStateKit: SyncState \"\(storeKey)\" ignores the task-local override of \\.syncStore (withOverrides, .overriding): "
+                + "a SyncState's cache is fed by one store, its application's. Promote the store instead, inside an isolated application for a test"
+        )
+    }
 
     /// Reports `message` through the owning application's logger.
     func report(_ message: String) {

@@ -41,6 +41,7 @@ extension SyncStateEntry {
     /// Shows `newValue` (whose encoding is `data`) now and queues its write; `completion`
     /// receives the outcome, or failures are reported when there is none.
     private func queueWrite(_ newValue: Value, data: Data?, completion: (@Sendable (Result<SyncRecord, any Error>) -> Void)?) {
+        coordinator.noteScopedStoreOverride(storeKey: storeKey)
         let bound = coordinator.binding()
         if let replaced = beginWrite(newValue) {
             coordinator.report("AppStateKit: SyncState \"\(storeKey)\": replacing a stored value that could not be used (\(replaced))")
@@ -63,6 +64,7 @@ extension SyncStateEntry {
     /// and returns the committed value.
     func update(maxAttempts: Int, _ body: (inout Value) throws -> Void) async throws -> Value {
         if let keyProblem { throw keyProblem }
+        coordinator.noteScopedStoreOverride(storeKey: storeKey)
         await coordinator.barrier()
         let bound = coordinator.binding()
         var current: (record: SyncRecord?, decoded: Result<Value, SyncStoreError>)
@@ -101,6 +103,7 @@ extension SyncStateEntry {
     /// it; returns the store's value.
     func read() async throws -> Value {
         if let keyProblem { throw keyProblem }
+        coordinator.noteScopedStoreOverride(storeKey: storeKey)
         await coordinator.barrier()
         let bound = coordinator.binding()
         let record = try await bound.store.fetchRecord(forKey: storeKey)

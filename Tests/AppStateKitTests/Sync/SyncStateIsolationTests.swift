@@ -98,6 +98,20 @@ struct SyncStateIsolationTests {
         #expect(try promoted.cachedRecord(forKey: "Isolation/flag")?.value == Data("true".utf8))
     }
 
+    @Test("a task-local override of \\.syncStore is not used by SyncState, and that is reported once")
+    func scopedOverrideIgnored() async throws {
+        let errors = collectErrors()
+        let store = installStore()
+        let scoped = InMemorySyncStore()
+        try await Application.withOverrides { $0.override(\.syncStore, with: scoped) } operation: {
+            try await Application.syncState(\.isolatedFlag).write(true)
+            try await Application.syncState(\.isolatedOther).write(1)
+        }
+        #expect(try store.cachedRecord(forKey: "Isolation/flag")?.value == Data("true".utf8))
+        #expect(try scoped.cachedRecord(forKey: "Isolation/flag") == nil)
+        #expect(errors.messages.filter { $0.contains("ignores the task-local override of \\.syncStore") }.count == 1)
+    }
+
     @Test("one feed consumer per application and store, ended when the application is released")
     func feedEndsWithApplication() async throws {
         let shared = InMemorySyncStore()
