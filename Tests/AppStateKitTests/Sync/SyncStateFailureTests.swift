@@ -87,6 +87,17 @@ struct SyncStateFailureTests {
         #expect(try store.cachedRecord(forKey: "Fail/profile")?.value == Data("{not json".utf8))
     }
 
+    @Test("refresh() doesn't throw for bad data (it is reported, as for value) but read() does")
+    func refreshWithBadData() async throws {
+        let errors = collectErrors()
+        let store = installStore()
+        #expect(Application.syncState(\.failCounter).value == 0)
+        _ = try await store.write(Data("{".utf8), forKey: "Fail/counter")
+        try await Application.syncState(\.failCounter).refresh()
+        #expect(errors.messages.filter { $0.contains("\"Fail/counter\" reads as its initial value") }.count == 1)
+        await #expect(throws: SyncStoreError.self) { try await Application.syncState(\.failCounter).read() }
+    }
+
     @Test("JSON of another type: initial value and a report; update throws typeMismatch and writes nothing")
     func typeMismatch() async throws {
         let errors = collectErrors()

@@ -72,6 +72,26 @@ struct SyncStateTests {
         #expect(delivered?.last == 7)
     }
 
+    @Test("values(of:_:) follows one member of a sync state as other processes change it")
+    func memberStream() async throws {
+        let store = installStore()
+        let limits = Application.values(of: \.syncFlags, \.limit)
+        let seen = Task {
+            var seen: [Int] = []
+            for await limit in limits {
+                seen.append(limit)
+                if limit == 3 { break }
+            }
+            return seen
+        }
+        while Application.changeStreamCount(of: \.syncFlags) == 0 { await Task.yield() }
+        _ = try await store.write(try json(Flags(newCheckout: false, limit: 3)), forKey: "App/flags")
+        let delivered = await withDeadline { await seen.value }
+        #expect(delivered?.first == 10)
+        #expect(delivered?.last == 3)
+        #expect(await eventually { Application.changeStreamCount(of: \.syncFlags) == 0 })
+    }
+
     @Test("the store's existing value is read on first access")
     func firstAccessFillsFromStore() async throws {
         let store = installStore()
