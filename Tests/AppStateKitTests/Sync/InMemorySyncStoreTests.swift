@@ -1,8 +1,9 @@
 import AppStateKit
+import AppStateKitTesting
 import Foundation
 import Testing
 
-@Suite("InMemorySyncStore")
+@Suite("InMemorySyncStore", .isolatedApplication)
 struct InMemorySyncStoreTests {
     @Test("versions start at 1 and grow by one per write; removal is a tombstone")
     func versions() async throws {

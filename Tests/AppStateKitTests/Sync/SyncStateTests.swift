@@ -4,13 +4,13 @@ import Foundation
 import Observation
 import Testing
 
-fileprivate struct Flags: Codable, Sendable, Equatable {
+fileprivate struct TestFlags: Codable, Sendable, Equatable {
     var newCheckout = false
     var limit = 10
 }
 
 fileprivate extension Application {
-    var syncFlags: SyncState<Flags> { syncState(initial: Flags(), feature: "App", id: "flags") }
+    var syncFlags: SyncState<TestFlags> { syncState(initial: TestFlags(), feature: "App", id: "flags") }
     var syncCounter: SyncState<Int> { syncState(initial: 0, feature: "Sync", id: "counter") }
     var syncNote: SyncState<String?> { syncState(feature: "Sync", id: "note") }
     var syncSlashFeature: SyncState<Int> { syncState(initial: 0, feature: "T/a", id: "b") }
@@ -18,7 +18,7 @@ fileprivate extension Application {
     var syncPercent: SyncState<Int> { syncState(initial: 0, feature: "T%2Fa", id: "b") }
 }
 
-fileprivate struct FlagsView {
+fileprivate struct TestFlagsView {
     @SyncState(\.syncFlags) var flags
     @Slice(\.syncFlags, \.limit) var limit
 }
@@ -29,12 +29,12 @@ struct SyncStateTests {
     func readYourWrites() async throws {
         let store = installStore()
         var flags = Application.syncState(\.syncFlags)
-        #expect(flags.value == Flags())
+        #expect(flags.value == TestFlags())
         #expect(try store.cachedRecord(forKey: "App/flags") == nil)
 
         flags.value.newCheckout = true
         #expect(Application.syncState(\.syncFlags).value.newCheckout)
-        #expect(await eventually { (try? store.cachedRecord(forKey: "App/flags"))??.value == (try? json(Flags(newCheckout: true))) })
+        #expect(await eventually { (try? store.cachedRecord(forKey: "App/flags"))??.value == (try? json(TestFlags(newCheckout: true))) })
     }
 
     @Test("write(_:) returns once the store committed the value")
@@ -85,7 +85,7 @@ struct SyncStateTests {
             return seen
         }
         while Application.changeStreamCount(of: \.syncFlags) == 0 { await Task.yield() }
-        _ = try await store.write(try json(Flags(newCheckout: false, limit: 3)), forKey: "App/flags")
+        _ = try await store.write(try json(TestFlags(newCheckout: false, limit: 3)), forKey: "App/flags")
         let delivered = await withDeadline { await seen.value }
         #expect(delivered?.first == 10)
         #expect(delivered?.last == 3)
@@ -95,8 +95,8 @@ struct SyncStateTests {
     @Test("the store's existing value is read on first access")
     func firstAccessFillsFromStore() async throws {
         let store = installStore()
-        _ = try await store.write(try json(Flags(newCheckout: true, limit: 3)), forKey: "App/flags")
-        #expect(Application.syncState(\.syncFlags).value == Flags(newCheckout: true, limit: 3))
+        _ = try await store.write(try json(TestFlags(newCheckout: true, limit: 3)), forKey: "App/flags")
+        #expect(Application.syncState(\.syncFlags).value == TestFlags(newCheckout: true, limit: 3))
     }
 
     @Test("optional: nil until set, assigning nil removes the value (a tombstone in the store)")
@@ -135,8 +135,8 @@ struct SyncStateTests {
     @Test("the @SyncState wrapper, slices and @Slice read and write through the cache")
     func wrappersAndSlices() async throws {
         installStore()
-        let view = FlagsView()
-        view.flags = Flags(newCheckout: true, limit: 1)
+        let view = TestFlagsView()
+        view.flags = TestFlags(newCheckout: true, limit: 1)
         #expect(view.flags.newCheckout)
         #expect(view.limit == 1)
         view.limit = 20
@@ -144,9 +144,9 @@ struct SyncStateTests {
 
         var slice = Application.slice(\.syncFlags, \.newCheckout)
         slice.value = false
-        #expect(Application.syncState(\.syncFlags).value == Flags(newCheckout: false, limit: 20))
+        #expect(Application.syncState(\.syncFlags).value == TestFlags(newCheckout: false, limit: 20))
         #expect(Application.state(\.syncFlags).value.limit == 20)
-        #expect(try await Application.syncState(\.syncFlags).read() == Flags(newCheckout: false, limit: 20))
+        #expect(try await Application.syncState(\.syncFlags).read() == TestFlags(newCheckout: false, limit: 20))
     }
 
     @Test("writes of the synchronous setter reach the store in the order they were made")
