@@ -80,8 +80,10 @@ extension Application {
         /// Waits for this application's queued writes first. `body` may run several times;
         /// keep it free of side effects.
         ///
-        /// - Parameter maxAttempts: How many commits may be lost to other writers before giving
-        ///   up.
+        /// - Parameters:
+        ///   - maxAttempts: How many commits may be lost to other writers before giving up.
+        ///   - body: Mutates the store's current value; may run more than once.
+        /// - Returns: The value that was committed.
         /// - Throws: ``SyncStoreError`` of kind `contention` after `maxAttempts` conflicts,
         ///   `corruptRecord`/`typeMismatch` when the stored value can't be decoded, any store
         ///   failure, and whatever `body` throws (nothing is then committed).
