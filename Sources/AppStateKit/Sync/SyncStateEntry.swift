@@ -94,12 +94,6 @@ final class SyncStateEntry<Value: Codable & Sendable>: RegistryEntry, SyncCacheE
         _ = coordinator.binding()
     }
 
-    /// The problem that makes the cached value the initial value, if any.
-    var problem: SyncStoreError? {
-        if let keyProblem { return keyProblem }
-        return lock.withLock { state.problem }
-    }
-
     /// The newest record the store reported under `generation`, with its decoded value, when
     /// no write of this process is in flight.
     func settledRecord(generation: UInt64) -> (SyncRecord?, Result<Value, SyncStoreError>)? {
