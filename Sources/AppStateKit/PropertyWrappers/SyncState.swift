@@ -34,11 +34,18 @@ public struct SyncState<Value: Codable & Sendable>: Sendable {
     }
 
     /// The cached value; setting it writes the cache now and the store in the background.
+    ///
+    /// A mutation in place (`count += 1`) reads, mutates and writes as one step within this
+    /// process: see ``Application/SyncState/value``.
     public var wrappedValue: Value {
         get { Application.withCurrent { declaration($0) }.value }
         nonmutating set {
             var state = Application.withCurrent { declaration($0) }
             state.value = newValue
+        }
+        nonmutating _modify {
+            var state = Application.withCurrent { declaration($0) }
+            yield &state.value
         }
     }
 }

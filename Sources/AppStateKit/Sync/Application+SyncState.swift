@@ -45,11 +45,38 @@ extension Application {
         /// The cached value: the store's, or this process's newer write, or the initial value
         /// when the key is unset or unusable. Setting it updates the cache now and writes the
         /// store in the background; for an optional, `nil` removes the key.
+        ///
+        /// A mutation in place (`value += 1`, `value.items.append(item)`) reads, mutates and
+        /// assigns as one step within this process: concurrent mutations from this process lose
+        /// nothing. Across processes, use ``update(maxAttempts:_:)``. Reading the same SyncState
+        /// from inside the mutation returns the value from before it; assigning it stops the
+        /// process, naming the key.
         public var value: Value {
             @inlinable get {
                 slot.unmanagedEntry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: SyncStateEntry<Value>.self).value }
             }
             set { entry.set(newValue) }
+            _modify {
+                let entry = entry
+                entry.modification.lock(entry)
+                var current = entry.value
+                // Assigned in `defer` so that a mutation that throws keeps its changes, as for
+                // any `inout` access.
+                defer {
+                    let problem = entry.assign(current)
+                    entry.modification.unlock()
+                    if let problem { entry.coordinator.report(problem) }
+                }
+                yield &current
+            }
+        }
+
+        /// Mutates the value with `body` as one step within this process (see ``value``) and
+        /// returns what `body` returns. For a step that is atomic across processes, use
+        /// ``update(maxAttempts:_:)``.
+        @discardableResult
+        public func modify<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+            try entry.modify(body)
         }
 
         /// Removes the key from the store (in the background, like setting ``value``), so

@@ -5,18 +5,38 @@ extension SyncStateEntry {
     /// application's earlier writes. Failures are reported, and the value then converges to the
     /// store's.
     func set(_ newValue: Value) {
+        let problem = modification.withLock(self) { assign(newValue) }
+        if let problem { coordinator.report(problem) }
+    }
+
+    /// Reads the cached value, lets `body` mutate it and assigns the result, with
+    /// ``modification`` held throughout: atomic within this process (not across processes; see
+    /// ``update(maxAttempts:_:)``).
+    func modify<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        modification.lock(self)
+        var current = value
+        var problem: String?
+        defer {
+            problem = assign(current)
+            modification.unlock()
+            if let problem { coordinator.report(problem) }
+        }
+        return try body(&current)
+    }
+
+    /// ``set(_:)`` with ``modification`` held by the caller; returns the problem to report
+    /// once it is released.
+    func assign(_ newValue: Value) -> String? {
         if let keyProblem {
-            coordinator.report("AppStateKit: SyncState \"\(storeKey)\" was not written: \(keyProblem)")
-            return
+            return "AppStateKit: SyncState \"\(storeKey)\" was not written: \(keyProblem)"
         }
         let data: Data?
         do {
             data = try SyncValueCodec.encode(newValue, key: storeKey)
         } catch {
-            coordinator.report("AppStateKit: SyncState \"\(storeKey)\" was not written: \(error)")
-            return
+            return "AppStateKit: SyncState \"\(storeKey)\" was not written: \(error)"
         }
-        queueWrite(newValue, data: data, completion: nil)
+        return queueWrite(newValue, data: data, completion: nil)
     }
 
     /// Removes the key from the store (queued like ``set(_:)``), so reads return the initial
@@ -26,7 +46,8 @@ extension SyncStateEntry {
             coordinator.report("AppStateKit: SyncState \"\(storeKey)\" was not reset: \(keyProblem)")
             return
         }
-        queueWrite(initial, data: nil, completion: nil)
+        let problem = modification.withLock(self) { queueWrite(initial, data: nil, completion: nil) }
+        if let problem { coordinator.report(problem) }
     }
 
     /// Shows `newValue` now, queues it, and returns once the store committed it.
@@ -34,18 +55,20 @@ extension SyncStateEntry {
         if let keyProblem { throw keyProblem }
         let data = try SyncValueCodec.encode(newValue, key: storeKey)
         return try await withCheckedThrowingContinuation { continuation in
-            queueWrite(newValue, data: data) { continuation.resume(with: $0) }
+            let problem = modification.withLock(self) {
+                queueWrite(newValue, data: data) { continuation.resume(with: $0) }
+            }
+            if let problem { coordinator.report(problem) }
         }
     }
 
     /// Shows `newValue` (whose encoding is `data`) now and queues its write; `completion`
-    /// receives the outcome, or failures are reported when there is none.
-    private func queueWrite(_ newValue: Value, data: Data?, completion: (@Sendable (Result<SyncRecord, any Error>) -> Void)?) {
+    /// receives the outcome, or failures are reported when there is none. Returns a message to
+    /// report (after releasing ``modification``) when the write replaces an unusable record.
+    private func queueWrite(_ newValue: Value, data: Data?, completion: (@Sendable (Result<SyncRecord, any Error>) -> Void)?) -> String? {
         coordinator.noteScopedStoreOverride(storeKey: storeKey)
         let bound = coordinator.binding()
-        if let replaced = beginWrite(newValue) {
-            coordinator.report("AppStateKit: SyncState \"\(storeKey)\": replacing a stored value that could not be used (\(replaced))")
-        }
+        let replaced = beginWrite(newValue)
         let key = storeKey
         let coordinator = coordinator
         coordinator.enqueue(
@@ -58,6 +81,7 @@ extension SyncStateEntry {
                 }
             }
         )
+        return replaced.map { "AppStateKit: SyncState \"\(key)\": replacing a stored value that could not be used (\($0))" }
     }
 
     /// Applies `body` to the store's current value with compare-and-set, retrying on conflict,

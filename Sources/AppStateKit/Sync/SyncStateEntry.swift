@@ -23,6 +23,9 @@ final class SyncStateEntry<Value: Codable & Sendable>: RegistryEntry, SyncCacheE
     let keyProblem: SyncStoreError?
     /// The owning application's sync machinery: its store, logger and write queue.
     let coordinator: SyncCoordinator
+    /// Held while the value is assigned or mutated in place (`value += 1`), so within this
+    /// process no assignment interleaves with a read-modify-write.
+    let modification = ModificationLock()
     /// The coordinator's ``SyncCoordinator/storeVersion`` and ``SyncCoordinator/boundVersion``
     /// words (the coordinator, which this entry retains, keeps them alive).
     @usableFromInline let storeVersion: AtomicWord

@@ -3,8 +3,17 @@ import AppStateKitTesting
 import Foundation
 import Testing
 
+fileprivate struct Tally: Codable, Sendable {
+    var count = 0
+}
+
 fileprivate extension Application {
     var fleetCounter: SyncState<Int> { syncState(initial: 0, feature: "Fleet", id: "counter") }
+    var fleetTally: SyncState<Tally> { syncState(initial: Tally(), feature: "Fleet", id: "tally") }
+}
+
+fileprivate struct TallyView {
+    @SyncState(\.fleetCounter) var counter
 }
 
 @Suite("SyncState concurrency", .isolatedApplication)
@@ -62,6 +71,36 @@ struct SyncStateConcurrencyTests {
         #expect(results == [total, total])
         #expect(try shared.cachedRecord(forKey: "Fleet/counter")?.value == Data("\(total)".utf8))
         #expect(try shared.cachedRecord(forKey: "Fleet/counter")?.version == Int64(total))
+    }
+
+    @Test("in-place mutations (value +=, the wrapper, modify, a slice) from many tasks lose nothing in this process, and the store ends on the total")
+    func inPlaceMutations() async throws {
+        let store = installStore()
+        await withTaskGroup(of: Void.self) { group in
+            for task in 0..<Self.tasks {
+                group.addTask {
+                    for _ in 0..<Self.perTask {
+                        switch task % 4 {
+                        case 0:
+                            var counter = Application.syncState(\.fleetCounter)
+                            counter.value += 1
+                        case 1:
+                            TallyView().counter += 1
+                        case 2:
+                            Application.syncState(\.fleetCounter).modify { $0 += 1 }
+                        default:
+                            var counter = Application.slice(\.fleetTally, \.count)
+                            counter.value += 1
+                        }
+                    }
+                }
+            }
+        }
+        let onCounter = Self.tasks * Self.perTask * 3 / 4
+        #expect(Application.syncState(\.fleetCounter).value == onCounter)
+        #expect(Application.syncState(\.fleetTally).value.count == Self.tasks * Self.perTask / 4)
+        #expect(try await Application.syncState(\.fleetCounter).read() == onCounter)
+        #expect(try store.cachedRecord(forKey: "Fleet/counter")?.value == Data("\(onCounter)".utf8))
     }
 
     @Test("concurrent setters from many threads: every reader ends on the store's final value")
