@@ -60,8 +60,8 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
         self.durability = durability
     }
 
-    /// The default file for a process: `$XDG_CONFIG_HOME/<executable>/defaults.json`, falling
-    /// back to `~/.config/<executable>/defaults.json`.
+    /// The default file for a process: `$XDG_CONFIG_HOME/<name>/defaults.json`, falling back to
+    /// `~/.config/<name>/defaults.json`, where `<name>` is ``Application/storageName``.
     public static var defaultPath: String {
         let environment = ProcessInfo.processInfo.environment
         let base: String
@@ -71,8 +71,7 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
             let home = environment["HOME"] ?? NSHomeDirectory()
             base = (home as NSString).appendingPathComponent(".config")
         }
-        let executable = (CommandLine.arguments.first.map { ($0 as NSString).lastPathComponent } ?? "")
-        let name = executable.isEmpty ? "AppStateKit" : executable
+        let name = StorageName.resolvedForDefaultLocation()
         return ((base as NSString).appendingPathComponent(name) as NSString).appendingPathComponent("defaults.json")
     }
 
@@ -161,6 +160,51 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
                 cache.values = values
                 cache.stamp = stamp
                 cache.isCorrupt = false
+            }
+        }
+    }
+
+    /// Stores `newValue` for `key` (removing it for `nil`) only if the stored value still equals
+    /// `expected` (`nil`: nothing stored), as one step no other thread or process interleaves
+    /// with: the comparison and the write happen under the store's `flock`. Returns whether it
+    /// stored. `StoredState`'s `update` is a compare-and-set loop over this.
+    ///
+    /// - Throws: ``PersistenceError`` when the file cannot be read or decoded (nothing is then
+    ///   written), or as ``write(_:forKey:)`` does.
+    func replaceValue(forKey key: String, ifEqualTo expected: Any?, with newValue: Any?) throws -> Bool {
+        let expectedValue = try expected.map { expected in
+            guard let plist = PropertyListValue(expected) else {
+                throw PersistenceError(.encodingFailed, subject: key, detail: "\(type(of: expected)) is not a property-list value")
+            }
+            return plist
+        }
+        let converted = try newValue.map { value in
+            guard let plist = PropertyListValue(value) else {
+                throw PersistenceError(.encodingFailed, subject: key, detail: "\(type(of: value)) is not a property-list value")
+            }
+            return plist
+        }
+        return try lock.withLock {
+            try FileLock.withExclusiveLock(lockPath) {
+                try reloadIfChanged()
+                if cache.isCorrupt {
+                    throw PersistenceError(.corruptData, subject: path, detail: "the store file cannot be decoded; update changes nothing")
+                }
+                guard cache.values[key] == expectedValue else { return false }
+                var values = cache.values
+                values[key] = converted
+                let data: Data
+                do {
+                    let encoder = JSONEncoder()
+                    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+                    data = try encoder.encode(values)
+                } catch {
+                    throw PersistenceError(.encodingFailed, subject: key, detail: "\(error)")
+                }
+                let stamp = try AtomicFileWriter.write(data, to: path, durable: durability == .immediate)
+                cache.values = values
+                cache.stamp = stamp
+                return true
             }
         }
     }
