@@ -54,7 +54,7 @@ enum StorageName {
     }
 
     static func set(_ newValue: String) {
-        if let problem = problem(with: newValue) {
+        if let problem = problemDescription(newValue) {
             preconditionFailure("AppStateKit: Application.storageName \"\(newValue)\" is not usable: \(problem); use a single path component such as \"my-tool\"")
         }
         let previous: String? = lock.withLock {
@@ -70,7 +70,7 @@ enum StorageName {
         }
     }
 
-    private static func problem(with name: String) -> String? {
+    static func problemDescription(_ name: String) -> String? {
         if name.isEmpty { return "it is empty" }
         if name == "." || name == ".." { return "it is not a directory name" }
         if name.contains("/") { return "it contains \"/\"" }
