@@ -77,21 +77,24 @@ final class FileStateEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked
     /// Writes `newValue` atomically; an optional holding `nil` deletes the file.
     func write(_ newValue: Value) throws {
         if let filenameProblem { throw filenameProblem }
-        try write(newValue, through: fileManager, path: filePath)
+        let files = fileManager
+        let path = filePath
+        try notifyingObservers {
+            try write(newValue, through: files, path: path)
+        }
     }
 
+    /// The write itself, without notifying observers (callers do, outside any file lock).
     private func write(_ newValue: Value, through files: any FileManaging, path: String) throws {
-        try notifyingObservers {
-            try preserveCorruptFile(files, path: path)
-            if let optional = newValue as? any OptionalValue, optional.wrappedAny == nil {
-                try files.removeFile(path)
-                lock.withLock { cache = nil }
-                return
-            }
-            let data = try FileStateCodec.encode(newValue, base64Encoded: isBase64Encoded, path: path)
-            let stamp = try files.writeAtomicallyWithStamp(data, toFile: path)
-            lock.withLock { cache = stamp.map { ($0, newValue) } }
+        try preserveCorruptFile(files, path: path)
+        if let optional = newValue as? any OptionalValue, optional.wrappedAny == nil {
+            try files.removeFile(path)
+            lock.withLock { cache = nil }
+            return
         }
+        let data = try FileStateCodec.encode(newValue, base64Encoded: isBase64Encoded, path: path)
+        let stamp = try files.writeAtomicallyWithStamp(data, toFile: path)
+        lock.withLock { cache = stamp.map { ($0, newValue) } }
     }
 
     /// Deletes the file so reads return the initial value.
@@ -139,10 +142,12 @@ final class FileStateEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked
             let result = try body(&value)
             do {
                 if let filenameProblem { throw filenameProblem }
-                let written = try withExclusiveLock(files, path: path) {
-                    guard files.stamp(ofFile: path) == startStamp else { return false }
-                    try write(value, through: files, path: path)
-                    return true
+                let written = try notifyingObservers {
+                    try withExclusiveLock(files, path: path) {
+                        guard files.stamp(ofFile: path) == startStamp else { return false }
+                        try write(value, through: files, path: path)
+                        return true
+                    }
                 }
                 if written { return result }
             } catch {
