@@ -73,7 +73,7 @@ extension Application {
 
         /// Reads, changes and writes the file as one atomic step, throwing instead of reporting.
         ///
-        /// See ``Application/update(_:_:)-(KeyPath<Application,FileState<Value>>,_)``; `body` may
+        /// See `Application.update(_:_:)`; `body` may
         /// run more than once.
         ///
         /// - Throws: `body`'s error, or ``PersistenceError`` when the file can't be read,
@@ -84,7 +84,7 @@ extension Application {
         }
 
         /// Reads, changes and writes the file as one atomic step, reporting failures through the
-        /// logger; the same as ``Application/update(_:_:)-(KeyPath<Application,FileState<Value>>,_)``.
+        /// logger; the same as `Application.update(_:_:)`.
         @discardableResult
         public mutating func modify<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
             let entry = entry
@@ -155,7 +155,7 @@ extension Application {
     /// no lock held, and the result is written only if the file is still the one `body` started
     /// from; otherwise `body` runs again on the newer contents. So `body` may run more than once:
     /// let it only compute the new value. It may read and write other entries. Failures are
-    /// reported through the logger, as for an assignment; ``FileState/update(_:)`` throws them.
+    /// reported through the logger, as for an assignment; ``Application/FileState/update(_:)`` throws them.
     /// Plain assignments take no lock: one racing with an update is either overwritten by it or
     /// seen by its next attempt.
     @discardableResult

@@ -6,7 +6,7 @@ extension FileManager {
     /// On Linux the default follows the XDG base-directory convention:
     /// `$XDG_DATA_HOME/<name>` when `XDG_DATA_HOME` is set to an absolute path, otherwise
     /// `~/.local/share/<name>`. On Apple platforms it is `~/Library/Application Support/<name>`.
-    /// `<name>` is ``AppStateKit/Application/storageName``. Settable, e.g. for a project-local
+    /// `<name>` is ``Application/storageName``. Settable, e.g. for a project-local
     /// directory; set it before the first FileState declared with the default path is accessed.
     public static var defaultFileStatePath: String {
         get {

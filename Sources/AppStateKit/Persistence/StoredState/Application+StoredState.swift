@@ -72,7 +72,7 @@ extension Application {
 
         /// Reads, changes and writes the value as one atomic step, throwing instead of reporting.
         ///
-        /// See ``Application/update(_:_:)-(KeyPath<Application,StoredState<Value>>,_)``; `body` may
+        /// See `Application.update(_:_:)`; `body` may
         /// run more than once.
         ///
         /// - Throws: `body`'s error, or ``PersistenceError`` when the stored value can't be read,
@@ -83,7 +83,7 @@ extension Application {
         }
 
         /// Reads, changes and writes the value as one atomic step, reporting store failures
-        /// through the logger; the same as ``Application/update(_:_:)-(KeyPath<Application,StoredState<Value>>,_)``.
+        /// through the logger; the same as `Application.update(_:_:)`.
         @discardableResult
         public mutating func modify<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
             let entry = entry
@@ -159,7 +159,7 @@ extension Application {
     /// the result is stored only if the stored value is still the one `body` started from;
     /// otherwise `body` runs again on the newer value. So `body` may run more than once: let it
     /// only compute the new value. It may read and write other entries. Failures are reported
-    /// through the logger, as for an assignment; ``StoredState/update(_:)`` throws them instead.
+    /// through the logger, as for an assignment; ``Application/StoredState/update(_:)`` throws them instead.
     /// Plain assignments are not compared: one racing with an update is either overwritten by it
     /// or seen by its next attempt.
     @discardableResult
