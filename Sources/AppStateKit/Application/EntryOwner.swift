@@ -44,11 +44,6 @@ final class EntryOwner: Sendable {
         return Application(resolvingIn: registry)[keyPath: keyPath].value
     }
 
-    /// Whether this owner belongs to `application` (the same registry).
-    func owns(_ application: Application) -> Bool {
-        registry === application.registry
-    }
-
     /// Reports `message` through the owning application's `\.logger`.
     func reportError(_ message: String) {
         dependency(\.logger).error(message)

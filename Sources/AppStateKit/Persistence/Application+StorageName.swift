@@ -45,11 +45,13 @@ enum StorageName {
 
     /// The name, marking it used by a default location: from now on it can't change.
     static func resolvedForDefaultLocation() -> String {
-        let fallback = lock.withLock { name } == nil ? executableName : nil
+        // Looked up outside the lock: it reads the file system.
+        let fallback = executableName
         return lock.withLock {
             isUsed = true
-            if name == nil { name = fallback }
-            return name!
+            let resolved = name ?? fallback
+            name = resolved
+            return resolved
         }
     }
 

@@ -6,6 +6,7 @@ import Testing
 private extension Application {
     var updatedStored: StoredState<Int> { storedState(initial: 0, feature: "PersistedUpdate", id: "counter") }
     var updatedOther: StoredState<Int> { storedState(initial: 0, feature: "PersistedUpdate", id: "other") }
+    var updatedDouble: StoredState<Double> { storedState(initial: 0, feature: "PersistedUpdate", id: "double") }
     var updatedFile: FileState<[Int]> {
         fileState(initial: [], path: "/AppStateKit-update-tests", filename: "list.json", isBase64Encoded: false)
     }
@@ -74,6 +75,14 @@ struct PersistedUpdateTests {
         }
         #expect(files == 1)
         #expect(Application.fileState(\.updatedFile).value == [1])
+    }
+
+    @Test("update of a stored NaN finishes (NaN never equals itself)")
+    func storedNaN() throws {
+        var state = Application.storedState(\.updatedDouble)
+        state.value = .nan
+        try state.update { $0 = 1 }
+        #expect(state.value == 1)
     }
 
     @Test("a body that throws changes nothing")

@@ -170,7 +170,8 @@ enum LocalStoreUpdates {
             guard let currentValue = PropertyListValue(current), let expectedValue = PropertyListValue(expected) else {
                 throw PersistenceError(.typeMismatch, subject: key, detail: "the stored \(type(of: current)) is not a property-list value, so update can't compare it")
             }
-            return currentValue == expectedValue
+            // The textual form too: `==` never holds for a NaN, which would retry forever.
+            return currentValue == expectedValue || String(reflecting: currentValue) == String(reflecting: expectedValue)
         }
     }
 }
