@@ -3,7 +3,7 @@ import Foundation
 extension Application {
     /// The name of the directory the application keeps its data in, in both default locations:
     /// ``FileKeyValueStore/defaultPath`` (`$XDG_CONFIG_HOME/<name>/defaults.json` or
-    /// `~/.config/<name>/defaults.json`) and ``Foundation/FileManager/defaultFileStatePath``
+    /// `~/.config/<name>/defaults.json`) and `FileManager.defaultFileStatePath`
     /// (`$XDG_DATA_HOME/<name>` or `~/.local/share/<name>`; `~/Library/Application Support/<name>`
     /// on Apple platforms).
     ///
@@ -22,7 +22,7 @@ extension Application {
     /// name afterwards would split the data between two directories, so it stops the process
     /// with a message naming both names; setting the same name again is allowed. The name must
     /// be a single path component (not empty, `.` or `..`, without `/` or NUL), or the setter
-    /// stops the process. An explicitly set ``Foundation/FileManager/defaultFileStatePath`` wins
+    /// stops the process. An explicitly set `FileManager.defaultFileStatePath` wins
     /// over the name for file states.
     public static var storageName: String {
         get { StorageName.current }
