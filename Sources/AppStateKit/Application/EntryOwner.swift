@@ -38,9 +38,17 @@ final class EntryOwner: Sendable {
         _ keyPath: KeyPath<Application, Application.Dependency<Value>>,
         for entry: @autoclosure () -> String = "an entry"
     ) -> Value {
-        guard let registry else {
+        guard let value = dependencyIfAlive(keyPath) else {
             preconditionFailure("AppStateKit: \(entry()) was used after the application that owns it was released")
         }
+        return value
+    }
+
+    /// The owning application's current value of the dependency at `keyPath`, or `nil` once the
+    /// application was released — for work that may outlive every handle (a background feed),
+    /// which should then stop.
+    func dependencyIfAlive<Value: Sendable>(_ keyPath: KeyPath<Application, Application.Dependency<Value>>) -> Value? {
+        guard let registry else { return nil }
         return Application(resolvingIn: registry)[keyPath: keyPath].value
     }
 

@@ -240,6 +240,16 @@ struct EntryBindingTests {
         #expect(!FileManager.default.fileExists(atPath: root), "what was written after the scope goes with the application")
     }
 
+    @Test("an entry's owner doesn't keep its application alive, and says so once it is gone")
+    func ownerIsWeak() {
+        var application: Application? = Application()
+        let owner = EntryOwner(application!)
+        #expect(owner.dependencyIfAlive(\.bindingTracked) != nil)
+        application = nil
+        touchAnotherRegistry()
+        #expect(owner.dependencyIfAlive(\.bindingTracked) == nil)
+    }
+
     @Test("a task that outlives its isolation scope writes into the scope's sandbox, which is removed when the application is released")
     func unstructuredTaskAfterTheScope() async throws {
         let gate = Gate()
