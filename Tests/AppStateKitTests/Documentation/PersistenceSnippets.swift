@@ -1,44 +1,38 @@
-// The snippets Persistence.md gained for `update` and the storage name, compiled and run
-// (the storage-name ones are compiled only: setting the name is process-wide and fixed once a
-// default location is used, so StorageNameTests runs it in child processes).
+// The snippets of Documentation/Persistence.md, verbatim, compiled and run. Keep the two in step.
 import AppStateKit
 import AppStateKitTesting
+import Foundation
 import Testing
 
 extension Application {
-    var launchCount: StoredState<Int> { storedState(initial: 0, feature: "App", id: "launchCount") }
-    var todoList: FileState<[String]> { fileState(initial: [], filename: "todo.json", isBase64Encoded: false) }
+    var port: StoredState<Int> { storedState(initial: 8080, feature: "Server", id: "port") }
+    var token: StoredState<String?> { storedState(feature: "Auth", id: "token") }       // nil until set
+    var tasks: FileState<[TodoItem]> { fileState(initial: [], filename: "tasks.json", isBase64Encoded: false) }
 }
 
-// A server
-enum InventoryServer {
-    static func main() async throws {
-        Application.storageName = "inventory-server"
-        // … start serving; StoredState and FileState now live under "inventory-server"
+// Compiled, never read: reading would open that UserDefaults suite in the user's home.
+extension Application {
+    var legacy: StoredState<Int> {
+        storedState(initial: 0, id: "legacy", store: UserDefaultsStore(UserDefaults(suiteName: "com.example.old")!))
     }
 }
 
-/// A command-line tool's main.swift.
-private func commandLineToolMain() {
-    Application.storageName = "todo"
-    var tasks = Application.fileState(\.todoList)   // ~/.local/share/todo/todo.json
-    _ = tasks.value
-    tasks.value = []
-}
+@Suite("Persistence guide snippets", .isolatedApplication)
+struct PersistenceSnippets {
+    @Test func declareAndWrite() throws {
+        var port = Application.storedState(\.port)
+        port.value = 9090                          // durable when this returns
+        try Application.fileState(\.tasks).write([TodoItem(title: "Ship")])  // throwing form
 
-@Suite("Persistence guide: update", .isolatedApplication)
-struct PersistenceUpdateSnippets {
-    @Test func updateSnippet() throws {
-        Application.update(\.launchCount) { $0 += 1 }
-        Application.update(\.todoList) { $0.append("Buy milk") }
-        Application.update(\.todoList) { $0.append("Ship") }
-        let remaining = try Application.fileState(\.todoList).update { list -> Int in   // throwing form
-            list.removeFirst()
-            return list.count
-        }
-        #expect(Application.storedState(\.launchCount).value == 1)
-        #expect(remaining == 1)
-        #expect(Application.fileState(\.todoList).value == ["Ship"])
-        _ = (InventoryServer.main, commandLineToolMain)
+        #expect(Application.dependency(\.userDefaults).object(forKey: "Server/port") as? Int == 9090)
+        #expect(try Application.fileState(\.tasks).read() == [TodoItem(title: "Ship")])
+        #expect(Application.storedState(\.token).value == nil)
+    }
+
+    @Test func chooseTheDurability() {
+        // Nothing is written: the promotion only chooses the store (of this isolated application).
+        Application.promote(\.userDefaults, with: FileKeyValueStore(path: "/var/lib/app/state.json", durability: .processCrashSafe))
+        let store = Application.dependency(\.userDefaults) as? FileKeyValueStore
+        #expect(store?.path == "/var/lib/app/state.json")
     }
 }

@@ -1,8 +1,9 @@
 import Foundation
+import AppStateKitTesting
 import Testing
 @testable import AppStateKit
 
-@Suite("FileKeyValueStore")
+@Suite("FileKeyValueStore", .isolatedApplication)
 struct FileKeyValueStoreTests {
     @Test("every property-list type round-trips through the file with its exact type")
     func typedRoundTrip() throws {
@@ -129,5 +130,7 @@ struct FileKeyValueStoreTests {
         let store = FileKeyValueStore(path: directory.file("fast.json"), durability: .processCrashSafe)
         for index in 0..<50 { try store.write(index, forKey: "k") }
         #expect(FileKeyValueStore(path: directory.file("fast.json")).object(forKey: "k") as? Int == 49)
+        // Each write went through a temporary file renamed over the store: none is left behind.
+        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: directory.path)) == ["fast.json", "fast.json.lock"])
     }
 }

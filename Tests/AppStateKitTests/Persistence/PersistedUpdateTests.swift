@@ -128,7 +128,7 @@ struct PersistedUpdateTests {
     }
 }
 
-@Suite("update across processes", .serialized)
+@Suite("update across processes", .isolatedApplication, .serialized)
 struct PersistedUpdateProcessTests {
     /// Starts `processes` children running `arguments` at once and waits for all of them.
     private func runConcurrently(_ processes: Int, _ arguments: [String]) throws -> [String] {
