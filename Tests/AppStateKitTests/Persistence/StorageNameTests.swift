@@ -23,6 +23,9 @@ struct StorageNameTests {
         var environment = ProcessInfo.processInfo.environment
         environment["XDG_CONFIG_HOME"] = home.file("config")
         environment["XDG_DATA_HOME"] = home.file("data")
+        // A stopped child would start the runtime's backtracer, which inherits the pipes and can
+        // hold them open long after the child is gone (seen under AddressSanitizer).
+        environment["SWIFT_BACKTRACE"] = "enable=no"
         process.environment = environment
         let output = Pipe()
         let errors = Pipe()
