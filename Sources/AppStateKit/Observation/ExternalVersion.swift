@@ -22,7 +22,11 @@ protocol ExternallyChangeable: RegistryEntry, Sendable {
 
 extension FileStateEntry: ExternallyChangeable {
     func externalVersion() -> ExternalVersion {
-        .file(fileManager.stamp(ofFile: filePath))
+        do {
+            return .file(try fileManager.existingStamp(ofFile: filePath))
+        } catch {
+            return .unreadable("\(error)")
+        }
     }
 }
 

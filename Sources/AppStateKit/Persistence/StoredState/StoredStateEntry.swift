@@ -46,9 +46,10 @@ final class StoredStateEntry<Value: Codable & Sendable>: RegistryEntry, @uncheck
     /// The stored value, or the initial value when nothing is stored.
     func read() throws -> Value {
         trackAccess()
-        let stored = try storedObject(in: activeStore)
+        let store = activeStore
+        let stored = try storedObject(in: store)
         guard let object = stored.object else { return initial }
-        return try StoredValueCodec.decode(object, as: Value.self, key: stored.key)
+        return try StoredValueCodec.decode(object, as: Value.self, key: stored.key, store: store)
     }
 
     /// Stores `newValue` (removing the key for `nil`).
@@ -101,7 +102,7 @@ final class StoredStateEntry<Value: Codable & Sendable>: RegistryEntry, @uncheck
                 // A legacy value is moved under the new key: nothing is stored there yet.
                 expected = stored.key == storageKey ? stored.object : nil
                 if let object = stored.object {
-                    value = try StoredValueCodec.decode(object, as: Value.self, key: stored.key)
+                    value = try StoredValueCodec.decode(object, as: Value.self, key: stored.key, store: store)
                 }
             } catch {
                 try storeFailure(error)
@@ -147,7 +148,7 @@ final class StoredStateEntry<Value: Codable & Sendable>: RegistryEntry, @uncheck
 
     /// Reports `error` through the owning application's logger, once per distinct message in a row.
     func report(_ error: any Error) {
-        let message = "\(error)"
+        let message = "AppStateKit: \(error)"
         let isNew = lock.withLock {
             defer { lastReported = message }
             return lastReported != message
