@@ -59,6 +59,29 @@ struct PersistedUpdateTests {
         #expect(Application.fileState(\.updatedFile).value == Array(0..<200))
     }
 
+    @Test("update and in-place mutations (value += 1) of the same entries, mixed across threads, lose nothing")
+    func mixedWithInPlaceMutations() async {
+        await withTaskGroup(of: Void.self) { group in
+            for index in 0..<6 {
+                group.addTask {
+                    for _ in 0..<50 {
+                        if index.isMultiple(of: 2) {
+                            Application.update(\.updatedStored) { $0 += 1 }
+                            Application.update(\.updatedFile) { $0.append(0) }
+                        } else {
+                            var stored = Application.storedState(\.updatedStored)
+                            stored.value += 1
+                            var file = Application.fileState(\.updatedFile)
+                            file.value.append(0)
+                        }
+                    }
+                }
+            }
+        }
+        #expect(Application.storedState(\.updatedStored).value == 300)
+        #expect(Application.fileState(\.updatedFile).value.count == 300)
+    }
+
     @Test("update returns the body's result; the body may use other entries, even write them")
     func bodyMayUseOtherEntries() throws {
         let result = Application.update(\.updatedStored) { value -> Int in

@@ -22,6 +22,8 @@ final class FileStateEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked
     /// The stamp of a file found undecodable: its bytes are moved aside before the next write.
     private var corruptStamp: FileStamp?
     private var lastReported: String?
+    /// Held while the value is written or mutated in place (see `PersistedEntry`).
+    let modification = ModificationLock()
 
     init(key: EntryKey, directory: String, filename: String, isBase64Encoded: Bool, initial: Value, owner: EntryOwner) {
         self.owner = owner
@@ -142,11 +144,15 @@ final class FileStateEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked
             let result = try body(&value)
             do {
                 if let filenameProblem { throw filenameProblem }
+                // Under `modification` too, so an in-place mutation (`value += 1`) of this entry
+                // in this process can't land between the comparison and the write.
                 let written = try notifyingObservers {
-                    try withExclusiveLock(files, path: path) {
-                        guard try files.existingStamp(ofFile: path) == startStamp else { return false }
-                        try write(value, through: files, path: path)
-                        return true
+                    try modification.withLock(self) {
+                        try withExclusiveLock(files, path: path) {
+                            guard try files.existingStamp(ofFile: path) == startStamp else { return false }
+                            try write(value, through: files, path: path)
+                            return true
+                        }
                     }
                 }
                 if written { return result }

@@ -34,14 +34,15 @@ extension Application {
 
         /// The stored value, or the initial value when nothing (usable) is stored.
         /// Setting it writes through to the store; for an optional, `nil` removes the key.
+        ///
+        /// A mutation in place (`count.value += 1`) reads, mutates and writes as one step in this
+        /// process, holding the entry's lock throughout; it must not touch the same entry.
         public var value: Value {
-            get { entry.value }
-            set {
-                do {
-                    try entry.write(newValue)
-                } catch {
-                    entry.report(error)
-                }
+            get { entry.valueOutsideModification }
+            set { entry.assign(newValue) }
+            _modify {
+                let inPlace = entry.inPlace
+                yield &inPlace.value
             }
         }
 
@@ -120,7 +121,9 @@ extension Application {
     ) -> StoredState<Value> {
         let key = EntryKey(kind: .storedState, valueType: Value.self, name: EntryName(feature: feature, id: id))
         let slot = registry.slot(for: key) {
-            StoredStateEntry(key: $0, feature: feature, id: id, initial: initial(), store: store, owner: EntryOwner(self))
+            Application.announcingCreation(
+                StoredStateEntry(key: $0, feature: feature, id: id, initial: initial(), store: store, owner: EntryOwner(self))
+            )
         }
         return StoredState(slot: slot.takeUnretainedValue())
     }

@@ -16,6 +16,8 @@ final class StoredStateEntry<Value: Codable & Sendable>: RegistryEntry, @uncheck
     let owner: EntryOwner
     private let lock = Lock()
     private var lastReported: String?
+    /// Held while the value is written or mutated in place (see `PersistedEntry`).
+    let modification = ModificationLock()
 
     init(key: EntryKey, feature: String, id: String, initial: Value, store: (any UserDefaultsManaging)?, owner: EntryOwner) {
         self.storageKey = StoredStateKey.key(feature: feature, id: id)
@@ -110,8 +112,12 @@ final class StoredStateEntry<Value: Codable & Sendable>: RegistryEntry, @uncheck
             let result = try body(&value)
             do {
                 let object = try StoredValueCodec.encode(value, key: storageKey)
+                // Under `modification` too, so an in-place mutation (`value += 1`) of this entry
+                // in this process can't land between the comparison and the write.
                 let swapped = try notifyingObservers {
-                    try Self.replace(storageKey, in: store, ifStillEqualTo: expected, with: object)
+                    try modification.withLock(self) {
+                        try Self.replace(storageKey, in: store, ifStillEqualTo: expected, with: object)
+                    }
                 }
                 if swapped { return result }
             } catch {
