@@ -49,7 +49,11 @@ final class EntryOwner: Sendable {
     /// which should then stop.
     func dependencyIfAlive<Value: Sendable>(_ keyPath: KeyPath<Application, Application.Dependency<Value>>) -> Value? {
         guard let registry else { return nil }
-        return Application(resolvingIn: registry)[keyPath: keyPath].value
+        return Application.withCurrent { current in
+            // Usually the entry is used in its own application: resolve through it, allocating nothing.
+            if current.registry === registry { return current[keyPath: keyPath].value }
+            return Application(resolvingIn: registry)[keyPath: keyPath].value
+        }
     }
 
     /// Reports `message` through the owning application's `\.logger`.
