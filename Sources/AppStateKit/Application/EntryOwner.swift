@@ -25,15 +25,20 @@
 /// ```
 final class EntryOwner: Sendable {
     private weak let registry: Registry?
+    /// The registry's serial number, so the common case — the entry used in its own
+    /// application — is recognised without loading the weak reference.
+    private let registrySerial: UInt64
 
     /// The owner for entries created in `application`'s registry.
     init(_ application: Application) {
         registry = application.registry
+        registrySerial = application.registry.serial
     }
 
     /// The owning application's current value of the dependency at `keyPath`.
     ///
     /// - Parameter entry: The entry asking, named if the application is gone (a broken invariant).
+    @inline(__always)
     func dependency<Value: Sendable>(
         _ keyPath: KeyPath<Application, Application.Dependency<Value>>,
         for entry: @autoclosure () -> String = "an entry"
@@ -47,13 +52,16 @@ final class EntryOwner: Sendable {
     /// The owning application's current value of the dependency at `keyPath`, or `nil` once the
     /// application was released — for work that may outlive every handle (a background feed),
     /// which should then stop.
+    @inline(__always)
     func dependencyIfAlive<Value: Sendable>(_ keyPath: KeyPath<Application, Application.Dependency<Value>>) -> Value? {
-        guard let registry else { return nil }
-        return Application.withCurrent { current in
-            // Usually the entry is used in its own application: resolve through it, allocating nothing.
-            if current.registry === registry { return current[keyPath: keyPath].value }
-            return Application(resolvingIn: registry)[keyPath: keyPath].value
+        let resolved: Value? = Application.withCurrent { current in
+            // Usually the entry is used in its own application: resolve through it, allocating
+            // nothing. (Serials are never reused, so an equal serial means the same registry.)
+            current.registry.serial == registrySerial ? current[keyPath: keyPath].value : nil
         }
+        if let resolved { return resolved }
+        guard let registry else { return nil }
+        return Application(resolvingIn: registry)[keyPath: keyPath].value
     }
 
     /// Reports `message` through the owning application's `\.logger`.
