@@ -51,7 +51,8 @@ final class EntryOwner: Sendable {
 
     /// The owning application's current value of the dependency at `keyPath`, or `nil` once the
     /// application was released — for work that may outlive every handle (a background feed),
-    /// which should then stop.
+    /// which should then stop. (Inlined, like `dependency`, so that a key-path literal at the
+    /// call site becomes a direct property call.)
     @inline(__always)
     func dependencyIfAlive<Value: Sendable>(_ keyPath: KeyPath<Application, Application.Dependency<Value>>) -> Value? {
         let resolved: Value? = Application.withCurrent { current in
