@@ -49,9 +49,13 @@ final class StoredStateEntry<Value: Codable & Sendable>: RegistryEntry, @uncheck
     func read() throws -> Value {
         trackAccess()
         let store = activeStore
-        let stored = try storedObject(in: store)
-        guard let object = stored.object else { return initial }
-        return try StoredValueCodec.decode(object, as: Value.self, key: stored.key, store: store)
+        if let object = try store.readObject(forKey: storageKey) {
+            return try StoredValueCodec.decode(object, as: Value.self, key: storageKey, store: store)
+        }
+        if let legacyKey, let object = try store.readObject(forKey: legacyKey) {
+            return try StoredValueCodec.decode(object, as: Value.self, key: legacyKey, store: store)
+        }
+        return initial
     }
 
     /// Stores `newValue` (removing the key for `nil`).
