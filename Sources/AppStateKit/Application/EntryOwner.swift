@@ -25,14 +25,14 @@
 /// ```
 final class EntryOwner: Sendable {
     private weak let registry: Registry?
-    /// The registry's serial number, so the common case — the entry used in its own
+    /// The registry's identity number, so the common case — the entry used in its own
     /// application — is recognised without loading the weak reference.
-    private let registrySerial: UInt64
+    private let registryIdentity: UInt64
 
     /// The owner for entries created in `application`'s registry.
     init(_ application: Application) {
         registry = application.registry
-        registrySerial = application.registry.serial
+        registryIdentity = application.registry.identity
     }
 
     /// The owning application's current value of the dependency at `keyPath`.
@@ -57,8 +57,8 @@ final class EntryOwner: Sendable {
     func dependencyIfAlive<Value: Sendable>(_ keyPath: KeyPath<Application, Application.Dependency<Value>>) -> Value? {
         let resolved: Value? = Application.withCurrent { current in
             // Usually the entry is used in its own application: resolve through it, allocating
-            // nothing. (Serials are never reused, so an equal serial means the same registry.)
-            current.registry.serial == registrySerial ? current[keyPath: keyPath].value : nil
+            // nothing. (Identities are never reused, so an equal one means the same registry.)
+            current.registry.identity == registryIdentity ? current[keyPath: keyPath].value : nil
         }
         if let resolved { return resolved }
         guard let registry else { return nil }
