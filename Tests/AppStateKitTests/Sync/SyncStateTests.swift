@@ -227,6 +227,16 @@ struct SyncStateTests {
         #expect(Application.syncState(\.syncSlashID).value == 2)
     }
 
+    @Test("Application.remove frees the entry; the next access refills from the store and follows its feed")
+    func removeEntry() async throws {
+        let store = installStore()
+        try await Application.syncState(\.syncCounter).write(5)
+        #expect(Application.remove(\.syncCounter))
+        #expect(Application.syncState(\.syncCounter).value == 5)
+        _ = try await store.write(Data("6".utf8), forKey: "Sync/counter")
+        #expect(await eventually { Application.syncState(\.syncCounter).value == 6 })
+    }
+
     @Test("description lists the entry with its kind, key and value")
     func description() async throws {
         installStore()
