@@ -7,7 +7,9 @@ import Observation
 ///
 /// **Binding to the owning application.** The coordinator is itself an entry of the registry it
 /// serves (created with the first SyncState), and holds that registry's `\.syncStore` and
-/// `\.logger` dependency entries. A SyncState entry reaches its store and logger only through
+/// `\.logger` dependency entries. (Unlike ``EntryOwner``, which resolves a dependency per call
+/// and honours the calling task's scoped overrides, it keeps the entries: the caches are fed by
+/// the one store the binding consumes.) A SyncState entry reaches its store and logger only through
 /// its coordinator, so it always acts on the application that created it, whatever application
 /// is current for the calling task; `promote` and global `override` of those dependencies on
 /// that application apply (task-local `withOverrides` don't: an entry has one cache, fed by one
@@ -104,7 +106,7 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
             // An application over `registry` (not the caller's current one), outside every
             // task-local scope, so the registry's own dependency entries are the ones found.
             let (store, logger) = ScopeContext.$current.withValue(nil) {
-                let owner = Application.$promotedRegistry.withValue(registry) { Application() }
+                let owner = Application(resolvingIn: registry)
                 return (owner.syncStore.entry!, owner.logger.entry!)
             }
             let coordinator = SyncCoordinator(key: key, storeEntry: store, loggerEntry: logger)
