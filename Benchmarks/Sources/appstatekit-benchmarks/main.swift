@@ -25,6 +25,7 @@ let sections: [(String, [BenchmarkCase])] = [
             + PeerCases.resolveOnTwoThreads()
     ),
     ("3. State read, write, update", FloorCases.resolve() + FloorCases.state() + AppStateKitCases.state()),
+    ("3b. SyncState read (local cache) vs State read", FloorCases.resolve() + AppStateKitCases.state().prefix(1) + SyncStateCases.read()),
     ("4. Scoped override + one read", FloorCases.resolve() + AppStateKitCases.scopedOverride() + PeerCases.scopedOverride()),
 ]
 

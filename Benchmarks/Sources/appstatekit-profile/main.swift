@@ -12,6 +12,8 @@ final class ProfiledService: Sendable {}
 extension Application {
     var profiledService: Dependency<ProfiledService> { dependency(ProfiledService()) }
     var profiledCounter: State<Int> { state(initial: 0) }
+    var profiledNamedCounter: State<Int> { state(initial: 0, feature: "Profile", id: "named") }
+    var profiledSyncCounter: SyncState<Int> { syncState(initial: 0, feature: "Profile", id: "sync") }
     subscript(profiledRequest id: String) -> State<Int> { state(initial: 0, feature: "Request", id: id) }
 }
 
@@ -44,6 +46,13 @@ let operations: [String: (Int) -> Void] = [
     },
     "state-read": { count in
         for _ in 0..<count { consume(Application.state(\.profiledCounter).value) }
+    },
+    "named-state-read": { count in
+        for _ in 0..<count { consume(Application.state(\.profiledNamedCounter).value) }
+    },
+    "sync-read": { count in
+        Application.promote(\.syncStore, with: InMemorySyncStore())
+        for _ in 0..<count { consume(Application.syncState(\.profiledSyncCounter).value) }
     },
     "state-write": { count in
         for index in 0..<count {

@@ -37,6 +37,12 @@ open class Application {
         registry = Application.promotedRegistry ?? Registry()
         setup(self)
     }
+
+    /// A plain instance over an existing registry, through which an entry resolves its
+    /// collaborators in the application that owns it (see `EntryOwner`). Runs no setup.
+    init(resolvingIn registry: Registry) {
+        self.registry = registry
+    }
 }
 
 extension Application {

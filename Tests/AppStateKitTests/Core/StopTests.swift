@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import AppStateKitTesting
 @testable import AppStateKit
 
 // Every stop listed in Documentation/ErrorHandling.md, with its message (the dependency cycle
@@ -11,7 +12,7 @@ private extension Application {
     var stopNotDeclared: Dependency<Int> { Dependency(slot: nil, value: 0) }
 }
 
-@Suite("Stops")
+@Suite("Stops", .isolatedApplication)
 struct StopTests {
     @Test("reading a state inside its own update closure stops with the key and what to do")
     func reentryStops() async {
