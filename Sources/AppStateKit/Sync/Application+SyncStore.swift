@@ -1,7 +1,8 @@
 extension Application {
     /// The store ``SyncState`` values live in.
     ///
-    /// By default a process-local ``InMemorySyncStore``. Install another store once at launch,
+    /// By default a ``LocalSyncStore`` at ``LocalSyncStore/defaultPath``, shared by the app's
+    /// processes on this machine. Install another store once at launch,
     /// before or after SyncStates are first used (their caches switch to the new store):
     ///
     /// ```swift
@@ -13,7 +14,7 @@ extension Application {
     /// and ignore task-local overrides (`withOverrides`, the `.overriding` trait): each entry keeps
     /// one cache, fed by one store. Use an isolated application and `promote` inside it instead.
     public var syncStore: Dependency<any SyncStore> {
-        dependency(key: Application.syncStoreKey) { InMemorySyncStore() }
+        dependency(key: Application.syncStoreKey) { LocalSyncStore(path: LocalSyncStore.defaultPath) }
     }
 
     /// The key of ``syncStore``.
