@@ -20,6 +20,12 @@ func runSyncCommand(_ arguments: [String]) -> Never {
     exit(status.get())
 }
 
+extension Application {
+    /// The SyncState both the child and `SyncStateProcessTests` declare (same feature and id, so
+    /// the same store key).
+    var childSyncCounter: SyncState<Int> { syncState(initial: 0, feature: "Child", id: "counter") }
+}
+
 enum SyncCommand {
     static func run(_ arguments: [String]) async throws {
         let store = LocalSyncStore(path: arguments[1])
@@ -64,6 +70,23 @@ enum SyncCommand {
                 acknowledge("seen \(record.version)")
                 return
             }
+        case "sync-state-increment":
+            // sync-state-increment <path> <count>: `Application.syncState(\.childSyncCounter)
+            // .update { $0 += 1 }` `count` times on this store; prints "done <value>".
+            Application.promote(\.syncStore, with: store)
+            var last = 0
+            for _ in 0..<Int(arguments[2])! {
+                last = try await Application.syncState(\.childSyncCounter).update { $0 += 1 }
+            }
+            acknowledge("done \(last)")
+        case "sync-state-set":
+            // sync-state-set <path> <value>: assigns through the synchronous setter (write-behind)
+            // and then waits until the store committed it; prints "set".
+            Application.promote(\.syncStore, with: store)
+            var counter = Application.syncState(\.childSyncCounter)
+            counter.value = Int(arguments[2])!
+            _ = try await counter.read()  // waits for the queued write
+            acknowledge("set")
         default:
             throw SyncCommandError(message: "unknown command \(arguments[0])")
         }
