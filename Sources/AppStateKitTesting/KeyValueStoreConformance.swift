@@ -1,0 +1,270 @@
+public import AppStateKit
+import Foundation
+
+/// Checks that a ``AppStateKit/UserDefaultsManaging`` store behaves as
+/// ``AppStateKit/Application/StoredState`` expects: what you write is what you read, for every
+/// property-list type, from any number of tasks.
+///
+/// Run it from a test of your own store:
+///
+/// ```swift
+/// @Test func myStoreConforms() async throws {
+///     try await KeyValueStoreConformance(store: InMemoryDefaults()).run()
+/// }
+/// ```
+///
+/// ``run(skipping:)`` runs every ``Check`` and throws one ``ConformanceFailure`` listing each
+/// failed check, so it works in Swift Testing and XCTest alike. Every key it writes starts with
+/// a prefix random to the run (`conformance.<random>.`), and it removes its keys at the end, so
+/// it can run against a store other code uses too.
+///
+/// A value read back matches when it casts (`as?`) to the written type and compares equal —
+/// the same test ``AppStateKit/Application/StoredState`` applies when it reads.
+public struct KeyValueStoreConformance: Sendable {
+    /// One property of the contract.
+    public struct Check: Sendable, Hashable, CaseIterable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+
+        /// `Bool` values (`true`, `false`) read back as written.
+        public static let boolRoundTrip = Check("boolRoundTrip")
+        /// `Int` values (0, -1, `Int.min`, `Int.max`) read back as written.
+        public static let intRoundTrip = Check("intRoundTrip")
+        /// `Double` values (0.1 + 0.2, -0.0 … 1e300) read back bit for bit.
+        public static let doubleRoundTrip = Check("doubleRoundTrip")
+        /// `Float` values read back bit for bit.
+        public static let floatRoundTrip = Check("floatRoundTrip")
+        /// `String` values (empty, Unicode, quotes and newlines) read back as written.
+        public static let stringRoundTrip = Check("stringRoundTrip")
+        /// `Data` values (empty, every byte value) read back as written.
+        public static let dataRoundTrip = Check("dataRoundTrip")
+        /// `Date` values (with a fractional second) read back as written.
+        public static let dateRoundTrip = Check("dateRoundTrip")
+        /// `URL` values (web and file URLs) read back as written.
+        public static let urlRoundTrip = Check("urlRoundTrip")
+        /// Arrays (of strings, of integers, mixed, nested, empty) read back as written.
+        public static let arrayRoundTrip = Check("arrayRoundTrip")
+        /// Dictionaries (typed, mixed, nested, empty) read back as written.
+        public static let dictionaryRoundTrip = Check("dictionaryRoundTrip")
+        /// `set(nil, forKey:)` and `removeObject(forKey:)` remove the key; a key never written
+        /// reads as `nil`.
+        public static let removal = Check("removal")
+        /// A second write replaces the first, also with a value of another type.
+        public static let overwrite = Check("overwrite")
+        /// `readObject`/`writeObject` agree with `object`/`set`, in both directions, and
+        /// `writeObject(nil, …)` removes.
+        public static let throwingAccessors = Check("throwingAccessors")
+        /// Writing or removing one key leaves others alone, also keys that share a prefix or
+        /// differ only in case.
+        public static let independentKeys = Check("independentKeys")
+        /// 4 tasks writing 16 keys each at the same time lose none of the 64 values.
+        public static let concurrentWriters = Check("concurrentWriters")
+        /// A new instance over the same storage (from `reopen`) reads every value written
+        /// through the first. Passes without checking when the suite has no `reopen`.
+        public static let persistence = Check("persistence")
+
+        /// Every check, in the order ``run(skipping:)`` runs them.
+        public static let allCases: [Check] = [
+            .boolRoundTrip, .intRoundTrip, .doubleRoundTrip, .floatRoundTrip, .stringRoundTrip,
+            .dataRoundTrip, .dateRoundTrip, .urlRoundTrip, .arrayRoundTrip, .dictionaryRoundTrip,
+            .removal, .overwrite, .throwingAccessors, .independentKeys, .concurrentWriters, .persistence,
+        ]
+
+        /// The check's name, as failures spell it (`"floatRoundTrip"`).
+        public var description: String { name }
+    }
+
+    /// The store under test.
+    public let store: any UserDefaultsManaging
+    /// Makes a new instance over the same storage as ``store``, for ``Check/persistence``.
+    public let reopen: (@Sendable () throws -> any UserDefaultsManaging)?
+    /// The prefix of every key the suite writes.
+    public let keyPrefix: String
+
+    /// Creates the suite for `store`.
+    ///
+    /// - Parameters:
+    ///   - store: The store under test.
+    ///   - reopen: For a persistent store, makes a second instance over the same storage (the
+    ///     same file, the same suite name); ``Check/persistence`` then reads through it what
+    ///     the suite wrote through `store`. `nil` for a store that lives in memory only.
+    ///
+    /// ```swift
+    /// let path = directory + "/defaults.json"
+    /// let suite = KeyValueStoreConformance(store: FileKeyValueStore(path: path)) {
+    ///     FileKeyValueStore(path: path)
+    /// }
+    /// ```
+    public init(store: any UserDefaultsManaging, reopen: (@Sendable () throws -> any UserDefaultsManaging)? = nil) {
+        self.store = store
+        self.reopen = reopen
+        self.keyPrefix = randomKeyPrefix()
+    }
+
+    /// Runs every check except `skipped`; throws a ``ConformanceFailure`` naming each failed one.
+    ///
+    /// Skip a check your store is known to fail, and run it on its own where the failure is
+    /// recorded, for example inside Swift Testing's `withKnownIssue`.
+    public func run(skipping skipped: Set<Check> = []) async throws {
+        try await run(Check.allCases.filter { !skipped.contains($0) })
+    }
+
+    /// Runs `checks`, in order; throws a ``ConformanceFailure`` naming each failed one.
+    public func run(_ checks: [Check]) async throws {
+        var failures: [ConformanceFailure.Failure] = []
+        for check in checks {
+            var recorder = CheckRecorder()
+            do {
+                try await perform(check, &recorder)
+            } catch {
+                recorder.fail("threw \(error)")
+            }
+            failures += recorder.messages.map { ConformanceFailure.Failure(check: check.description, message: $0) }
+        }
+        removeKeys()
+        if !failures.isEmpty {
+            throw ConformanceFailure(store: "\(type(of: store))", checksRun: checks.count, failures: failures)
+        }
+    }
+
+    /// Runs one check; throws a ``ConformanceFailure`` if it fails.
+    public func run(_ check: Check) async throws {
+        try await run([check])
+    }
+
+    // MARK: - Checks
+
+    private func perform(_ check: Check, _ recorder: inout CheckRecorder) async throws {
+        if let samples = KeyValueSample.samples[check] {
+            for (index, sample) in samples.enumerated() {
+                let key = self.key("\(check)-\(index)")
+                store.set(sample.value, forKey: key)
+                let read = store.object(forKey: key)
+                recorder.expect(sample.matches(read), "key \"\(key)\" written as \(sample), read back \(KeyValueSample.describe(read))")
+            }
+            return
+        }
+        switch check {
+        case .removal: removal(&recorder)
+        case .overwrite: overwrite(&recorder)
+        case .throwingAccessors: try throwingAccessors(&recorder)
+        case .independentKeys: independentKeys(&recorder)
+        case .concurrentWriters: await concurrentWriters(&recorder)
+        case .persistence: try persistence(&recorder)
+        default: recorder.fail("unknown check")
+        }
+    }
+
+    private func removal(_ recorder: inout CheckRecorder) {
+        let never = key("never-written")
+        recorder.expect(store.object(forKey: never) == nil, "key \"\(never)\" was never written, read \(KeyValueSample.describe(store.object(forKey: never)))")
+        let viaNil = key("set-nil")
+        store.set("value", forKey: viaNil)
+        store.set(nil, forKey: viaNil)
+        recorder.expect(store.object(forKey: viaNil) == nil, "set(nil, forKey: \"\(viaNil)\") left \(KeyValueSample.describe(store.object(forKey: viaNil)))")
+        let viaRemove = key("remove")
+        store.set(1, forKey: viaRemove)
+        store.removeObject(forKey: viaRemove)
+        recorder.expect(store.object(forKey: viaRemove) == nil, "removeObject(forKey: \"\(viaRemove)\") left \(KeyValueSample.describe(store.object(forKey: viaRemove)))")
+        store.removeObject(forKey: viaRemove)
+        recorder.expect(store.object(forKey: viaRemove) == nil, "removing the absent key \"\(viaRemove)\" again made it \(KeyValueSample.describe(store.object(forKey: viaRemove)))")
+        store.set(2, forKey: viaRemove)
+        recorder.expect(store.object(forKey: viaRemove) as? Int == 2, "key \"\(viaRemove)\" written with 2 after its removal reads \(KeyValueSample.describe(store.object(forKey: viaRemove)))")
+    }
+
+    private func overwrite(_ recorder: inout CheckRecorder) {
+        let key = self.key("overwrite")
+        store.set("first", forKey: key)
+        store.set("second", forKey: key)
+        recorder.expect(store.object(forKey: key) as? String == "second", "key \"\(key)\" written \"first\" then \"second\", read \(KeyValueSample.describe(store.object(forKey: key)))")
+        store.set(42, forKey: key)
+        recorder.expect(store.object(forKey: key) as? Int == 42, "key \"\(key)\" holding a String, overwritten with Int 42, read \(KeyValueSample.describe(store.object(forKey: key)))")
+        store.set(["a": 1], forKey: key)
+        recorder.expect(store.object(forKey: key) as? [String: Int] == ["a": 1], "key \"\(key)\" overwritten with [\"a\": 1], read \(KeyValueSample.describe(store.object(forKey: key)))")
+    }
+
+    private func throwingAccessors(_ recorder: inout CheckRecorder) throws {
+        let written = key("writeObject")
+        try store.writeObject("through writeObject", forKey: written)
+        recorder.expect(store.object(forKey: written) as? String == "through writeObject", "writeObject(\"through writeObject\", forKey: \"\(written)\"), then object(forKey:) read \(KeyValueSample.describe(store.object(forKey: written)))")
+        let set = key("set")
+        store.set(7, forKey: set)
+        let read = try store.readObject(forKey: set)
+        recorder.expect(read as? Int == 7, "set(7, forKey: \"\(set)\"), then readObject(forKey:) read \(KeyValueSample.describe(read))")
+        try store.writeObject(nil, forKey: set)
+        let removed = try store.readObject(forKey: set)
+        recorder.expect(removed == nil, "writeObject(nil, forKey: \"\(set)\") left \(KeyValueSample.describe(removed)) for readObject(forKey:)")
+        recorder.expect(store.object(forKey: set) == nil, "writeObject(nil, forKey: \"\(set)\") left \(KeyValueSample.describe(store.object(forKey: set))) for object(forKey:)")
+        let absent = try store.readObject(forKey: key("never-written"))
+        recorder.expect(absent == nil, "readObject(forKey:) of a key never written read \(KeyValueSample.describe(absent))")
+    }
+
+    private func independentKeys(_ recorder: inout CheckRecorder) {
+        let keys = [key("k"), key("k.sub"), key("K"), key("k "), key("kk")]
+        for (index, key) in keys.enumerated() { store.set(index, forKey: key) }
+        store.removeObject(forKey: keys[0])
+        store.set(100, forKey: keys[2])
+        let expected: [Int?] = [nil, 1, 100, 3, 4]
+        for (key, value) in zip(keys, expected) {
+            let read = store.object(forKey: key)
+            recorder.expect(read as? Int == value, "after writing \(keys.map { "\"\($0)\"" }.joined(separator: ", ")), removing the first and overwriting the third, key \"\(key)\" reads \(KeyValueSample.describe(read)), expected \(value.map(String.init) ?? "nil")")
+        }
+    }
+
+    private func concurrentWriters(_ recorder: inout CheckRecorder) async {
+        let tasks = 4, keysPerTask = 16
+        let store = self.store
+        let keys = (0..<tasks).map { task in (0..<keysPerTask).map { key("concurrent-\(task)-\($0)") } }
+        await withTaskGroup(of: Void.self) { group in
+            for task in 0..<tasks {
+                group.addTask {
+                    for (index, key) in keys[task].enumerated() { store.set(task * 1_000 + index, forKey: key) }
+                }
+            }
+        }
+        var missing: [String] = []
+        for task in 0..<tasks {
+            for (index, key) in keys[task].enumerated() where store.object(forKey: key) as? Int != task * 1_000 + index {
+                missing.append("\"\(key)\" reads \(KeyValueSample.describe(store.object(forKey: key)))")
+            }
+        }
+        recorder.expect(missing.isEmpty, "\(missing.count) of \(tasks * keysPerTask) keys written by \(tasks) concurrent tasks are lost: \(missing.prefix(5).joined(separator: "; "))")
+    }
+
+    private func persistence(_ recorder: inout CheckRecorder) throws {
+        guard let reopen else { return }
+        let samples = KeyValueStoreConformance.Check.allCases.flatMap { check in
+            (KeyValueSample.samples[check] ?? []).enumerated().map { (key("persisted-\(check)-\($0.offset)"), $0.element) }
+        }
+        for (key, sample) in samples { store.set(sample.value, forKey: key) }
+        let removed = key("persisted-removed")
+        store.set(1, forKey: removed)
+        store.removeObject(forKey: removed)
+        let second = try reopen()
+        for (key, sample) in samples {
+            let read = second.object(forKey: key)
+            recorder.expect(sample.matches(read), "key \"\(key)\" written as \(sample) through the first instance, read back \(KeyValueSample.describe(read)) through a new one")
+        }
+        recorder.expect(second.object(forKey: removed) == nil, "key \"\(removed)\" removed through the first instance reads \(KeyValueSample.describe(second.object(forKey: removed))) through a new one")
+    }
+
+    // MARK: - Keys
+
+    private func key(_ name: String) -> String {
+        keyPrefix + name
+    }
+
+    /// Removes every key the checks write (they all start with ``keyPrefix``).
+    private func removeKeys() {
+        var names = ["never-written", "set-nil", "remove", "overwrite", "writeObject", "set", "k", "k.sub", "K", "k ", "kk", "persisted-removed"]
+        for check in Check.allCases {
+            for index in (KeyValueSample.samples[check] ?? []).indices {
+                names += ["\(check)-\(index)", "persisted-\(check)-\(index)"]
+            }
+        }
+        names += (0..<4).flatMap { task in (0..<16).map { "concurrent-\(task)-\($0)" } }
+        for name in names where store.object(forKey: key(name)) != nil {
+            store.removeObject(forKey: key(name))
+        }
+    }
+}
