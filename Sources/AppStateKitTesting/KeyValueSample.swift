@@ -63,7 +63,11 @@ struct KeyValueSample: Sendable, CustomStringConvertible {
     }
 
     private static func describeValue(_ value: Any) -> String {
-        let text = (value as? String).map { "\"\($0)\"" } ?? "\(value)"
+        let text = switch value {
+        case let string as String: "\"\(string)\""
+        case let date as Date: "\(date) (\(date.timeIntervalSinceReferenceDate) s after 2001-01-01)"
+        default: "\(value)"
+        }
         return text.count > 80 ? text.prefix(77) + "…" : text
     }
 }

@@ -57,6 +57,10 @@ public struct KeyValueStoreConformance: Sendable {
         /// Writing or removing one key leaves others alone, also keys that share a prefix or
         /// differ only in case.
         public static let independentKeys = Check("independentKeys")
+        /// Every round-trip value still reads back as written after later writes of other keys
+        /// (a store that re-reads its storage after a write must not lose what the first read
+        /// returned).
+        public static let valuesSurviveLaterWrites = Check("valuesSurviveLaterWrites")
         /// 4 tasks writing 16 keys each at the same time lose none of the 64 values.
         public static let concurrentWriters = Check("concurrentWriters")
         /// A new instance over the same storage (from `reopen`) reads every value written
@@ -67,7 +71,8 @@ public struct KeyValueStoreConformance: Sendable {
         public static let allCases: [Check] = [
             .boolRoundTrip, .intRoundTrip, .doubleRoundTrip, .floatRoundTrip, .stringRoundTrip,
             .dataRoundTrip, .dateRoundTrip, .urlRoundTrip, .arrayRoundTrip, .dictionaryRoundTrip,
-            .removal, .overwrite, .throwingAccessors, .independentKeys, .concurrentWriters, .persistence,
+            .removal, .overwrite, .throwingAccessors, .independentKeys, .valuesSurviveLaterWrites, .concurrentWriters,
+            .persistence,
         ]
 
         /// The check's name, as failures spell it (`"floatRoundTrip"`).
@@ -90,7 +95,7 @@ public struct KeyValueStoreConformance: Sendable {
     ///     the suite wrote through `store`. `nil` for a store that lives in memory only.
     ///
     /// ```swift
-    /// let path = directory + "/defaults.json"
+    /// let path = directory.path + "/defaults.json"
     /// let suite = KeyValueStoreConformance(store: FileKeyValueStore(path: path)) {
     ///     FileKeyValueStore(path: path)
     /// }
@@ -149,6 +154,7 @@ public struct KeyValueStoreConformance: Sendable {
         case .overwrite: overwrite(&recorder)
         case .throwingAccessors: try throwingAccessors(&recorder)
         case .independentKeys: independentKeys(&recorder)
+        case .valuesSurviveLaterWrites: valuesSurviveLaterWrites(&recorder)
         case .concurrentWriters: await concurrentWriters(&recorder)
         case .persistence: try persistence(&recorder)
         default: recorder.fail("unknown check")
@@ -211,6 +217,25 @@ public struct KeyValueStoreConformance: Sendable {
         }
     }
 
+    private func valuesSurviveLaterWrites(_ recorder: inout CheckRecorder) {
+        let samples = allSamples(named: "later")
+        for (key, sample) in samples { store.set(sample.value, forKey: key) }
+        let other = key("later-other")
+        store.set("another key", forKey: other)
+        store.removeObject(forKey: other)
+        for (key, sample) in samples {
+            let read = store.object(forKey: key)
+            recorder.expect(sample.matches(read), "key \"\(key)\" written as \(sample), read back \(KeyValueSample.describe(read)) after other keys were written")
+        }
+    }
+
+    /// Every round-trip sample, each under its own key `<prefix><name>-<check>-<index>`.
+    private func allSamples(named name: String) -> [(String, KeyValueSample)] {
+        Check.allCases.flatMap { check in
+            (KeyValueSample.samples[check] ?? []).enumerated().map { (key("\(name)-\(check)-\($0.offset)"), $0.element) }
+        }
+    }
+
     private func concurrentWriters(_ recorder: inout CheckRecorder) async {
         let tasks = 4, keysPerTask = 16
         let store = self.store
@@ -233,9 +258,7 @@ public struct KeyValueStoreConformance: Sendable {
 
     private func persistence(_ recorder: inout CheckRecorder) throws {
         guard let reopen else { return }
-        let samples = KeyValueStoreConformance.Check.allCases.flatMap { check in
-            (KeyValueSample.samples[check] ?? []).enumerated().map { (key("persisted-\(check)-\($0.offset)"), $0.element) }
-        }
+        let samples = allSamples(named: "persisted")
         for (key, sample) in samples { store.set(sample.value, forKey: key) }
         let removed = key("persisted-removed")
         store.set(1, forKey: removed)
@@ -256,10 +279,10 @@ public struct KeyValueStoreConformance: Sendable {
 
     /// Removes every key the checks write (they all start with ``keyPrefix``).
     private func removeKeys() {
-        var names = ["never-written", "set-nil", "remove", "overwrite", "writeObject", "set", "k", "k.sub", "K", "k ", "kk", "persisted-removed"]
+        var names = ["never-written", "set-nil", "remove", "overwrite", "writeObject", "set", "k", "k.sub", "K", "k ", "kk", "persisted-removed", "later-other"]
         for check in Check.allCases {
             for index in (KeyValueSample.samples[check] ?? []).indices {
-                names += ["\(check)-\(index)", "persisted-\(check)-\(index)"]
+                names += ["\(check)-\(index)", "persisted-\(check)-\(index)", "later-\(check)-\(index)"]
             }
         }
         names += (0..<4).flatMap { task in (0..<16).map { "concurrent-\(task)-\($0)" } }
