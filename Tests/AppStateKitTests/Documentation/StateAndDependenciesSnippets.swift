@@ -34,8 +34,8 @@ struct StateAndDependenciesSnippets {
     @Test func state() {
         let changes = trackChanges { _ = Application.state(\.counter).value }
         var counter = Application.state(\.counter)
-        counter.value += 1                         // not atomic: read, then write
-        Application.update(\.counter) { $0 += 1 }  // atomic read-modify-write
+        counter.value += 1                         // atomic: the entry stays locked from read to write
+        Application.update(\.counter) { $0 += 1 }  // the same, as a closure that can return a result
         Application.reset(\.counter)               // back to the initial value
 
         #expect(changes.value == 1, "the first write changed the counter")

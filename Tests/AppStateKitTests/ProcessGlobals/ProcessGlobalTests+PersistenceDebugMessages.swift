@@ -19,7 +19,7 @@ extension ProcessGlobalTests {
             files.createFile(atPath: "/config/defaults.json", text: #"{"a": {"int": 1}, "b": {"int": 1.5}}"#)
             files.createFile(atPath: "/data/note.json", text: "not json")
             let store = FileKeyValueStore(path: "/config/defaults.json", fileSystem: files)
-            let logs = try capturingLogs { () throws in
+            let logs = try capturingLogs(includingDebug: true) { () throws in
                 #expect(store.object(forKey: "a") as? Int == 1)
                 #expect(store.object(forKey: "a") as? Int == 1)  // unchanged: no reload
                 try Application.withOverrides({ $0.override(\.fileManager, with: files) }) {
@@ -32,14 +32,14 @@ extension ProcessGlobalTests {
             #expect(logs.contains("AppStateKit: moved corrupt data aside: /data/note.json → /data/\(backup)"))
 
             files.createFile(atPath: "/config/defaults.json", text: "[]")
-            let storeLogs = try capturingLogs { try store.write(2, forKey: "a") }
+            let storeLogs = try capturingLogs(includingDebug: true) { try store.write(2, forKey: "a") }
             let storeBackup = try #require(files.contentsOfDirectory(atPath: "/config").first { $0.hasPrefix("defaults.json.corrupt-") })
             #expect(storeLogs.contains("AppStateKit: moved corrupt data aside: /config/defaults.json → /config/\(storeBackup)"))
             #expect(storeLogs.contains("AppStateKit: reloaded the store /config/defaults.json (corrupt)"))
 
             Application.logging(isEnabled: false)
             files.createFile(atPath: "/config/defaults.json", text: #"{"a": {"int": 3}}"#)
-            let quietLogs = capturingLogs { #expect(store.object(forKey: "a") as? Int == 3) }
+            let quietLogs = capturingLogs(includingDebug: true) { #expect(store.object(forKey: "a") as? Int == 3) }
             #expect(quietLogs.isEmpty)
         }
     }

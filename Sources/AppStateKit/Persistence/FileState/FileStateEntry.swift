@@ -17,6 +17,8 @@ final class FileStateEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked
     /// The stamp of a file found undecodable: its bytes are moved aside before the next write.
     private var corruptStamp: FileStamp?
     private var lastReported: String?
+    /// Held while the value is written or mutated in place (see `PersistedEntry`).
+    let modification = ModificationLock()
 
     init(key: EntryKey, directory: String, filename: String, isBase64Encoded: Bool, initial: Value) {
         self.directory = directory

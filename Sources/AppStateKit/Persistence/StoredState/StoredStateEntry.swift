@@ -8,6 +8,8 @@ final class StoredStateEntry<Value: Codable & Sendable>: RegistryEntry, @uncheck
     let store: (any UserDefaultsManaging)?
     private let lock = Lock()
     private var lastReported: String?
+    /// Held while the value is written or mutated in place (see `PersistedEntry`).
+    let modification = ModificationLock()
 
     init(key: EntryKey, storageKey: String, initial: Value, store: (any UserDefaultsManaging)?) {
         self.storageKey = storageKey
