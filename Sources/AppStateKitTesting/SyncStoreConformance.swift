@@ -60,8 +60,10 @@ public struct SyncStoreConformance: Sendable {
         /// A feed's consumer ends once its task is cancelled.
         public static let changesEndOnCancellation = Check("changesEndOnCancellation")
         /// ``AppStateKit/SyncLimits`` hold: an empty or too-long key throws `invalidKey`, a too-large
-        /// value `valueTooLarge` (from `write` and `compareAndSet`), nothing is committed; a key
-        /// and a value of exactly the limit are accepted.
+        /// value `valueTooLarge` (from `write` and `compareAndSet`), and nothing is committed
+        /// (reading an invalid key may return `nil` or throw `invalidKey`); a key and a value of
+        /// exactly the limit are accepted. Runs last: it writes a one-megabyte value (then
+        /// removes it).
         public static let limits = Check("limits")
         /// 4 tasks each incrementing one counter 25 times with compare-and-set loops end at
         /// exactly 100.
@@ -72,7 +74,7 @@ public struct SyncStoreConformance: Sendable {
             .versionsIncrease, .writeReturnsCommittedRecord, .cachedRecordReflectsOwnWrites,
             .compareAndSetCommits, .compareAndSetConflicts, .compareAndSetOnAbsentKey, .tombstones,
             .snapshotHoldsEveryRecord, .changesDeliverOwnWrites, .changesFeedsAreIndependent,
-            .changesEndOnCancellation, .limits, .concurrentCompareAndSet,
+.changesEndOnCancellation, .concurrentCompareAndSet, .limits,
         ]
 
         /// The check's name, as failures spell it (`"tombstones"`).
@@ -141,8 +143,8 @@ public struct SyncStoreConformance: Sendable {
         case .changesDeliverOwnWrites: try await changesDeliverOwnWrites(&recorder)
         case .changesFeedsAreIndependent: try await changesFeedsAreIndependent(&recorder)
         case .changesEndOnCancellation: await changesEndOnCancellation(&recorder)
-        case .limits: try await limits(&recorder)
         case .concurrentCompareAndSet: try await concurrentCompareAndSet(&recorder)
+        case .limits: try await limits(&recorder)
         default: recorder.fail("unknown check")
         }
     }
