@@ -170,8 +170,9 @@ extension SyncStoreConformance {
         let longest = key(String(repeating: "k", count: max(0, SyncLimits.maxKeyBytes - keyPrefix.utf8.count)))
         let tooLong = longest + "k"
         let small = Self.json("small")
-        let tooLarge = Data(repeating: UInt8(ascii: "1"), count: SyncLimits.maxValueBytes + 1)
-        let largest = Data(repeating: UInt8(ascii: "1"), count: SyncLimits.maxValueBytes)
+        // JSON strings (a quote, letters, a quote) of exactly the limit and one byte more.
+        let largest = Self.json(String(repeating: "v", count: SyncLimits.maxValueBytes - 2))
+        let tooLarge = Self.json(String(repeating: "v", count: SyncLimits.maxValueBytes - 1))
         let valueKey = key("limits-value")
         let rejected: [(String, SyncStoreError.Kind, String, Data?)] = [
             ("an empty key", .invalidKey, "", small),

@@ -21,6 +21,9 @@ import Foundation
 /// too. A ``AppStateKit/SyncStore`` cannot delete a key, so a run leaves its records behind,
 /// all under that prefix.
 ///
+/// Every value it writes is valid JSON (a string or an integer) without whitespace, so stores
+/// that keep values in a JSON column accept them unchanged.
+///
 /// What it assumes beyond the protocol's documentation: a write made after ``AppStateKit/SyncStore/changes()``
 /// returned is delivered to that feed (within ``timeout``).
 public struct SyncStoreConformance: Sendable {
