@@ -15,7 +15,7 @@ import Synchronization
 /// let api = Application.dependency(\.api)
 /// ```
 ///
-/// Entries are created on first access and cached for the life of the process. One instance,
+/// Entries are created on first access and cached until removed (``remove(_:)``). One instance,
 /// the shared application, serves the whole process; ``promote(to:)`` replaces it with an
 /// instance of a subclass, carrying every existing entry over.
 ///
