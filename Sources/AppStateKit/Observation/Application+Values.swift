@@ -102,8 +102,9 @@ extension Application {
 
             private var mode: Mode
             private let read: @Sendable () -> Element
-            /// Set for a stored or file state when polling is on.
-            private let poll: (interval: Duration, entry: any ExternallyChangeable)?
+            /// Set for a stored or file state when polling is on; `clock` is ``PollClock/current``
+            /// when the loop started.
+            private let poll: (interval: Duration, entry: any ExternallyChangeable, clock: any Clock<Duration>)?
             /// The external version taken just before the last read.
             private var lastVersion: ExternalVersion?
 
@@ -111,7 +112,7 @@ extension Application {
                 self.read = read
                 self.mode = entry.map { .subscribed(ChangeSubscription(entry: $0)) } ?? .once
                 if let pollInterval, let external = entry as? any ExternallyChangeable {
-                    poll = (pollInterval, external)
+                    poll = (pollInterval, external, PollClock.current)
                 } else {
                     poll = nil
                 }
@@ -154,15 +155,15 @@ extension Application {
                 }
             }
 
-            /// The mailbox's next flag; when polling, a timer raises ``ChangeMailbox/Wake/pollDue``
-            /// after `interval` if nothing else came first.
+            /// The mailbox's next flag; when polling, a timer on the poll clock raises
+            /// ``ChangeMailbox/Wake/pollDue`` after the interval if nothing else came first.
             private func wake(_ mailbox: ChangeMailbox) async -> ChangeMailbox.Wake {
-                guard let interval = poll?.interval else { return await mailbox.wait() }
+                guard let poll else { return await mailbox.wait() }
                 if let wake = mailbox.takeWithoutWaiting() { return wake }
                 let wake = await withTaskGroup(of: Void.self, returning: ChangeMailbox.Wake.self) { group in
                     group.addTask {
                         do {
-                            try await Task.sleep(for: interval)
+                            try await poll.clock.sleep(for: poll.interval)
                         } catch {
                             return  // Cancelled because the wait ended first: no poll.
                         }

@@ -275,6 +275,42 @@ struct ObservationChangeStreamTests {
         #expect(values == [0, 7])
     }
 
+    @Test("polling runs on the poll clock: once per interval, delivering only a change made behind the entry's back")
+    func pollingFollowsTheClock() async {
+        let clock = ManualClock()
+        let path = Application.fileState(\.streamFile).path
+        let fileManager = Application.dependency(\.fileManager)
+        let stream = PollClock.$current.withValue(clock) {
+            Task {
+                var iterator = Application.values(of: \.streamFile, pollInterval: .seconds(2)).makeAsyncIterator()
+                var values: [Int?] = []
+                for _ in 0..<3 { values.append(await iterator.next()) }
+                return values
+            }
+        }
+        // What another process would do: replace the file without telling this one.
+        func writeBehindTheEntrysBack(_ text: String) {
+            do {
+                try fileManager.writeAtomically(Data(text.utf8), toFile: path)
+            } catch {
+                Issue.record(error)
+            }
+        }
+        #expect(await eventually { clock.sleeperCount == 1 })  // delivered 0, waiting for a poll
+        clock.advance(by: .seconds(1))
+        #expect(clock.sleeperCount == 1)  // half an interval: no poll
+        clock.advance(by: .seconds(1))  // a poll that finds nothing new delivers nothing
+        #expect(await eventually { clock.sleeperCount == 1 })  // waiting for the next poll
+        writeBehindTheEntrysBack("7")
+        clock.advance(by: .seconds(2))
+        #expect(await eventually { clock.sleeperCount == 1 })  // delivered 7, waiting again
+        writeBehindTheEntrysBack("42")
+        clock.advance(by: .seconds(2))
+        let values = await withDeadline { await stream.value }
+        #expect(values == [0, 7, 42])
+        #expect(Application.changeStreamCount(of: \.streamFile) == 0)  // released with the iterator
+    }
+
     @Test("a custom handle without an entry yields its value once")
     func customHandle() async {
         let values = await withDeadline {

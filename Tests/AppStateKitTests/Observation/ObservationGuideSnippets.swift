@@ -148,15 +148,26 @@ struct ObservationGuideSnippets {
         #expect(Application.changeStreamCount(of: \.greeterConfig) == 0)
     }
 
+    /// The reloader polls on a manual clock: the operator's edit is seen when the clock passes
+    /// the 2-second interval, not before, and the test never waits for real time.
     @Test func configurationReloadByPolling() async throws {
+        let clock = ManualClock()
         let limiter = RateLimiter()
-        let reloader = Task { await applyConfiguration(to: limiter) }
+        let reloader = PollClock.$current.withValue(clock) {
+            Task { await applyConfiguration(to: limiter) }
+        }
         #expect(await eventually { await limiter.requestsPerMinute == 600 })
+        #expect(await eventually { clock.sleeperCount == 1 })  // waiting for a change or the next poll
         let edited = try JSONEncoder().encode(GreeterConfig(requestsPerMinute: 6))
         try Application.dependency(\.fileManager).writeAtomically(edited, toFile: Application.fileState(\.greeterConfig).path)
-        #expect(await eventually { await limiter.requestsPerMinute == 6 })  // within one poll (2 s)
+
+        clock.advance(by: .seconds(1))
+        #expect(clock.sleeperCount == 1)  // half an interval: no poll yet
+        #expect(await limiter.requestsPerMinute == 600)
+        clock.advance(by: .seconds(1))
+        #expect(await eventually { await limiter.requestsPerMinute == 6 })  // the poll at 2 s saw the edit
         reloader.cancel()
-        _ = await withDeadline { await reloader.value }
+        #expect(await withDeadline { await reloader.value } != nil)
     }
 
     @Test func progressLine() async {

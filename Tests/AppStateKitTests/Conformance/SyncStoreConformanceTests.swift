@@ -1,0 +1,71 @@
+import AppStateKit
+import AppStateKitTesting
+import Foundation
+import Testing
+
+/// Stands in for a test of a user's own store.
+@Suite("Sync store conformance: documentation example", .isolatedApplication)
+struct SyncStoreConformanceExample {
+    @Test func mySyncStoreConforms() async throws {
+        try await SyncStoreConformance(store: MySyncStore()).run()
+    }
+}
+
+/// The suite fails a store for each way it breaks the contract, naming the checks.
+@Suite("Sync store conformance: broken stores fail", .isolatedApplication)
+struct SyncStoreConformanceFailureTests {
+    private func failedChecks(_ faults: MySyncStore.Faults) async throws -> [String] {
+        let failure = try await #require(throws: ConformanceFailure.self) {
+            try await SyncStoreConformance(store: MySyncStore(faults: faults), timeout: .milliseconds(200)).run()
+        }
+        #expect(failure.description.hasPrefix("MySyncStore failed \(failure.failedChecks.count) of 13 conformance checks:\n- "))
+        return failure.failedChecks
+    }
+
+    @Test("a store that doesn't bump versions")
+    func keepsVersion() async throws {
+        let failed = try await failedChecks(.keepsVersion)
+        #expect(failed.contains("versionsIncrease"))
+        #expect(failed.contains("compareAndSetCommits"))
+        #expect(failed.contains("tombstones"))
+        #expect(failed.contains("concurrentCompareAndSet"))
+    }
+
+    @Test("a store whose compare-and-set always commits")
+    func ignoresExpectedVersion() async throws {
+        let failed = try await failedChecks(.ignoresExpectedVersion)
+        #expect(failed.contains("compareAndSetConflicts"))
+        #expect(failed.contains("compareAndSetOnAbsentKey"))
+    }
+
+    @Test("a store whose feeds deliver nothing")
+    func silentFeeds() async throws {
+        #expect(try await failedChecks(.silentFeeds) == ["changesDeliverOwnWrites", "changesFeedsAreIndependent"])
+    }
+
+    @Test("a store that enforces no limits")
+    func noLimits() async throws {
+        #expect(try await failedChecks(.noLimits) == ["limits"])
+    }
+
+    @Test("a store that deletes removed keys instead of keeping tombstones")
+    func dropsTombstones() async throws {
+        let failed = try await failedChecks(.dropsTombstones)
+        #expect(failed.contains("tombstones"))
+        #expect(failed.contains("snapshotHoldsEveryRecord"))
+        #expect(failed.contains("cachedRecordReflectsOwnWrites"))
+    }
+
+    @Test("a failure message names the key, what was done and what came back")
+    func message() async throws {
+        let suite = SyncStoreConformance(store: MySyncStore(faults: .keepsVersion))
+        let failure = try await #require(throws: ConformanceFailure.self) {
+            try await suite.run(.versionsIncrease)
+        }
+        let key = suite.keyPrefix + "versions"
+        #expect(failure.description == """
+            MySyncStore failed 1 of 1 conformance checks:
+            - versionsIncrease: three writes of key "\(key)" got versions [1, 1, 1]; each must be greater than the one before
+            """)
+    }
+}
