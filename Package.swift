@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 let package = Package(
@@ -8,6 +8,20 @@ let package = Package(
         .library(name: "AppStateKit", targets: ["AppStateKit"]),
         .library(name: "AppStateKitTesting", targets: ["AppStateKitTesting"]),
         .executable(name: "todo", targets: ["todo"]),
+        // PostgreSQL sync store; its dependencies resolve only for clients enabling the trait.
+        .library(name: "AppStateKitPostgres", targets: ["AppStateKitPostgres"]),
+    ],
+    traits: [
+        .trait(
+            name: "PostgreSQL",
+            description: "Builds AppStateKitPostgres (PostgresSyncStore) with postgres-nio and swift-service-lifecycle."
+        ),
+    ],
+    dependencies: [
+        // Used only by targets below whose dependency is guarded by the PostgreSQL trait, so a
+        // client that leaves the trait off resolves none of them (.ci/steps/15-trait-resolution.sh).
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         .target(
@@ -35,6 +49,15 @@ let package = Package(
             name: "AppStateKitPersistenceChild",
             dependencies: ["AppStateKit"],
             path: "Tests/PersistenceChild",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .target(
+            name: "AppStateKitPostgres",
+            dependencies: [
+                "AppStateKit",
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["PostgreSQL"])),
+            ],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         .testTarget(
