@@ -22,6 +22,7 @@ let package = Package(
         // client that leaves the trait off resolves none of them (.ci/steps/15-trait-resolution.sh).
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
     targets: [
         .target(
@@ -55,6 +56,30 @@ let package = Package(
             name: "AppStateKitPostgres",
             dependencies: [
                 "AppStateKit",
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["PostgreSQL"])),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: .when(traits: ["PostgreSQL"])),
+            ],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        // Child process for AppStateKitPostgresTests' multi-process tests; not a product.
+        .executableTarget(
+            name: "_AppStateKitPostgresChild",
+            dependencies: [
+                "AppStateKit",
+                "AppStateKitPostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
+            ],
+            path: "Tests/PostgresChild",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .testTarget(
+            name: "AppStateKitPostgresTests",
+            dependencies: [
+                "AppStateKit",
+                "AppStateKitTesting",
+                "AppStateKitPostgres",
+                "_AppStateKitPostgresChild",
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["PostgreSQL"])),
             ],
