@@ -1,13 +1,15 @@
 // swift-tools-version:6.1
 import PackageDescription
 
+// Target names are global in a package graph, so this package declares only its libraries
+// (AppStateKitPostgres behind the PostgreSQL trait) and, for its own tests, targets whose names
+// no user picks (`_AppStateKit…`). The examples are packages of their own under Examples/.
 let package = Package(
     name: "AppStateKit",
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "AppStateKit", targets: ["AppStateKit"]),
         .library(name: "AppStateKitTesting", targets: ["AppStateKitTesting"]),
-        .executable(name: "todo", targets: ["todo"]),
         // PostgreSQL sync store; its dependencies resolve only for clients enabling the trait.
         .library(name: "AppStateKitPostgres", targets: ["AppStateKitPostgres"]),
     ],
@@ -34,20 +36,8 @@ let package = Package(
             dependencies: ["AppStateKit"],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
-        .target(
-            name: "TodoCore",
-            dependencies: ["AppStateKit"],
-            path: "Examples/Todo/Core",
-            swiftSettings: [.swiftLanguageMode(.v6)]
-        ),
         .executableTarget(
-            name: "todo",
-            dependencies: ["TodoCore"],
-            path: "Examples/Todo/CLI",
-            swiftSettings: [.swiftLanguageMode(.v6)]
-        ),
-        .executableTarget(
-            name: "AppStateKitPersistenceChild",
+            name: "_AppStateKitTestChild",
             dependencies: ["AppStateKit"],
             path: "Tests/PersistenceChild",
             swiftSettings: [.swiftLanguageMode(.v6)]
@@ -87,12 +77,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AppStateKitTests",
-            dependencies: ["AppStateKit", "AppStateKitTesting", "AppStateKitPersistenceChild"],
-            swiftSettings: [.swiftLanguageMode(.v6)]
-        ),
-        .testTarget(
-            name: "TodoTests",
-            dependencies: ["TodoCore", "todo", "AppStateKit", "AppStateKitTesting"],
+            dependencies: ["AppStateKit", "AppStateKitTesting", "_AppStateKitTestChild"],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
     ]

@@ -11,14 +11,12 @@ import Testing
 extension PostgresServerTests {
 @Suite(.isolatedApplication)
 struct PostgresGuideSnippets {
-    /// The guide's snippet, with the test server's settings.
-    static func runningIt(host: String, port: Int, username: String, database: String, logger: Logger) async throws {
+    /// The guide's snippet, verbatim (compiled, not run: it names a server at 127.0.0.1:5432).
+    static func runningIt(logger: Logger) async throws {
         let client = PostgresClient(configuration: .init(
-            host: host, port: port, username: username, password: nil, database: database, tls: .disable
+            host: "127.0.0.1", port: 5432, username: "app", password: nil, database: "app", tls: .disable
         ))
         let store = PostgresSyncStore(client: client)
-        // TODO(merge sync-core): Application.promote(\.syncStore, with: store)
-        _ = store
         // The client first: a ServiceGroup stops services in reverse order, so the store stops first.
         let services = ServiceGroup(services: [client, store], gracefulShutdownSignals: [.sigterm], logger: logger)
         try await services.run()

@@ -22,6 +22,7 @@ extension Application {
         } else {
             shared = new
         }
+        logDebug("promoted the application to \(String(reflecting: customApplication)), keeping its \(old.registry.count) entries")
         return customApplication
     }
 

@@ -109,6 +109,8 @@ extension Application {
             capture.key = key
             return DependencyEntry(key: key, value: capture.value as! Value)
         }
-        return DependencyEntry(key: key, value: object())
+        let entry = DependencyEntry(key: key, value: object())
+        announceCreation(of: entry)
+        return entry
     }
 }

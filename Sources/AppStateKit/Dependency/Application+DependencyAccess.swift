@@ -30,7 +30,9 @@ extension Application {
         _ keyPath: KeyPath<Application, Dependency<Value>>,
         with value: Value
     ) -> Application.Type {
-        current[keyPath: keyPath].entry?.promote(to: value)
+        let entry = current[keyPath: keyPath].entry
+        entry?.promote(to: value)
+        if let entry { logDebug("promoted \(DependencyOverride.subject(entry)) to a new instance") }
         return Application.self
     }
 

@@ -15,16 +15,26 @@ extension Application {
     public final class DependencyOverride: Sendable {
         private let restore: @Sendable () -> Void
         private let isCancelled = Atomic<Bool>(false)
+        /// The overridden entry, named in debug messages.
+        private let entry: RegistryEntry
 
         init<Value: Sendable>(entry: DependencyEntry<Value>, value: Value) {
             let token = entry.pushOverride(value)
             restore = { entry.removeOverride(token) }
+            self.entry = entry
+            Application.logDebug("installed an override of \(DependencyOverride.subject(entry))")
         }
 
         /// Removes the override. Calling it again does nothing.
         public func cancel() {
             guard !isCancelled.exchange(true, ordering: .acquiringAndReleasing) else { return }
             restore()
+            Application.logDebug("cancelled an override of \(DependencyOverride.subject(entry))")
+        }
+
+        /// `Dependency<Type> Feature.id`, as ``Application/description`` names the entry.
+        static func subject(_ entry: RegistryEntry) -> String {
+            "\(entry.kindName)<\(entry.valueTypeName)> \(entry.key.readable)"
         }
 
         deinit {

@@ -6,6 +6,12 @@ private let loggingEnabled = Atomic<Bool>(false)
 extension Application {
     /// Turns AppStateKit's debug messages on or off (off by default). Errors are always reported.
     ///
+    /// While it is on, AppStateKit tells the `\.logger` what it does: each entry it creates
+    /// (kind, value type and key), each global override installed or cancelled, each
+    /// promotion of a dependency or of the application, and what the persistence layer does
+    /// on its own (a store reloaded, corrupt data moved aside). While it is off, those messages
+    /// cost one relaxed atomic load each and are never built.
+    ///
     /// Chainable: `Application.logging(isEnabled: true).load(dependency: \.database)`.
     @discardableResult
     public static func logging(isEnabled: Bool) -> Application.Type {
@@ -26,5 +32,42 @@ extension Application {
     /// The logger AppStateKit reports through. Promote or override it to route messages.
     public var logger: Dependency<ApplicationLogger> {
         dependency(ApplicationLogger(), feature: "AppStateKit", id: "logger")
+    }
+
+    /// Sends one of AppStateKit's own debug messages to the current application's logger.
+    ///
+    /// `message` is only built while logging is enabled: off, this is one relaxed atomic load.
+    static func logDebug(_ message: @autoclosure () -> String) {
+        guard loggingEnabled.load(ordering: .relaxed) else { return }
+        logger.debug("AppStateKit: \(message())")
+    }
+
+    /// Sends one of AppStateKit's own debug messages to this application's logger (the
+    /// application that owns what the message is about).
+    func logDebug(_ message: @autoclosure () -> String) {
+        guard loggingEnabled.load(ordering: .relaxed) else { return }
+        logger.value.debug("AppStateKit: \(message())")
+    }
+
+    /// Reports that `entry` was created, unless it is a throwaway made only to learn a key (see
+    /// `KeyCapture`) or the logger's own entry.
+    ///
+    /// Called by the functions that make entries, so a read of an existing entry never pays for
+    /// it: the registry runs them with no lock held, just before it stores the entry. The logger
+    /// is therefore called while the entry is still being created, and must not read that entry
+    /// (that would stop the process as a dependency cycle).
+    @usableFromInline
+    static func announceCreation(of entry: RegistryEntry) {
+        guard loggingEnabled.load(ordering: .relaxed),
+            !ThreadLookupCache.current.isCapturingKeys,
+            !(entry is DependencyEntry<ApplicationLogger>)
+        else { return }
+        logDebug("created \(entry.kindName)<\(entry.valueTypeName)> \(entry.key.readable)")
+    }
+
+    /// `entry`, after ``announceCreation(of:)``: for creation closures that are one expression.
+    static func announcingCreation<Entry: RegistryEntry>(_ entry: Entry) -> Entry {
+        announceCreation(of: entry)
+        return entry
     }
 }

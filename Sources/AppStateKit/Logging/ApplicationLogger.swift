@@ -5,40 +5,68 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Foundation
 
 /// Where AppStateKit's messages go: the `\.logger` dependency.
 ///
+/// The same value type as AppState 3.0's Linux logger: two closures, one for debug messages and
+/// one for errors, so AppState-style logger code compiles unchanged:
+///
+/// ```swift
+/// Application.promote(\.logger, with: ApplicationLogger(
+///     debug: { print("debug: \($0)") },
+///     error: { error, message in print("\(message ?? "error"): \(error)") }
+/// ))
+/// ```
+///
 /// Debug messages are only built and delivered while ``Application/isLoggingEnabled`` is true;
 /// errors (a corrupt file, a failed write) are always delivered. The default logger writes both
-/// to standard error. Route them anywhere by promoting your own — for swift-log, one line:
+/// to standard error, one line each. To route finished lines somewhere else — swift-log, say —
+/// give both closures a `String`:
 ///
 /// ```swift
 /// let log = Logger(label: "app")
 /// Application.promote(\.logger, with: ApplicationLogger(debug: { log.debug("\($0)") }, error: { log.error("\($0)") }))
 /// ```
 ///
-/// The class is open so AppState-style subclasses that override ``debug(_:)-(String)`` and
-/// ``error(_:)`` keep working.
-open class ApplicationLogger: @unchecked Sendable {
-    // Safe: the stored sinks are immutable `@Sendable` closures; subclasses must stay thread-safe.
+/// The logger is a struct, as in AppState 3.0, so it can't be subclassed: code that kept state
+/// in a subclass keeps it in its own object and passes that object's methods as the closures.
+public struct ApplicationLogger: Sendable, CustomStringConvertible {
     private let debugSink: @Sendable (String) -> Void
-    private let errorSink: @Sendable (String) -> Void
+    private let errorSink: @Sendable (any Error, String?) -> Void
 
-    /// Creates a logger from two sinks.
+    /// Creates a logger from a debug closure and an error closure, as AppState 3.0's does.
     ///
     /// - Parameters:
     ///   - debug: Receives debug messages (only called while logging is enabled).
-    ///   - error: Receives error messages (always called).
+    ///   - error: Receives every reported error and, when given, the message that accompanies it
+    ///     (always called). A plain message reported with ``error(_:)-(String)`` arrives as a
+    ///     ``Message`` with no accompanying message.
     public init(
-        debug: @escaping @Sendable (String) -> Void = ApplicationLogger.writeToStandardError,
-        error: @escaping @Sendable (String) -> Void = ApplicationLogger.writeToStandardError
+        debug: @Sendable @escaping (String) -> Void = ApplicationLogger.writeToStandardError,
+        error: @Sendable @escaping (any Error, String?) -> Void = ApplicationLogger.writeErrorToStandardError
     ) {
         self.debugSink = debug
         self.errorSink = error
     }
 
+    /// Creates a logger whose error closure receives finished lines: `"<message> (<error>)"`,
+    /// `"<error>"`, or a plain message as it was reported.
+    ///
+    /// - Parameters:
+    ///   - debug: Receives debug messages (only called while logging is enabled).
+    ///   - error: Receives error lines (always called).
+    @_disfavoredOverload
+    public init(
+        debug: @Sendable @escaping (String) -> Void = ApplicationLogger.writeToStandardError,
+        error: @Sendable @escaping (String) -> Void
+    ) {
+        self.debugSink = debug
+        self.errorSink = { reported, message in error(ApplicationLogger.line(for: reported, message: message)) }
+    }
+
     /// Logs a debug message when ``Application/isLoggingEnabled`` is true.
-    open func debug(_ message: String) {
+    public func debug(_ message: String) {
         guard Application.isLoggingEnabled else { return }
         debugSink(message)
     }
@@ -48,26 +76,52 @@ open class ApplicationLogger: @unchecked Sendable {
     /// ```swift
     /// Application.logger.debug { "cache holds \(expensiveSummary())" }
     /// ```
-    open func debug(_ message: () -> String) {
+    public func debug(_ message: () -> String) {
         guard Application.isLoggingEnabled else { return }
         debugSink(message())
     }
 
-    /// Reports an error, whether or not debug logging is enabled.
-    open func error(_ message: String) {
-        errorSink(message)
+    /// Reports `error`, with `message` when given, whether or not debug logging is enabled.
+    ///
+    /// ```swift
+    /// Application.logger.error(error, "could not load the catalogue")
+    /// ```
+    public func error(_ error: any Error, _ message: String? = nil) {
+        errorSink(error, message)
     }
 
-    /// Reports `error`, prefixed with `message` when given.
-    open func error(_ error: any Error, message: String? = nil) {
-        if let message {
-            errorSink("\(message) (\(error))")
-        } else {
-            errorSink("\(error)")
+    /// Reports `error` with `message`; the same as ``error(_:_:)``, spelled as AppStateKit 1
+    /// and earlier AppState versions spelled it.
+    public func error(_ error: any Error, message: String?) {
+        errorSink(error, message)
+    }
+
+    /// Reports a message, whether or not debug logging is enabled.
+    public func error(_ message: String) {
+        errorSink(Message(message), nil)
+    }
+
+    /// `ApplicationLogger`.
+    public var description: String { "ApplicationLogger" }
+
+    /// A plain message reported with ``error(_:)-(String)``, as an AppState-style error closure
+    /// receives it: its description and `localizedDescription` are the message itself.
+    public struct Message: Error, CustomStringConvertible, Sendable {
+        /// The reported message.
+        public let description: String
+
+        /// Wraps `description`.
+        public init(_ description: String) {
+            self.description = description
         }
     }
 
-    /// The default sink: one line on standard error.
+    /// The line an error and its optional message make: `"<message> (<error>)"`, or `"<error>"`.
+    public static func line(for error: any Error, message: String?) -> String {
+        if let message { "\(message) (\(error))" } else { "\(error)" }
+    }
+
+    /// The default debug closure: one line on standard error.
     public static let writeToStandardError: @Sendable (String) -> Void = { message in
         let line = message.hasSuffix("\n") ? message : message + "\n"
         var bytes = Array(line.utf8)
@@ -78,4 +132,14 @@ open class ApplicationLogger: @unchecked Sendable {
             offset += written
         }
     }
+
+    /// The default error closure: ``line(for:message:)`` on standard error.
+    public static let writeErrorToStandardError: @Sendable (any Error, String?) -> Void = { error, message in
+        writeToStandardError(line(for: error, message: message))
+    }
+}
+
+extension ApplicationLogger.Message: LocalizedError {
+    /// The reported message, so `localizedDescription` is the message itself.
+    public var errorDescription: String? { description }
 }

@@ -39,12 +39,19 @@ where ApplicationState.Value == Value {
     }
 
     /// The entry's current value; setting it writes the shared entry.
+    ///
+    /// A mutation in place (`count += 1`, `items.append(item)`) is one atomic step: see
+    /// ``Application/State/value``.
     @inlinable
     public var wrappedValue: Value {
         get { Application.withCurrent { declaration($0).value } }
         nonmutating set {
             var state = Application.withCurrent { declaration($0) }
             state.value = newValue
+        }
+        nonmutating _modify {
+            var state = Application.withCurrent { declaration($0) }
+            yield &state.value
         }
     }
 }

@@ -31,11 +31,18 @@ public struct FileState<Value: Codable & Sendable>: Sendable {
     }
 
     /// The file's value; setting it writes the file.
+    ///
+    /// A mutation in place (`count += 1`, `items.append(item)`) reads, mutates and writes as one
+    /// step in this process: see ``Application/FileState/value``.
     public var wrappedValue: Value {
         get { Application.withCurrent { declaration($0) }.value }
         nonmutating set {
             var state = Application.withCurrent { declaration($0) }
             state.value = newValue
+        }
+        nonmutating _modify {
+            var state = Application.withCurrent { declaration($0) }
+            yield &state.value
         }
     }
 }

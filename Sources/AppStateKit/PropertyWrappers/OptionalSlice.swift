@@ -29,11 +29,17 @@ where SlicedState.Value == Value? {
     }
 
     /// The member's value, or `nil` while the state (or an optional member) is `nil`.
+    ///
+    /// A mutation in place (`count? += 1`) is one atomic step on the state.
     public var wrappedValue: SliceValue? {
         get { member.read(from: Application.state(stateKeyPath).value) }
         nonmutating set {
             var state = Application.state(stateKeyPath)
             state.modify { member.write(newValue, into: &$0) }
+        }
+        nonmutating _modify {
+            var state = Application.state(stateKeyPath)
+            yield &state.value[sliceMember: member]
         }
     }
 }

@@ -20,11 +20,17 @@ where SlicedState.Value == Value {
     }
 
     /// The member's current value; setting it updates the member in the shared value.
+    ///
+    /// A mutation in place (`count += 1`) is one atomic step on the state.
     public var wrappedValue: SliceValue {
         get { Application.slice(stateKeyPath, valueKeyPath).value }
         nonmutating set {
             var slice = Application.slice(stateKeyPath, valueKeyPath)
             slice.value = newValue
+        }
+        nonmutating _modify {
+            var slice = Application.slice(stateKeyPath, valueKeyPath)
+            yield &slice.value
         }
     }
 }

@@ -31,11 +31,18 @@ public struct StoredState<Value: Codable & Sendable>: Sendable {
     }
 
     /// The stored value; setting it persists it.
+    ///
+    /// A mutation in place (`count += 1`, `items.append(item)`) reads, mutates and writes as one
+    /// step in this process: see ``Application/StoredState/value``.
     public var wrappedValue: Value {
         get { Application.withCurrent { declaration($0) }.value }
         nonmutating set {
             var state = Application.withCurrent { declaration($0) }
             state.value = newValue
+        }
+        nonmutating _modify {
+            var state = Application.withCurrent { declaration($0) }
+            yield &state.value
         }
     }
 }

@@ -28,6 +28,10 @@ struct SandboxFileManager: FileManaging {
         FileStamp.of(path: mapped(path))
     }
 
+    func existingStamp(ofFile path: String) throws -> FileStamp? {
+        try FileStamp.ofExistingFile(atPath: mapped(path))
+    }
+
     func moveAside(_ path: String) throws -> String {
         try AtomicFileWriter.moveAside(mapped(path))
     }

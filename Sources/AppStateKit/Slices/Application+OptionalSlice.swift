@@ -44,12 +44,18 @@ extension Application {
 extension Application.OptionalSlice where SliceKeyPath == WritableKeyPath<Value, SliceValue> {
     /// The member's value, or `nil` while the state is `nil`. Setting a non-`nil` value updates
     /// the member atomically; setting `nil`, or setting while the state is `nil`, does nothing.
+    ///
+    /// A mutation in place (`count.value? += 1`) is one atomic step on the state.
     public var value: SliceValue? {
         get { Application.state(stateKeyPath).value?[keyPath: valueKeyPath] }
         set {
             guard let newValue else { return }
             var state = Application.state(stateKeyPath)
             state.modify { $0?[keyPath: valueKeyPath] = newValue }
+        }
+        _modify {
+            var state = Application.state(stateKeyPath)
+            yield &state.value[sliceMember: valueKeyPath]
         }
     }
 }

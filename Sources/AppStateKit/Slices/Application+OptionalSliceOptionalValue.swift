@@ -19,11 +19,17 @@ extension Application {
         }
 
         /// The member's value, or `nil` while the state or the member is `nil`.
+        ///
+        /// A mutation in place (`nickname.value?.append("!")`) is one atomic step on the state.
         public var value: SliceValue? {
             get { Application.state(stateKeyPath).value?[keyPath: valueKeyPath] }
             set {
                 var state = Application.state(stateKeyPath)
                 state.modify { $0?[keyPath: valueKeyPath] = newValue }
+            }
+            _modify {
+                var state = Application.state(stateKeyPath)
+                yield &state.value[sliceMember: valueKeyPath]
             }
         }
     }

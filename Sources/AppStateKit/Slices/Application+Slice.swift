@@ -44,11 +44,18 @@ extension Application {
 
 extension Application.Slice where SliceKeyPath == WritableKeyPath<Value, SliceValue> {
     /// The member's current value; setting it updates the member in the shared value atomically.
+    ///
+    /// A mutation in place (`count.value += 1`) is one atomic step on the state: the state's
+    /// entry stays locked from the read to the write, so it must not touch that state again.
     public var value: SliceValue {
         get { Application.state(stateKeyPath).value[keyPath: valueKeyPath] }
         set {
             var state = Application.state(stateKeyPath)
             state.modify { $0[keyPath: valueKeyPath] = newValue }
+        }
+        _modify {
+            var state = Application.state(stateKeyPath)
+            yield &state.value[keyPath: valueKeyPath]
         }
     }
 }

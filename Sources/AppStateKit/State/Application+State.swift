@@ -35,10 +35,27 @@ extension Application {
         }
 
         /// The current value. Setting it replaces the shared value atomically.
+        ///
+        /// A mutation in place — `counter.value += 1`, `list.value.append(item)`,
+        /// `settings.value.theme = .dark` — is one atomic step too: the entry stays locked from
+        /// the read to the write, so concurrent mutations never lose each other's updates. The
+        /// mutation must not touch this same entry (that stops the process, naming the entry),
+        /// and the value must not be passed `inout` to an `async` function, which would hold the
+        /// lock across the suspension; use ``modify(_:)`` for anything longer than an expression.
         @inlinable
         public var value: Value {
             get { withEntry { $0.value } }
             set { withEntry { $0.value = newValue } }
+            _modify {
+                let entry = self.entry
+                entry.willChange()
+                entry.beginModification()
+                defer {
+                    entry.endModification()
+                    entry.didChange()
+                }
+                yield &entry.storedValue
+            }
         }
 
         /// Restores the value the entry was created with.
@@ -121,8 +138,10 @@ extension Application {
         return State(slot: slot.takeUnretainedValue())
     }
 
-    @usableFromInline
+    @inlinable
     static func makeStateEntry<Value: Sendable>(key: EntryKey, initial: Value) -> RegistryEntry {
-        StateEntry(key: key, initial: initial)
+        let entry = StateEntry(key: key, initial: initial)
+        announceCreation(of: entry)
+        return entry
     }
 }

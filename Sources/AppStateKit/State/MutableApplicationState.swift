@@ -8,6 +8,9 @@ public protocol MutableApplicationState {
     associatedtype Value
 
     /// The entry's current value; setting it writes to the shared entry.
+    ///
+    /// The library's handles also mutate it in place as one atomic step (`handle.value += 1`),
+    /// and generic code over this protocol gets that too.
     var value: Value { get set }
 
     /// Restores the entry's initial value.
@@ -15,18 +18,20 @@ public protocol MutableApplicationState {
 
     /// Reads, mutates and writes the value as one step.
     ///
-    /// ``Application/State`` makes this atomic; the default implementation reads and writes
-    /// through ``value``.
+    /// ``Application/State``, ``Application/StoredState`` and ``Application/FileState`` make
+    /// this atomic within the process: `body` runs with the entry locked, so it must not touch
+    /// the same entry.
     mutating func modify<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result
 }
 
 extension MutableApplicationState {
-    /// Reads the value, lets `body` mutate a copy, and writes the copy back.
+    /// Mutates ``value`` in place with `body`.
+    ///
+    /// Atomic for the library's handles, whose `value` mutates in place under the entry's lock;
+    /// a conforming type of your own whose `value` has only `get` and `set` gets a read, the
+    /// mutation of a copy, and a write.
     @inlinable
     public mutating func modify<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        var copy = value
-        let result = try body(&copy)
-        value = copy
-        return result
+        try body(&value)
     }
 }

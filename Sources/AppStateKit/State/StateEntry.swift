@@ -3,9 +3,10 @@ import Synchronization
 /// The registry entry behind an ``Application/State``: the current value and the initial value
 /// that ``Application/State/reset()`` restores.
 ///
-/// Reads and writes hold the entry's own lock for a copy; ``update(_:)`` holds it while the
-/// caller's closure runs, which makes read-modify-write atomic. Re-entering the same entry from
-/// inside that closure would self-deadlock; it is detected and stops with the entry's key.
+/// Reads and writes hold the entry's own lock for a copy; ``update(_:)`` and the handle's
+/// in-place accessor (`state.value += 1`) hold it while the caller's mutation runs, which makes
+/// read-modify-write atomic. Re-entering the same entry from inside that mutation would
+/// self-deadlock; it is detected and stops with the entry's key.
 @usableFromInline
 final class StateEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable {
     // Safe: `storedValue` is only read or written while `lock` is held; `initial` is immutable.
@@ -56,14 +57,26 @@ final class StateEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable {
     @inlinable
     func update<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         try notifyingObservers {
-            lockDetectingReentry()
-            updatingThread.storeRelaxed(UInt64(ThreadID.current.rawValue))
-            defer {
-                updatingThread.storeRelaxed(0)
-                lock.unlock()
-            }
+            beginModification()
+            defer { endModification() }
             return try body(&storedValue)
         }
+    }
+
+    /// Takes the lock for an in-place mutation (``update(_:)`` or the handle's `_modify`) and
+    /// marks the calling thread as the one mutating, so touching the entry again from inside the
+    /// mutation stops with the entry's key instead of deadlocking.
+    @inlinable
+    func beginModification() {
+        lockDetectingReentry()
+        updatingThread.storeRelaxed(UInt64(ThreadID.current.rawValue))
+    }
+
+    /// Ends what ``beginModification()`` began.
+    @inlinable
+    func endModification() {
+        updatingThread.storeRelaxed(0)
+        lock.unlock()
     }
 
     @inlinable
@@ -77,9 +90,6 @@ final class StateEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable {
 
     @usableFromInline
     func reentryDetected() -> Never {
-        fatalError(
-            "AppStateKit: \(key.readable) was accessed from inside its own update closure. "
-                + "Use the closure's inout value instead of reading or writing the state again."
-        )
+        ModificationReentry(kind: kindName, key: key).stop()
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import AppStateKitTesting
 import Testing
 @testable import AppStateKit
 
@@ -26,7 +27,7 @@ private extension Application {
 private let crossAStarted = DispatchSemaphore(value: 0)
 private let crossBStarted = DispatchSemaphore(value: 0)
 
-@Suite("Dependency cycles")
+@Suite("Dependency cycles", .isolatedApplication)
 struct DependencyCycleTests {
     @Test("a cycle stops with the chain of keys instead of hanging")
     func cycleStops() async {

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import AppStateKitTesting
 import Testing
 @testable import AppStateKit
 
@@ -59,7 +60,7 @@ private actor CounterActor {
     func increment() -> Int { count += 1; return count }
 }
 
-@Suite("Dependency")
+@Suite("Dependency", .isolatedApplication)
 struct DependencyTests {
     @Test("a protocol existential dependency resolves")
     func existential() {
@@ -95,8 +96,10 @@ struct DependencyTests {
 
     @Test("a slow factory does not block reads of existing entries")
     func slowFactoryDoesNotBlockReads() async throws {
+        // Detached tasks and threads don't inherit task-locals: carry this test's isolated application.
+        let scope = Application.currentScope
         _ = Application.dependency(\.dependencyExisting)
-        let slow = Task.detached { Application.dependency(\.dependencySlow) }
+        let slow = Task.detached { scope.run { Application.dependency(\.dependencySlow) } }
         while slowStarted.value == 0 { try await Task.sleep(for: .milliseconds(1)) }
         // The factory is now blocked until `slowRelease` is signalled; had reads waited for the
         // registry, this read would never complete (the timeout turns that into a failure).
@@ -104,7 +107,7 @@ struct DependencyTests {
             let done = DispatchSemaphore(value: 0)
             let value = Locked<Int?>(nil)
             Thread {
-                value.withLock { $0 = Application.dependency(\.dependencyExisting) }
+                value.withLock { $0 = scope.run { Application.dependency(\.dependencyExisting) } }
                 done.signal()
             }.start()
             DispatchQueue.global().async {

@@ -1,4 +1,5 @@
 import Foundation
+import AppStateKitTesting
 import Testing
 @testable import AppStateKit
 
@@ -16,7 +17,7 @@ private extension Application {
     var identitySameNameDependency: Dependency<Int> { dependency(5, feature: "Identity", id: "shared") }
 }
 
-@Suite("Identity")
+@Suite("Identity", .isolatedApplication)
 struct IdentityTests {
     @Test("the same feature and id in two files is one entry")
     func sameIDSharesEntry() {
@@ -37,8 +38,13 @@ struct IdentityTests {
 
     @Test("a dependency and a state with the same name are different entries")
     func kindIsPartOfIdentity() {
+        // Same feature, id and value type (Int); only the kind differs.
         #expect(Application.dependency(\.identitySameNameDependency) == 5)
-        _ = Application.state(\.identitySharedA).value
+        #expect(Application.state(\.identitySharedA).value == 0)
+        var state = Application.state(\.identitySharedA)
+        state.value = 9
+        #expect(Application.dependency(\.identitySameNameDependency) == 5)
+        #expect(Application.state(\.identitySharedA).value == 9)
     }
 
     @Test("declarations without id are identified by their call site")

@@ -1,3 +1,4 @@
+import AppStateKitTesting
 import Testing
 @testable import AppStateKit
 
@@ -14,7 +15,7 @@ private extension ObjectTable where Object == RegistryEntry {
     }
 }
 
-@Suite("Registry entry table")
+@Suite("Registry entry table", .isolatedApplication)
 struct ObjectTableTests {
     private func key(_ index: Int) -> EntryKey {
         EntryKey(kind: .state, valueType: Int.self, name: EntryName(feature: "Table", id: "entry-\(index)"))

@@ -1,3 +1,4 @@
+import AppStateKitTesting
 import Testing
 @testable import AppStateKit
 
@@ -9,7 +10,7 @@ private extension Application {
     var overrideAsync: Dependency<String> { dependency("original") }
 }
 
-@Suite("Overrides and promotion")
+@Suite("Overrides and promotion", .isolatedApplication)
 struct OverrideTests {
     @Test("override replaces the instance until cancelled")
     func overrideAndCancel() {

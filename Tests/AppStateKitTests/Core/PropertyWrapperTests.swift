@@ -1,3 +1,4 @@
+import AppStateKitTesting
 import Testing
 @testable import AppStateKit
 
@@ -65,7 +66,7 @@ private actor Worker {
     }
 }
 
-@Suite("Property wrappers", .serialized)
+@Suite("Property wrappers", .isolatedApplication)
 struct PropertyWrapperTests {
     @Test("@AppState reads and writes in structs, classes and actors")
     func appState() async {

@@ -1,3 +1,4 @@
+import AppStateKitTesting
 import Testing
 @testable import AppStateKit
 
@@ -27,7 +28,7 @@ private extension Application {
     var sliceAtomic: State<Settings> { state(initial: Settings()) }
 }
 
-@Suite("Slices")
+@Suite("Slices", .isolatedApplication)
 struct SliceTests {
     @Test("a read-only slice reads a member; a writable one writes it to the shared value")
     func stateSlices() {

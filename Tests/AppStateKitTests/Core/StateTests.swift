@@ -1,4 +1,5 @@
 import Foundation
+import AppStateKitTesting
 import Testing
 @testable import AppStateKit
 
@@ -29,7 +30,7 @@ private extension Application {
     var stateIncrements: State<Int> { state(initial: 0) }
 }
 
-@Suite("State")
+@Suite("State", .isolatedApplication)
 struct StateTests {
     @Test("a handle's writes reach the shared entry")
     func handleWritesPersist() {
@@ -84,12 +85,16 @@ struct StateTests {
 
     @Test("update is atomic: 8 detached tasks × 10,000 increments end at 80,000")
     func updateIsAtomic() async {
+        // Detached tasks don't inherit task-locals: carry this test's isolated application.
+        let scope = Application.currentScope
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<8 {
                 group.addTask {
                     await Task.detached {
-                        for _ in 0..<10_000 {
-                            Application.update(\.stateIncrements) { $0 += 1 }
+                        scope.run {
+                            for _ in 0..<10_000 {
+                                Application.update(\.stateIncrements) { $0 += 1 }
+                            }
                         }
                     }.value
                 }

@@ -1,91 +1,111 @@
-// The snippets of Documentation/StateAndDependencies.md and Concurrency.md, compiled and run.
-import Foundation
-import Testing
+// The snippets of Documentation/StateAndDependencies.md, verbatim, compiled and run. Keep the two
+// in step. (The reader's own types are stand-ins in DocumentationStandIns.swift.)
 import AppStateKit
-
-protocol SnippetAPIClient: Sendable { func fetch() -> String }
-struct SnippetLiveAPIClient: SnippetAPIClient { func fetch() -> String { "live" } }
-struct SnippetStagingAPIClient: SnippetAPIClient { func fetch() -> String { "staging" } }
-struct SnippetMockAPIClient: SnippetAPIClient { func fetch() -> String { "mock" } }
-enum SnippetTheme: Sendable { case light, dark }
-struct SnippetSettings: Sendable { var theme = SnippetTheme.light; let version = "1.0" }
-struct SnippetConfig: Sendable { let region = "eu" }
-final class SnippetDatabase: Sendable {}
+import AppStateKitTesting
+import Testing
 
 extension Application {
-    var snippetCounter: State<Int> { state(initial: 0) }
-    var snippetAPI: Dependency<any SnippetAPIClient> { dependency(SnippetLiveAPIClient()) }
-    var snippetRequests: State<Int> { state(initial: 0, feature: "SnippetMetrics", id: "requests") }
-    var snippetRequestCount: State<Int> { state(initial: 0, feature: "SnippetMetrics", id: "requests") }
-    var snippetSettings: State<SnippetSettings> { state(initial: SnippetSettings()) }
-    var snippetConfig: Dependency<SnippetConfig> { dependency(SnippetConfig()) }
-    var snippetDatabase: Dependency<SnippetDatabase> { dependency(SnippetDatabase()) }
-    var snippetCache: Dependency<[String: String]> { dependency([:]) }
+    var counter: State<Int> { state(initial: 0) }
+    var api: Dependency<any APIClient> { dependency(LiveAPIClient()) }
 }
 
-private actor SnippetRecorder {
-    func record() -> Int {
-        Application.update(\.snippetRequestCount) { $0 += 1; return $0 }
-    }
+// Two files, one entry:
+extension Application {                       // Metrics.swift
+    var requests: State<Int> { state(initial: 0, feature: "Metrics", id: "requests") }
+}
+extension Application {                       // Dashboard.swift
+    var requestCount: State<Int> { state(initial: 0, feature: "Metrics", id: "requests") }
 }
 
-private struct SnippetSettingsScreen {
-    @AppState(\.snippetCounter) var counter
-    @AppDependency(\.snippetAPI) var api
-    @Slice(\.snippetSettings, \.theme) var theme
-    @Constant(\.snippetSettings, \.version) var version
+struct SettingsScreen {
+    @AppState(\.counter) var counter
+    @AppDependency(\.api) var api
+    @Slice(\.settings, \.theme) var theme
+    @Constant(\.settings, \.version) var version
 }
 
-private final class SnippetApp: Application {
-    static func bootstrap() { load(dependency: \.snippetDatabase) }
-}
-
-@Suite("Documentation snippets: state and dependencies", .serialized)
+@Suite("State and dependencies guide snippets", .isolatedApplication)
 struct StateAndDependenciesSnippets {
     @Test func identityAcrossDeclarations() {
-        Application.update(\.snippetRequests) { $0 += 1 }
-        #expect(Application.state(\.snippetRequestCount).value == Application.state(\.snippetRequests).value)
+        Application.update(\.requests) { $0 += 1 }
+        #expect(Application.state(\.requestCount).value == 1)
     }
 
-    @Test func stateSnippet() async {
-        var counter = Application.state(\.snippetCounter)
-        counter.value += 1
-        Application.update(\.snippetCounter) { $0 += 1 }
-        #expect(Application.state(\.snippetCounter).value == 2)
-        Application.reset(\.snippetCounter)
-        #expect(Application.state(\.snippetCounter).value == 0)
-        #expect(await SnippetRecorder().record() >= 1)
+    @Test func state() {
+        let changes = trackChanges { _ = Application.state(\.counter).value }
+        var counter = Application.state(\.counter)
+        counter.value += 1                         // atomic: the entry stays locked from read to write
+        Application.update(\.counter) { $0 += 1 }  // the same, as a closure that can return a result
+        Application.reset(\.counter)               // back to the initial value
+
+        #expect(changes.value == 1, "the first write changed the counter")
+        #expect(counter.value == 0)
+        Application.update(\.counter) { $0 += 1 }
+        #expect(counter.value == 1)
     }
 
-    @Test func dependencySnippets() {
-        #expect(Application.dependency(\.snippetAPI).fetch() == "live")
-        Application.load(dependency: \.snippetDatabase).load(dependency: \.snippetCache)
-        let override = Application.override(\.snippetAPI, with: SnippetMockAPIClient())
-        #expect(Application.dependency(\.snippetAPI).fetch() == "mock")
-        override.cancel()
-        Application.promote(\.snippetAPI, with: SnippetStagingAPIClient())
-        #expect(Application.dependency(\.snippetAPI).fetch() == "staging")
-        Application.promote(\.snippetAPI, with: SnippetLiveAPIClient())
+    @Test func dependencies() {
+        let api = Application.dependency(\.api)
+        #expect(api.fetch() == "live")
+
+        Application.load(dependency: \.database).load(dependency: \.cache)
+        #expect(Application.description.contains("GuideDatabase"))
+        #expect(Application.description.contains("GuideCache"))
+
+        Application.promote(\.api, with: StagingAPIClient())
+
+        let override = Application.override(\.api, with: MockAPIClient())
+        override.cancel()   // or let the last reference go
+
+        #expect(Application.dependency(\.api).fetch() == "staging")
+        let again = Application.override(\.api, with: MockAPIClient())
+        #expect(Application.dependency(\.api).fetch() == "mock")
+        again.cancel()
     }
 
-    @Test func sliceAndWrapperSnippets() {
-        var theme = Application.slice(\.snippetSettings, \.theme)
+    @Test func slicesAndWrappers() {
+        var theme = Application.slice(\.settings, \.theme)   // writable member of a State
         theme.value = .dark
-        #expect(Application.dependencySlice(\.snippetConfig, \.region).value == "eu")
-        let screen = SnippetSettingsScreen()
+        let region = Application.dependencySlice(\.config, \.region).value
+
+        #expect(Application.state(\.settings).value.theme == .dark)
+        #expect(region == "eu")
+        let screen = SettingsScreen()
         #expect(screen.theme == .dark)
         #expect(screen.version == "1.0")
         #expect(screen.api.fetch() == "live")
-        _ = screen.counter
+        screen.counter = 3
+        #expect(Application.state(\.counter).value == 3)
     }
 
-    @Test func subclassAndDescriptionSnippets() {
-        Application.promote(to: SnippetApp.self).bootstrap()
-        Application.promote(to: Application.self)
-        Application.logging(isEnabled: true)
-        #expect(Application.description.contains("SnippetDatabase"))
-        Application.logging(isEnabled: false)
-        Application.promote(\.logger, with: ApplicationLogger(debug: { _ in }, error: { _ in }))
-        Application.promote(\.logger, with: ApplicationLogger())
+    @Test func subclass() {
+        final class MyApp: Application {
+            static func bootstrap() { load(dependency: \.database) }
+        }
+        Application.promote(to: MyApp.self).bootstrap()
+
+        #expect(Application.description.contains("GuideDatabase"))
+    }
+
+    @Test func routingMessages() {
+        let log = Logger(label: "app")
+        Application.promote(\.logger, with: ApplicationLogger(debug: { log.debug("\($0)") }, error: { log.error("\($0)") }))
+
+        Application.logger.error("routed")
+        #expect(log.messages == ["error: routed"])
+    }
+}
+
+extension ProcessGlobalTests {
+    /// Turns on the process-wide logging flag.
+    @Suite("State and dependencies guide snippets: logging")
+    struct StateAndDependenciesLoggingSnippets {
+        @Test func loggingAndDescription() {
+            defer { Application.logging(isEnabled: false) }
+            Application.logging(isEnabled: true)   // debug messages (errors are always reported)
+            print(Application.description)        // every live entry: kind, type, key, value
+
+            #expect(Application.isLoggingEnabled)
+        }
     }
 }

@@ -86,12 +86,16 @@ struct ObservationChangeStreamTests {
             #expect(Application.changeStreamCount(of: \.streamCounter) == 1)
             #expect(Application.changeStreamCount(of: \.streamOther) == 0)
             Application.update(\.streamOther) { $0 += 1 }
-            Application.update(\.streamCounter) { $0 = 7 }
+            // Had that write woken the stream, `next()` would return at once with the unchanged
+            // 0; the counter changes only later, from another task.
+            let writer = Task {
+                try? await Task.sleep(for: .milliseconds(200))
+                Application.update(\.streamCounter) { $0 = 7 }
+            }
             values.append(await iterator.next())
+            await writer.value
             return values
         }
-        // Had the write to `streamOther` woken the stream, it would have read 0 or 7 then 7;
-        // either way the second element is the counter's own change.
         #expect(values == [0, 7])
     }
 
@@ -304,42 +308,45 @@ fileprivate extension Application {
     }
 }
 
-/// Real files and a real second process, so these run on the shared application, one at a time;
-/// each removes the files it made (the child re-creates the directory).
-@Suite("Change streams across processes", .serialized)
-struct ObservationCrossProcessTests {
-    @Test("a file state stream sees another process's writes by polling the file's stamp")
-    func fileStateFromAnotherProcess() async throws {
-        defer { CrossProcess.directory.remove() }
-        let child = try PersistenceChild.start(["file-sequence", CrossProcess.directory.path, "payload.json", "20"])
-        let sequences = await withDeadline(.seconds(60)) {
-            var sequences: [Int] = []
-            for await payload in Application.values(of: \.crossProcessFile, pollInterval: .milliseconds(5)) {
-                sequences.append(payload.sequence)
-                if payload.sequence == 19 { break }
+/// Real files and a real second process, so these run on the shared application, with the other
+/// tests of process globals, one at a time; each removes the files it made (the child re-creates
+/// the directory).
+extension ProcessGlobalTests {
+    @Suite("Change streams across processes")
+    struct ObservationCrossProcessTests {
+        @Test("a file state stream sees another process's writes by polling the file's stamp")
+        func fileStateFromAnotherProcess() async throws {
+            defer { CrossProcess.directory.remove() }
+            let child = try PersistenceChild.start(["file-sequence", CrossProcess.directory.path, "payload.json", "20"])
+            let sequences = await withDeadline(.seconds(60)) {
+                var sequences: [Int] = []
+                for await payload in Application.values(of: \.crossProcessFile, pollInterval: .milliseconds(5)) {
+                    sequences.append(payload.sequence)
+                    if payload.sequence == 19 { break }
+                }
+                return sequences
             }
-            return sequences
+            #expect(child.waitForExit())
+            #expect(sequences?.last == 19)
+            #expect(sequences == sequences?.sorted())
+            #expect(Application.changeStreamCount(of: \.crossProcessFile) == 0)
         }
-        #expect(child.waitForExit())
-        #expect(sequences?.last == 19)
-        #expect(sequences == sequences?.sorted())
-        #expect(Application.changeStreamCount(of: \.crossProcessFile) == 0)
-    }
 
-    @Test("a stored state stream sees another process's writes by polling the store")
-    func storedStateFromAnotherProcess() async throws {
-        defer { CrossProcess.directory.remove() }
-        let child = try PersistenceChild.start(["store-sequence", CrossProcess.store.path, "20"])
-        let values = await withDeadline(.seconds(60)) {
-            var values: [Int] = []
-            for await value in Application.values(of: \.crossProcessStored, pollInterval: .milliseconds(5)) {
-                values.append(value)
-                if value == 19 { break }
+        @Test("a stored state stream sees another process's writes by polling the store")
+        func storedStateFromAnotherProcess() async throws {
+            defer { CrossProcess.directory.remove() }
+            let child = try PersistenceChild.start(["store-sequence", CrossProcess.store.path, "20"])
+            let values = await withDeadline(.seconds(60)) {
+                var values: [Int] = []
+                for await value in Application.values(of: \.crossProcessStored, pollInterval: .milliseconds(5)) {
+                    values.append(value)
+                    if value == 19 { break }
+                }
+                return values
             }
-            return values
+            #expect(child.waitForExit())
+            #expect(values?.last == 19)
+            #expect(values == values?.sorted())
         }
-        #expect(child.waitForExit())
-        #expect(values?.last == 19)
-        #expect(values == values?.sorted())
     }
 }

@@ -177,5 +177,19 @@ struct ObservationGuideSnippets {
         Application.update(\.filesConverted) { $0 = 2 }
         printer.cancel()
         #expect(await withDeadline { await printer.value } != nil)
+
+        // What the loop prints: the sum of both entries, again after a change to either.
+        let totals = await withDeadline {
+            let scope = Application.currentScope
+            let observed = Observations {
+                scope.run { Application.state(\.unreadCount).value + Application.state(\.filesConverted).value }
+            }
+            var iterator = observed.makeAsyncIterator()
+            var totals = [await iterator.next()]
+            Application.update(\.unreadCount) { $0 = 3 }
+            totals.append(await iterator.next())
+            return totals
+        }
+        #expect(totals == [2, 5])
     }
 }

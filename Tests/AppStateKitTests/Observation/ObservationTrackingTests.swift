@@ -340,34 +340,3 @@ struct ObservationTrackingTests {
         #expect(values == [0, 5])
     }
 }
-
-fileprivate extension Application {
-    var sharedObservedA: State<Int> { state(initial: 0) }
-    var sharedObservedB: State<Int> { state(initial: 0) }
-    var sharedObservedC: State<Int> { state(initial: 0) }
-}
-
-/// The same guarantees on the process-wide shared application, which most programs use.
-@Suite("Observation tracking on the shared application")
-struct SharedApplicationObservationTests {
-    @Test("observer of A is not fired by writes to B")
-    func perEntry() {
-        let changes = trackChanges { _ = Application.state(\.sharedObservedA).value }
-        _ = Application.state(\.sharedObservedA).value
-        Application.update(\.sharedObservedB) { $0 += 1 }
-        #expect(changes.value == 0)
-        Application.update(\.sharedObservedA) { $0 += 1 }
-        #expect(changes.value == 1)
-    }
-
-    @Test("notifyChange on an isolated application leaves the shared application's observers alone")
-    func notifyChangeIsPerApplication() {
-        let shared = trackChanges { _ = Application.state(\.sharedObservedC).value }
-        Application.withIsolatedApplication {
-            let isolated = trackChanges { _ = Application.state(\.sharedObservedC).value }
-            Application.notifyChange()
-            #expect(isolated.value == 1)
-        }
-        #expect(shared.value == 0)
-    }
-}

@@ -1,8 +1,9 @@
 import Foundation
+import AppStateKitTesting
 import Testing
 @testable import AppStateKit
 
-@Suite("Abandoned temporary files")
+@Suite("Abandoned temporary files", .isolatedApplication, .realFileSystem)
 struct AbandonedTemporaryFilesTests {
     /// A process id that cannot exist (Linux caps ids far below it).
     static let deadProcess: Int32 = 2_147_483_646

@@ -1,8 +1,10 @@
 import Foundation
+import AppStateKitTesting
 import Testing
 @testable import AppStateKit
+import AppStateKitTesting
 
-@Suite("FileKeyValueStore")
+@Suite("FileKeyValueStore", .isolatedApplication)
 struct FileKeyValueStoreTests {
     @Test("every property-list type round-trips through the file with its exact type")
     func typedRoundTrip() throws {
@@ -108,18 +110,23 @@ struct FileKeyValueStoreTests {
             #expect(error.description.contains(blocker))
         }
 
-        guard getuid() != 0 else { return }  // root ignores permission bits
-        let readOnly = directory.file("readonly")
-        try FileManager.default.createDirectory(atPath: readOnly, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o500])
-        defer { chmod(readOnly, 0o700) }
-        let locked = FileKeyValueStore(path: (readOnly as NSString).appendingPathComponent("defaults.json"))
-        do {
+    }
+
+    @Test("a directory that may not be written (EACCES, injected: tests run as root) throws permissionDenied naming it", arguments: [
+        (InMemoryFileSystem.Operation.makeDirectory, "/readonly/app", "mkdir"),
+        (.create, "/readonly/app/defaults.json", "create"),
+        (.lock, "/readonly/app/defaults.json.lock", "flock"),
+    ])
+    func permissionDenied(operation: InMemoryFileSystem.Operation, subject: String, call: String) throws {
+        let files = InMemoryFileSystem()
+        files.createDirectory(atPath: operation == .makeDirectory ? "/readonly" : "/readonly/app")
+        files.fail(operation, at: "/readonly", with: EACCES)
+        let locked = FileKeyValueStore(path: "/readonly/app/defaults.json", fileSystem: files)
+        #expect(throws: PersistenceError(.permissionDenied, subject: subject, detail: "\(call) failed (EACCES)")) {
             try locked.write(1, forKey: "k")
-            Issue.record("expected an error")
-        } catch let error as PersistenceError {
-            #expect(error.kind == .permissionDenied)
-            #expect(error.description.contains(readOnly))
         }
+        #expect(files.contents(atPath: "/readonly/app/defaults.json") == nil)
+        #expect(files.contentsOfDirectory(atPath: "/readonly/app").allSatisfy { $0.hasSuffix(".lock") })
     }
 
     @Test("the durability mode without fsync still writes atomically")
@@ -129,5 +136,7 @@ struct FileKeyValueStoreTests {
         let store = FileKeyValueStore(path: directory.file("fast.json"), durability: .processCrashSafe)
         for index in 0..<50 { try store.write(index, forKey: "k") }
         #expect(FileKeyValueStore(path: directory.file("fast.json")).object(forKey: "k") as? Int == 49)
+        // Each write went through a temporary file renamed over the store: none is left behind.
+        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: directory.path)) == ["fast.json", "fast.json.lock"])
     }
 }

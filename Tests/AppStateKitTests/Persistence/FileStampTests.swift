@@ -1,4 +1,5 @@
 import Foundation
+import AppStateKitTesting
 import Testing
 @testable import AppStateKit
 
@@ -11,7 +12,7 @@ private func setModificationTime(of path: String, seconds: Int, nanoseconds: Int
     }
 }
 
-@Suite("File stamps")
+@Suite("File stamps", .isolatedApplication, .realFileSystem)
 struct FileStampTests {
     /// An hour from now: later than anything the kernel's clock will give during the test.
     static let future = Int(Date().timeIntervalSince1970) + 3_600

@@ -1,4 +1,5 @@
 import Foundation
+import AppStateKitTesting
 import Testing
 @testable import AppStateKit
 
@@ -43,11 +44,11 @@ private struct Library {
     @FileState(\.wrappedNotebook) var notebook
 }
 
-@Suite("FileState")
+@Suite("FileState", .isolatedApplication)
 struct FileStateTests {
     static let wrapperDirectory = TemporaryDirectory()
 
-    @Test("values round-trip; human-readable JSON when not base64; 0600 files in 0700 directories")
+    @Test("values round-trip; human-readable JSON when not base64; 0600 files in 0700 directories", .realFileSystem)
     func roundTripAndFormat() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
@@ -63,7 +64,7 @@ struct FileStateTests {
         #expect(Application().notebook(in: folder, base64: false).value.pages == ["one"])
     }
 
-    @Test("base64 by default, and files written the way AppState writes them are read")
+    @Test("base64 by default, and files written the way AppState writes them are read", .realFileSystem)
     func base64AndAppStateFiles() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
@@ -82,7 +83,7 @@ struct FileStateTests {
         #expect(fromFileManager.title == "from AppState")
     }
 
-    @Test("a change made to the file by another process is seen by the next read")
+    @Test("a change made to the file by another process is seen by the next read", .realFileSystem)
     func freshness() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
@@ -93,7 +94,7 @@ struct FileStateTests {
         #expect(state.value.title == "theirs")
     }
 
-    @Test("a replacement by another process right after this one's write is seen by the next read")
+    @Test("a replacement by another process right after this one's write is seen by the next read", .realFileSystem)
     func replacementRightAfterWrite() {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
@@ -104,7 +105,7 @@ struct FileStateTests {
         }
     }
 
-    @Test("assigning nil deletes the file; reset deletes it too")
+    @Test("assigning nil deletes the file; reset deletes it too", .realFileSystem)
     func nilDeletes() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
@@ -122,7 +123,7 @@ struct FileStateTests {
         #expect(state.value.title == "empty")
     }
 
-    @Test("a corrupt file reads as the initial value, throws from read(), and is moved aside, not overwritten")
+    @Test("a corrupt file reads as the initial value, throws from read(), and is moved aside, not overwritten", .realFileSystem)
     func corruptFile() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
@@ -146,7 +147,7 @@ struct FileStateTests {
         #expect(state.value.title == "new")
     }
 
-    @Test("a corrupt file is moved aside by a write even when this process never read it")
+    @Test("a corrupt file is moved aside by a write even when this process never read it", .realFileSystem)
     func corruptFileNeverRead() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
@@ -162,7 +163,7 @@ struct FileStateTests {
         #expect(Application().notebook(in: directory.path, base64: false).value.title == "new")
     }
 
-    @Test("a valid file written elsewhere is replaced by a write without being moved aside")
+    @Test("a valid file written elsewhere is replaced by a write without being moved aside", .realFileSystem)
     func validFileReplaced() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
@@ -172,7 +173,7 @@ struct FileStateTests {
         #expect(Application().notebook(in: directory.path).value.title == "mine")
     }
 
-    @Test("file names that are not one path component are refused and nothing outside the directory is touched",
+    @Test("file names that are not one path component are refused and nothing outside the directory is touched", .realFileSystem,
           arguments: ["", ".", "..", "../escape.json", "a/b.json", "nul\u{0}.json"])
     func invalidFilenames(filename: String) throws {
         let directory = TemporaryDirectory()
@@ -199,19 +200,5 @@ struct FileStateTests {
         #expect(Application.fileState(\.wrappedNotebook).value.title == "wrapped write")
         Application.reset(fileState: \.wrappedNotebook)
         #expect(library.notebook.title == "wrapped")
-    }
-
-    @Test("defaultFileStatePath follows XDG and can be set")
-    func defaultPath() {
-        let original = FileManager.defaultFileStatePath
-        #expect(original.hasPrefix("/"))
-        if let dataHome = ProcessInfo.processInfo.environment["XDG_DATA_HOME"], dataHome.hasPrefix("/") {
-            #expect(original.hasPrefix(dataHome))
-        } else {
-            #expect(original.contains("/.local/share/"))
-        }
-        FileManager.defaultFileStatePath = "/tmp/custom"
-        #expect(FileManager.defaultFileStatePath == "/tmp/custom")
-        FileManager.defaultFileStatePath = original
     }
 }

@@ -1,10 +1,10 @@
 import Foundation
 
-/// Runs the `AppStateKitPersistenceChild` executable that `swift test` builds next to the tests
+/// Runs the `_AppStateKitTestChild` executable (sources in `Tests/PersistenceChild`) that `swift test` builds next to the tests
 /// (the test target depends on it), wherever the build directory is (`--scratch-path` too).
 enum PersistenceChild {
     static var executable: URL {
-        let name = "AppStateKitPersistenceChild"
+        let name = "_AppStateKitTestChild"
         #if os(Linux)
         // The test runner is an executable in the build products directory.
         let runner = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()

@@ -1,4 +1,5 @@
 import Foundation
+import AppStateKitTesting
 import Testing
 @testable import AppStateKit
 
@@ -26,7 +27,7 @@ private struct KillTally: CustomStringConvertible {
     }
 }
 
-@Suite("Persistence across processes", .serialized)
+@Suite("Persistence across processes", .isolatedApplication, .realFileSystem, .serialized)
 struct PersistenceProcessTests {
     @Test("SIGKILL at random moments never loses an acknowledged StoredState write nor corrupts the store")
     func storeSurvivesKill() throws {

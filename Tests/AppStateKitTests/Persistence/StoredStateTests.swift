@@ -1,4 +1,5 @@
 import Foundation
+import AppStateKitTesting
 import Testing
 @testable import AppStateKit
 
@@ -45,7 +46,7 @@ private struct Settings {
     @StoredState(\.storedWrapped) var wrapped
 }
 
-@Suite("StoredState")
+@Suite("StoredState", .isolatedApplication)
 struct StoredStateTests {
     @Test("property-list values are stored natively and read back with their types")
     func nativeTypes() throws {

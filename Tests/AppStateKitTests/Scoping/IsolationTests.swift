@@ -9,7 +9,7 @@ private extension Application {
     var isolatedCounter: State<Int> { state(initial: 0) }
     var isolatedStored: StoredState<String> { storedState(initial: "initial", feature: "IsolationTests", id: "stored") }
     var isolatedFile: FileState<[Item]> {
-        fileState(initial: [], path: IsolationTests.sharedDirectory, filename: "items.json", isBase64Encoded: false)
+        fileState(initial: [], path: ProcessGlobalTests.IsolationTests.sharedDirectory, filename: "items.json", isBase64Encoded: false)
     }
     var isolatedService: Dependency<String> { dependency("live") }
     var isolatedTracked: Dependency<Tracked> { dependency(Tracked()) }
@@ -28,82 +28,86 @@ private final class CountsItsRelease: Sendable {
     }
 }
 
-@Suite("Isolated applications")
-struct IsolationTests {
-    static let sharedDirectory = (NSTemporaryDirectory() as NSString).appendingPathComponent("AppStateKit-isolation-\(UUID().uuidString)")
+/// These compare isolated applications with the shared one, so they run with the other tests of
+/// process globals, one at a time.
+extension ProcessGlobalTests {
+    @Suite("Isolated applications")
+    struct IsolationTests {
+        static let sharedDirectory = (NSTemporaryDirectory() as NSString).appendingPathComponent("AppStateKit-isolation-\(UUID().uuidString)")
 
-    @Test("state starts fresh, writes stay inside, and nothing reaches the shared registry")
-    func stateIsPrivate() {
-        let sharedKey = Application.shared[keyPath: \.isolatedCounter].entry.key
-        Application.withIsolatedApplication {
-            #expect(Application.isIsolated)
-            Application.update(\.isolatedCounter) { $0 += 41 }
-            #expect(Application.state(\.isolatedCounter).value == 41)
+        @Test("state starts fresh, writes stay inside, and nothing reaches the shared registry")
+        func stateIsPrivate() {
+            let sharedKey = Application.shared[keyPath: \.isolatedCounter].entry.key
+            Application.withIsolatedApplication {
+                #expect(Application.isIsolated)
+                Application.update(\.isolatedCounter) { $0 += 41 }
+                #expect(Application.state(\.isolatedCounter).value == 41)
+            }
+            #expect(!Application.isIsolated)
+            #expect(Application.state(\.isolatedCounter).value == 0)
+            let sharedEntry = Application.shared.registry.existingEntry(for: sharedKey, as: StateEntry<Int>.self)
+            #expect(sharedEntry?.value ?? 0 == 0)
         }
-        #expect(!Application.isIsolated)
-        #expect(Application.state(\.isolatedCounter).value == 0)
-        let sharedEntry = Application.shared.registry.existingEntry(for: sharedKey, as: StateEntry<Int>.self)
-        #expect(sharedEntry?.value ?? 0 == 0)
-    }
 
-    @Test("stored states use memory and file states a temporary directory that is removed")
-    func persistenceIsSandboxed() throws {
-        var sandboxRoot = ""
-        Application.withIsolatedApplication {
-            var stored = Application.storedState(\.isolatedStored)
-            stored.value = "inside"
-            #expect(Application.storedState(\.isolatedStored).value == "inside")
-            #expect(Application.dependency(\.userDefaults) is InMemoryDefaults)
+        @Test("stored states use memory and file states a temporary directory that is removed")
+        func persistenceIsSandboxed() throws {
+            var sandboxRoot = ""
+            Application.withIsolatedApplication {
+                var stored = Application.storedState(\.isolatedStored)
+                stored.value = "inside"
+                #expect(Application.storedState(\.isolatedStored).value == "inside")
+                #expect(Application.dependency(\.userDefaults) is InMemoryDefaults)
 
-            var file = Application.fileState(\.isolatedFile)
-            file.value = [Item(name: "private")]
-            #expect(Application.fileState(\.isolatedFile).value == [Item(name: "private")])
-            let files = Application.dependency(\.fileManager)
-            #expect(files.stamp(ofFile: file.path) != nil)
-            sandboxRoot = (files as? SandboxFileManager)?.root ?? ""
+                var file = Application.fileState(\.isolatedFile)
+                file.value = [Item(name: "private")]
+                #expect(Application.fileState(\.isolatedFile).value == [Item(name: "private")])
+                let files = Application.dependency(\.fileManager)
+                #expect(files.stamp(ofFile: file.path) != nil)
+                sandboxRoot = (files as? SandboxFileManager)?.root ?? ""
+            }
+            #expect(!sandboxRoot.isEmpty)
+            #expect(!FileManager.default.fileExists(atPath: sandboxRoot))
+            #expect(!FileManager.default.fileExists(atPath: Self.sharedDirectory))
+            #expect(Application.withIsolatedApplication { Application.storedState(\.isolatedStored).value } == "initial")
         }
-        #expect(!sandboxRoot.isEmpty)
-        #expect(!FileManager.default.fileExists(atPath: sandboxRoot))
-        #expect(!FileManager.default.fileExists(atPath: Self.sharedDirectory))
-        #expect(Application.withIsolatedApplication { Application.storedState(\.isolatedStored).value } == "initial")
-    }
 
-    @Test("global override and promote inside a scope affect the scope only")
-    func globalMutationsAreScoped() {
-        Application.withIsolatedApplication {
-            Application.promote(\.isolatedService, with: "promoted")
-            let override = Application.override(\.isolatedService, with: "overridden")
-            #expect(Application.dependency(\.isolatedService) == "overridden")
-            override.cancel()
-            #expect(Application.dependency(\.isolatedService) == "promoted")
-            Application.promote(to: IsolatedSubclass.self)
-            #expect(Application.current is IsolatedSubclass)
-            #expect(Application.dependency(\.isolatedService) == "promoted")
+        @Test("global override and promote inside a scope affect the scope only")
+        func globalMutationsAreScoped() {
+            Application.withIsolatedApplication {
+                Application.promote(\.isolatedService, with: "promoted")
+                let override = Application.override(\.isolatedService, with: "overridden")
+                #expect(Application.dependency(\.isolatedService) == "overridden")
+                override.cancel()
+                #expect(Application.dependency(\.isolatedService) == "promoted")
+                Application.promote(to: IsolatedSubclass.self)
+                #expect(Application.current is IsolatedSubclass)
+                #expect(Application.dependency(\.isolatedService) == "promoted")
+            }
+            #expect(Application.dependency(\.isolatedService) == "live")
+            #expect(!(Application.current is IsolatedSubclass))
         }
-        #expect(Application.dependency(\.isolatedService) == "live")
-        #expect(!(Application.current is IsolatedSubclass))
-    }
 
-    @Test("child tasks inherit isolation; detached tasks don't")
-    func inheritance() async {
-        await Application.withIsolatedApplication {
-            Application.update(\.isolatedCounter) { $0 = 7 }
-            let child = await Task { Application.state(\.isolatedCounter).value }.value
-            let detached = await Task.detached { Application.state(\.isolatedCounter).value }.value
-            #expect(child == 7)
-            #expect(detached == 0)
+        @Test("child tasks inherit isolation; detached tasks don't")
+        func inheritance() async {
+            await Application.withIsolatedApplication {
+                Application.update(\.isolatedCounter) { $0 = 7 }
+                let child = await Task { Application.state(\.isolatedCounter).value }.value
+                let detached = await Task.detached { Application.state(\.isolatedCounter).value }.value
+                #expect(child == 7)
+                #expect(detached == 0)
+            }
         }
-    }
 
-    @Test("the XCTest-style helper isolates and overrides")
-    func helper() {
-        let result = withIsolatedApplication(overriding: { $0.override(\.isolatedService, with: "helper") }) {
-            Application.update(\.isolatedCounter) { $0 += 1 }
-            return (Application.dependency(\.isolatedService), Application.state(\.isolatedCounter).value)
+        @Test("the XCTest-style helper isolates and overrides")
+        func helper() {
+            let result = withIsolatedApplication(overriding: { $0.override(\.isolatedService, with: "helper") }) {
+                Application.update(\.isolatedCounter) { $0 += 1 }
+                return (Application.dependency(\.isolatedService), Application.state(\.isolatedCounter).value)
+            }
+            #expect(result.0 == "helper")
+            #expect(result.1 == 1)
+            #expect(Application.state(\.isolatedCounter).value == 0)
         }
-        #expect(result.0 == "helper")
-        #expect(result.1 == 1)
-        #expect(Application.state(\.isolatedCounter).value == 0)
     }
 }
 

@@ -1,10 +1,11 @@
 import Dispatch
+import AppStateKitTesting
 import Testing
 @testable import AppStateKit
 
-private protocol Greeter: Sendable { func greet() -> String }
-private struct LiveGreeter: Greeter { func greet() -> String { "live" } }
-private struct MockGreeter: Greeter {
+private protocol GreeterService: Sendable { func greet() -> String }
+private struct LiveGreeter: GreeterService { func greet() -> String { "live" } }
+private struct MockGreeter: GreeterService {
     let name: String
     func greet() -> String { name }
 }
@@ -14,7 +15,7 @@ private let liveFactoryCalls = CallCounter()
 private let independentCalls = CallCounter()
 
 private extension Application {
-    var scopedGreeter: Dependency<any Greeter> { dependency(LiveGreeter()) }
+    var scopedGreeter: Dependency<any GreeterService> { dependency(LiveGreeter()) }
     var scopedConfig: Dependency<Config> { dependency(Config()) }
     var scopedExpensive: Dependency<String> { dependency({ liveFactoryCalls.increment(); return "expensive" }()) }
     /// A dependency that uses no other dependency.
@@ -28,7 +29,7 @@ private struct Consumer {
     @DependencyConstant(\.scopedConfig, \.region) var region
 }
 
-@Suite("Scoped overrides")
+@Suite("Scoped overrides", .isolatedApplication)
 struct ScopedOverrideTests {
     @Test("every way of reading the dependency sees the override inside the scope, and only there")
     func visibleEverywhereInside() {

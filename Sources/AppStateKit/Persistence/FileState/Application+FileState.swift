@@ -27,14 +27,15 @@ extension Application {
 
         /// The file's value, or the initial value when there is no (usable) file. Setting it
         /// writes the file; for an optional, `nil` deletes it.
+        ///
+        /// A mutation in place (`tasks.value.append(item)`) reads, mutates and writes as one step
+        /// in this process, holding the entry's lock throughout; it must not touch the same entry.
         public var value: Value {
-            get { entry.value }
-            set {
-                do {
-                    try entry.write(newValue)
-                } catch {
-                    entry.report(error)
-                }
+            get { entry.valueOutsideModification }
+            set { entry.assign(newValue) }
+            _modify {
+                let inPlace = entry.inPlace
+                yield &inPlace.value
             }
         }
 
@@ -84,7 +85,9 @@ extension Application {
             name: EntryName(feature: path, id: filename)
         )
         let entry = registry.entry(for: key) {
-            FileStateEntry(key: key, directory: path, filename: filename, isBase64Encoded: isBase64Encoded, initial: initial())
+            Application.announcingCreation(
+                FileStateEntry(key: key, directory: path, filename: filename, isBase64Encoded: isBase64Encoded, initial: initial())
+            )
         }
         return FileState(entry: entry)
     }

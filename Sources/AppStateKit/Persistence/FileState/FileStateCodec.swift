@@ -10,12 +10,21 @@ enum FileStateCodec {
         do {
             json = try encoder.encode(value)
         } catch {
-            throw PersistenceError(.encodingFailed, subject: path, detail: "\(error)")
+            throw PersistenceError(.encodingFailed, subject: path, detail: shortDescription(of: error))
         }
         return base64Encoded ? json.base64EncodedData() : json
     }
 
+    /// Decodes JSON, or base64-encoded JSON.
+    ///
+    /// - Throws: ``PersistenceError`` of kind `corruptData` naming `path`: `the file is empty`,
+    ///   or what does not decode and where (`expected String at pages[2]`), with `base64` named
+    ///   only when the file is base64.
     static func decode<Value: Decodable>(_ data: Data, as type: Value.Type, path: String) throws -> Value {
+        let isWhitespace: (UInt8) -> Bool = { $0 == 0x0A || $0 == 0x0D || $0 == 0x20 || $0 == 0x09 }
+        if data.allSatisfy(isWhitespace) {
+            throw PersistenceError(.corruptData, subject: path, detail: "the file is empty")
+        }
         let decoder = JSONDecoder()
         let jsonError: any Error
         do {
@@ -24,14 +33,14 @@ enum FileStateCodec {
             // Not plain JSON: the base64 form is tried next, and this error reported if that fails too.
             jsonError = error
         }
-        let trimmed = Data(data.filter { !($0 == 0x0A || $0 == 0x0D || $0 == 0x20) })
-        if let json = Data(base64Encoded: trimmed) {
+        let trimmed = Data(data.filter { !isWhitespace($0) })
+        if let json = Data(base64Encoded: trimmed), !json.isEmpty {
             do {
                 return try decoder.decode(Value.self, from: json)
             } catch {
-                throw PersistenceError(.corruptData, subject: path, detail: "base64 content does not decode as \(Value.self): \(error)")
+                throw PersistenceError(.corruptData, subject: path, detail: "the base64-encoded JSON does not decode as \(Value.self): \(shortDescription(of: error))")
             }
         }
-        throw PersistenceError(.corruptData, subject: path, detail: "content does not decode as \(Value.self): \(jsonError)")
+        throw PersistenceError(.corruptData, subject: path, detail: "the JSON does not decode as \(Value.self): \(shortDescription(of: jsonError))")
     }
 }

@@ -17,6 +17,8 @@ final class FileStateEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked
     /// The stamp of a file found undecodable: its bytes are moved aside before the next write.
     private var corruptStamp: FileStamp?
     private var lastReported: String?
+    /// Held while the value is written or mutated in place (see `PersistedEntry`).
+    let modification = ModificationLock()
 
     init(key: EntryKey, directory: String, filename: String, isBase64Encoded: Bool, initial: Value) {
         self.directory = directory
@@ -42,7 +44,7 @@ final class FileStateEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked
         if let filenameProblem { throw filenameProblem }
         let files = fileManager
         let path = filePath
-        guard let stamp = files.stamp(ofFile: path) else {
+        guard let stamp = try files.existingStamp(ofFile: path) else {
             lock.withLock { cache = nil }
             return initial
         }
@@ -105,7 +107,7 @@ final class FileStateEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked
 
     /// Reports `error` through the logger, once per distinct message in a row.
     func report(_ error: any Error) {
-        let message = "\(error)"
+        let message = "AppStateKit: \(error)"
         let isNew = lock.withLock {
             defer { lastReported = message }
             return lastReported != message
@@ -120,7 +122,7 @@ final class FileStateEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked
     /// Costs nothing when the file is the one this entry last read or wrote (same stamp);
     /// otherwise the file is read and decoded once.
     private func preserveCorruptFile(_ files: any FileManaging, path: String) throws {
-        guard let stamp = files.stamp(ofFile: path) else {
+        guard let stamp = try files.existingStamp(ofFile: path) else {
             lock.withLock { corruptStamp = nil }
             return
         }
@@ -128,7 +130,7 @@ final class FileStateEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked
         guard stamp != cachedStamp else { return }
         var problem: (any Error)?
         if stamp == knownCorrupt {
-            problem = PersistenceError(.corruptData, subject: path, detail: "the file could not be decoded when it was read")
+            problem = PersistenceError(.corruptData, subject: path, detail: "the file did not decode when it was read")
         } else if let data = try files.contents(ofFile: path) {
             do {
                 _ = try FileStateCodec.decode(data, as: Value.self, path: path)
@@ -138,26 +140,28 @@ final class FileStateEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked
         }
         if let problem {
             let aside = try files.moveAside(path)
-            Application.logger.error("AppStateKit: \(path) could not be decoded (\(problem)); its bytes were kept at \(aside)")
+            Application.logger.error("AppStateKit: \(problem); the file was moved to \(aside)")
+            Application.logger.debug("AppStateKit: moved corrupt data aside: \(path) → \(aside)")
         }
         lock.withLock { corruptStamp = nil }
     }
 
     /// Why `filename` can't be used, or `nil`: it must be one path component.
     static func validate(filename: String, directory: String) -> PersistenceError? {
+        let component = "a file name must be a single path component"
         let problem: String? = if filename.isEmpty {
-            "the file name is empty"
+            "the file name is empty; \(component)"
         } else if filename == "." || filename == ".." {
-            "\"\(filename)\" is not a file name"
+            "\"\(filename)\" is not a file name; \(component)"
         } else if filename.contains("/") {
-            "\"\(filename)\" contains \"/\"; pass directories in `path:`"
+            "\"\(filename)\" contains \"/\"; pass directories in `path:`; \(component)"
         } else if filename.utf8.contains(0) {
-            "the file name contains a NUL byte"
+            "the file name contains a NUL byte; \(component)"
+        } else if filename.utf8.count > AtomicFileWriter.maximumNameLength {
+            "the file name is \(filename.utf8.count) bytes long; the limit is \(AtomicFileWriter.maximumNameLength)"
         } else {
             nil
         }
-        return problem.map {
-            PersistenceError(.invalidFilename, subject: "FileState in \(directory)", detail: "\($0); a file name must be a single path component")
-        }
+        return problem.map { PersistenceError(.invalidFilename, subject: "FileState in \(directory)", detail: $0) }
     }
 }

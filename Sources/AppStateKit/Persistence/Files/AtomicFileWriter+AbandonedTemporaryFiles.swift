@@ -10,14 +10,24 @@ import Darwin
 /// Cleaning up after writers that were killed between creating their temporary file and
 /// renaming it.
 ///
-/// Such a file (`<name>.tmp-<pid>-<random>`) is never read — the target is always the old or
-/// the new complete file — but it would stay on disk. The first write to a path in each process
-/// removes the temporary files of that path whose writing process no longer exists. Temporary
-/// files of live processes (including this one) are left alone, because they may be in use.
+/// Such a file (`<name>.tmp-<pid>-<random>`, the name shortened when it would not fit) is never
+/// read — the target is always the old or the new complete file — but it would stay on disk. The
+/// first write to a path in each process removes the temporary files of that path whose writing
+/// process no longer exists. Temporary files of live processes (including this one) are left
+/// alone, because they may be in use.
 extension AtomicFileWriter {
-    /// The temporary file this process writes before renaming it over `path`.
+    /// The longest `-<pid>-<random>` part of a temporary name.
+    private static let uniquePartLength = 22
+
+    /// The temporary file this process writes before renaming it over `path`. Its name fits in
+    /// ``maximumNameLength`` bytes whatever the length of `path`'s name.
     static func temporaryPath(for path: String) -> String {
-        "\(path).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        "\(temporaryPrefix(for: path))\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+    }
+
+    /// `<path's name, shortened if needed>.tmp-`: what every temporary file of `path` starts with.
+    static func temporaryPrefix(for path: String) -> String {
+        sibling(of: path, suffix: ".tmp-", reserving: uniquePartLength)
     }
 
     /// Removes abandoned temporary files of `path`, once per path per process.
@@ -27,28 +37,33 @@ extension AtomicFileWriter {
     ///
     /// - Returns: The paths removed.
     @discardableResult
-    static func removeAbandonedTemporaryFiles(of path: String) -> [String] {
+    static func removeAbandonedTemporaryFiles(of path: String, in fileSystem: some FileSystem = POSIXFileSystem()) -> [String] {
         guard SweptPaths.shared.insert(path) else { return [] }
-        let directory = (path as NSString).deletingLastPathComponent
+        let directory = directory(of: path)
         let listed = directory.isEmpty ? "." : directory
-        let prefix = (path as NSString).lastPathComponent + ".tmp-"
-        guard FileManager.default.fileExists(atPath: listed) else { return [] }
+        let prefix = (temporaryPrefix(for: path) as NSString).lastPathComponent
         let names: [String]
         do {
-            names = try FileManager.default.contentsOfDirectory(atPath: listed)
+            names = try fileSystem.contentsOfDirectory(listed)
+        } catch where error.code == ENOENT {
+            return []
         } catch {
-            Application.logger.error(error, message: "AppStateKit: cannot list \(listed) to remove abandoned temporary files of \(path)")
+            let problem = PersistenceError.system(error.code, subject: listed, operation: "list the directory to remove abandoned temporary files")
+            Application.logger.error("AppStateKit: \(problem)")
             return []
         }
         var removed: [String] = []
         for name in names where name.hasPrefix(prefix) {
             guard let owner = owningProcess(ofTemporaryName: name.dropFirst(prefix.count)), !isAlive(owner) else { continue }
             let temporary = (listed as NSString).appendingPathComponent(name)
-            if unlink(temporary) == 0 {
+            do {
+                try fileSystem.remove(temporary)
                 removed.append(temporary)
-            } else if errno != ENOENT {
-                let error = PersistenceError.system(errno, subject: temporary, operation: "remove abandoned temporary file")
-                Application.logger.error("\(error)")
+            } catch where error.code == ENOENT {
+                continue
+            } catch {
+                let problem = PersistenceError(error, path: temporary)
+                Application.logger.error("AppStateKit: \(problem)")
             }
         }
         return removed

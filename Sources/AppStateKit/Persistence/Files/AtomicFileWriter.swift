@@ -1,11 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Writes files so that a crash at any moment leaves either the old or the new complete file.
 ///
@@ -14,137 +7,207 @@ import Darwin
 /// survives a power loss. Missing directories are created with mode `0700`. Temporary files
 /// left by killed writers are removed by the next process that writes the same path. Each new
 /// version is dated after the one it replaces, so its ``FileStamp`` never repeats an old one.
-enum AtomicFileWriter {
+///
+/// A target that is a symbolic link (the dotfiles pattern) is written through: the link stays,
+/// and the file it points to is replaced atomically in its own directory.
+///
+/// Every operation goes through a ``FileSystem``; the real one unless a test passes another.
+package enum AtomicFileWriter {
+    /// The longest file name (one path component) in bytes: `NAME_MAX` on Linux and macOS.
+    package static let maximumNameLength = 255
+
     /// Writes `data` to `path` atomically.
     ///
     /// - Parameter durable: When `false`, skips the two `fsync` calls: the result still survives
     ///   the process being killed (the kernel has the data), but not an OS crash or power loss.
     /// - Returns: The stamp of the file written, taken before it was renamed into place, so a
-    ///   replacement by another process right after can't be mistaken for it (`nil` if `fstat`
-    ///   failed).
+    ///   replacement by another process right after can't be mistaken for it.
     @discardableResult
-    static func write(_ data: Data, to path: String, durable: Bool = true) throws -> FileStamp? {
-        let directory = (path as NSString).deletingLastPathComponent
-        try createDirectory(directory)
-        removeAbandonedTemporaryFiles(of: path)
-        let temporary = temporaryPath(for: path)
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard descriptor >= 0 else {
-            throw PersistenceError.system(errno, subject: path, operation: "create \(temporary)")
-        }
-        var succeeded = false
-        let stamp: FileStamp?
-        defer {
-            if !succeeded { unlink(temporary) }
+    package static func write(
+        _ data: Data, to path: String, durable: Bool = true, in fileSystem: some FileSystem = POSIXFileSystem()
+    ) throws -> FileStamp? {
+        try checkNameLength(path)
+        let target = try resolvingLinks(path, in: fileSystem)
+        let directory = directory(of: target)
+        try createDirectory(directory, in: fileSystem)
+        removeAbandonedTemporaryFiles(of: target, in: fileSystem)
+        let previous = try FileStamp.ofExistingFile(atPath: target, in: fileSystem)
+        let temporary = temporaryPath(for: target)
+        let stamp: FileStamp
+        do {
+            stamp = try fileSystem.createFile(temporary, contents: data, datedAfter: previous, durable: durable, replacing: target)
+        } catch {
+            throw PersistenceError(error, path: target)
         }
         do {
-            defer { close(descriptor) }
-            try data.withUnsafeBytes { buffer in
-                var offset = 0
-                while offset < buffer.count {
-                    let written = Glibc_write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                    if written < 0 {
-                        if errno == EINTR { continue }
-                        throw PersistenceError.system(errno, subject: path, operation: "write")
-                    }
-                    offset += written
-                }
+            try fileSystem.rename(temporary, to: target)
+        } catch {
+            do {
+                try fileSystem.remove(temporary)
+            } catch {
+                // The rename's failure is the one to report; a leftover temporary file of this
+                // process is removed by the first write of a later process.
             }
-            if let previous = FileStamp.of(path: path) {
-                try dateAfter(previous, descriptor: descriptor, path: path)
-            }
-            if durable, fsync(descriptor) != 0 {
-                throw PersistenceError.system(errno, subject: path, operation: "fsync")
-            }
-            stamp = FileStamp.of(descriptor: descriptor)
+            throw PersistenceError(error, path: target)
         }
-        guard rename(temporary, path) == 0 else {
-            throw PersistenceError.system(errno, subject: path, operation: "rename")
-        }
-        succeeded = true
         if durable {
-            try syncDirectory(directory, subject: path)
+            do {
+                try fileSystem.synchronizeDirectory(directory.isEmpty ? "." : directory)
+            } catch {
+                throw PersistenceError(error, path: target)
+            }
         }
         return stamp
     }
 
     /// Creates `directory` and its parents with mode `0700` if missing, flushing each parent
     /// so a new directory's entry survives a power loss like the file written into it.
-    static func createDirectory(_ directory: String) throws {
+    package static func createDirectory(_ directory: String, in fileSystem: some FileSystem = POSIXFileSystem()) throws {
         guard !directory.isEmpty else { return }
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: directory, isDirectory: &isDirectory) {
-            guard isDirectory.boolValue else {
+        if let status = try FileStamp.status(of: directory, in: fileSystem) {
+            guard status.isDirectory else {
                 throw PersistenceError(.ioFailure(errno: ENOTDIR), subject: directory, detail: "exists and is not a directory")
             }
             return
         }
-        let parent = (directory as NSString).deletingLastPathComponent
-        if parent != directory { try createDirectory(parent) }
-        if mkdir(directory, 0o700) != 0 {
-            guard errno == EEXIST else {
-                throw PersistenceError.system(errno, subject: directory, operation: "mkdir")
-            }
+        let parent = self.directory(of: directory)
+        if parent != directory { try createDirectory(parent, in: fileSystem) }
+        do {
+            try fileSystem.makeDirectory(directory)
+        } catch where error.code == EEXIST {
             return
+        } catch {
+            throw PersistenceError(error, path: directory)
         }
-        try syncDirectory(parent, subject: directory)
+        do {
+            try fileSystem.synchronizeDirectory(parent.isEmpty ? "." : parent)
+        } catch {
+            throw PersistenceError(error, path: directory)
+        }
     }
 
-    /// Moves the file at `path` aside to a `.corrupt-<time>` sibling and returns the new path.
-    static func moveAside(_ path: String) throws -> String {
-        let stamp = Int(Date().timeIntervalSince1970 * 1000)
-        let destination = "\(path).corrupt-\(stamp)"
-        guard rename(path, destination) == 0 else {
-            throw PersistenceError.system(errno, subject: path, operation: "move aside to \(destination)")
+    /// Moves the file at `path` (the file a link points to, for a symbolic link) aside to a
+    /// `.corrupt-<milliseconds>` sibling, or `.corrupt-<milliseconds>-<n>` when that name is
+    /// taken; an existing backup is never replaced. Returns the backup's path.
+    package static func moveAside(_ path: String, in fileSystem: some FileSystem = POSIXFileSystem()) throws -> String {
+        let source = try resolvingLinks(path, in: fileSystem)
+        let milliseconds = Int(Date().timeIntervalSince1970 * 1000)
+        let base = sibling(of: source, suffix: ".corrupt-\(milliseconds)", reserving: 12)
+        var attempt = 1
+        while true {
+            let destination = attempt == 1 ? base : "\(base)-\(attempt)"
+            do {
+                // link(2) fails with EEXIST instead of replacing, unlike rename(2).
+                try fileSystem.link(source, to: destination)
+            } catch where error.code == EEXIST {
+                attempt += 1
+                continue
+            } catch where [EPERM, EOPNOTSUPP, ENOSYS, EMLINK].contains(error.code) {
+                // No hard links here: rename to a name that is free right now.
+                if try FileStamp.status(of: destination, in: fileSystem) != nil {
+                    attempt += 1
+                    continue
+                }
+                do {
+                    try fileSystem.rename(source, to: destination)
+                } catch {
+                    throw PersistenceError.system(error.code, subject: source, operation: "rename to \(destination)")
+                }
+                return destination
+            } catch {
+                throw PersistenceError.system(error.code, subject: source, operation: "link to \(destination)")
+            }
+            do {
+                try fileSystem.remove(source)
+            } catch {
+                throw PersistenceError.system(error.code, subject: source, operation: "unlink after linking it to \(destination)")
+            }
+            return destination
         }
-        return destination
     }
 
     /// Reads the whole file at `path`, or returns `nil` if there is none.
-    static func read(_ path: String) throws -> Data? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            if errno == ENOENT { return nil }
-            throw PersistenceError.system(errno, subject: path, operation: "open")
+    package static func read(_ path: String, in fileSystem: some FileSystem = POSIXFileSystem()) throws -> Data? {
+        do {
+            return try fileSystem.contents(of: path)
+        } catch {
+            throw PersistenceError(error, path: path)
         }
-        defer { close(descriptor) }
-        var data = Data()
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { Glibc_read(descriptor, $0.baseAddress!, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw PersistenceError.system(errno, subject: path, operation: "read")
+    }
+
+    /// Removes the file at `path` (the file a link points to, for a symbolic link); does
+    /// nothing when there is none.
+    package static func remove(_ path: String, in fileSystem: some FileSystem = POSIXFileSystem()) throws {
+        let target = try resolvingLinks(path, in: fileSystem)
+        do {
+            try fileSystem.remove(target)
+        } catch where error.code == ENOENT {
+            return
+        } catch {
+            throw PersistenceError(error, path: target)
+        }
+    }
+
+    /// The file `path` stands for: `path` itself, or — when it is a symbolic link, possibly to
+    /// another link — the final target, which need not exist yet.
+    static func resolvingLinks(_ path: String, in fileSystem: some FileSystem) throws -> String {
+        var current = path
+        for _ in 0..<40 {
+            let target: String?
+            do {
+                target = try fileSystem.linkTarget(of: current)
+            } catch {
+                throw PersistenceError(error, path: current)
             }
-            if count == 0 { return data }
-            data.append(contentsOf: buffer[0..<count])
+            guard let target else { return current }
+            current = target.hasPrefix("/") ? target : (directory(of: current) as NSString).appendingPathComponent(target)
+        }
+        throw PersistenceError.system(ELOOP, subject: path, operation: "follow symbolic links")
+    }
+
+    /// Refuses a last path component longer than ``maximumNameLength`` bytes, up front.
+    static func checkNameLength(_ path: String) throws {
+        let name = (path as NSString).lastPathComponent
+        let length = name.utf8.count
+        guard length <= maximumNameLength else {
+            throw PersistenceError(
+                .invalidFilename, subject: path,
+                detail: "the file name is \(length) bytes long; the limit is \(maximumNameLength)"
+            )
         }
     }
 
-    /// Flushes `directory` itself, so a rename or a new entry in it reaches the disk.
-    ///
-    /// File systems that cannot flush a directory (`EINVAL`) are accepted; any other failure
-    /// throws, naming `subject`: the file is in place but may not survive a power loss.
-    private static func syncDirectory(_ directory: String, subject: String) throws {
-        let target = directory.isEmpty ? "." : directory
-        let descriptor = open(target, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            throw PersistenceError.system(errno, subject: subject, operation: "open directory \(target) to flush it")
+    /// The directory part of `path` (empty for a bare name).
+    static func directory(of path: String) -> String {
+        (path as NSString).deletingLastPathComponent
+    }
+
+    /// `path` + `suffix` as a sibling whose name always fits in ``maximumNameLength`` bytes,
+    /// even with `reserving` more bytes appended later: a long file name is shortened (at a
+    /// character boundary) before the suffix.
+    static func sibling(of path: String, suffix: String, reserving: Int = 0) -> String {
+        let name = (path as NSString).lastPathComponent
+        let budget = maximumNameLength - suffix.utf8.count - reserving
+        guard name.utf8.count > budget else { return path + suffix }
+        var shortened = ""
+        var length = 0
+        for character in name.unicodeScalars {
+            let size = String(character).utf8.count
+            if length + size > budget { break }
+            shortened.unicodeScalars.append(character)
+            length += size
         }
-        defer { close(descriptor) }
-        if fsync(descriptor) != 0, errno != EINVAL {
-            throw PersistenceError.system(errno, subject: subject, operation: "flush directory \(target)")
-        }
+        return (directory(of: path) as NSString).appendingPathComponent(shortened + suffix)
     }
 }
 
-// `write` and `read` are shadowed by static members above; reach the C functions by these names.
-@inline(__always)
-private func Glibc_write(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
-    write(descriptor, buffer, count)
-}
-
-@inline(__always)
-private func Glibc_read(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
-    read(descriptor, buffer, count)
+extension FileStamp {
+    /// `status(of:)`, with its failure named by path.
+    static func status(of path: String, in fileSystem: some FileSystem) throws -> FileStatus? {
+        do {
+            return try fileSystem.status(of: path)
+        } catch {
+            throw PersistenceError(error, path: path)
+        }
+    }
 }

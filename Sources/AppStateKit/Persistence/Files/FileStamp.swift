@@ -19,21 +19,44 @@ public struct FileStamp: Equatable, Sendable {
     let modifiedSeconds: Int64
     let modifiedNanoseconds: Int64
 
-    /// The stamp of the file at `path`, or `nil` if there is no file.
+    /// The stamp of the file at `path`, or `nil` when there is no file *or it cannot be
+    /// examined* (for example, a directory on the way that may not be searched).
+    ///
+    /// Use ``ofExistingFile(atPath:)`` to tell the two apart.
     public static func of(path: String) -> FileStamp? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        return FileStamp(info)
+        do {
+            return try ofExistingFile(atPath: path)
+        } catch {
+            return nil  // Documented: this form cannot tell "unreadable" from "absent".
+        }
     }
 
-    /// The stamp of the open file `descriptor`, or `nil` if `fstat` fails.
-    static func of(descriptor: Int32) -> FileStamp? {
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else { return nil }
-        return FileStamp(info)
+    /// The stamp of the file at `path`, or `nil` when there is none (`ENOENT`, `ENOTDIR`).
+    ///
+    /// - Throws: ``PersistenceError`` naming `path` for every other failure (`EACCES`, `EIO`, …).
+    public static func ofExistingFile(atPath path: String) throws -> FileStamp? {
+        try ofExistingFile(atPath: path, in: POSIXFileSystem())
     }
 
-    private init(_ info: stat) {
+    /// The stamp of the file at `path` in `fileSystem`, or `nil` when there is none.
+    package static func ofExistingFile(atPath path: String, in fileSystem: some FileSystem) throws(PersistenceError) -> FileStamp? {
+        do {
+            return try fileSystem.status(of: path)?.stamp
+        } catch {
+            throw PersistenceError(error, path: path)
+        }
+    }
+
+    /// Creates a stamp from its parts (for file systems that are not the real one).
+    package init(device: UInt64, inode: UInt64, size: Int64, modifiedSeconds: Int64, modifiedNanoseconds: Int64) {
+        self.device = device
+        self.inode = inode
+        self.size = size
+        self.modifiedSeconds = modifiedSeconds
+        self.modifiedNanoseconds = modifiedNanoseconds
+    }
+
+    init(_ info: stat) {
         #if canImport(Darwin)
         let modified = info.st_mtimespec
         #else

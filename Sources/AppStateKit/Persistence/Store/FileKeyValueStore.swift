@@ -16,8 +16,13 @@ import Foundation
 /// - **Typed:** property-list values (`Bool`, `Int`, `Double`, `Float`, `String`, `Data`, `Date`,
 ///   `URL`, arrays and dictionaries of them) are written with a type tag and read back as the
 ///   same types.
-/// - **Never destroys data:** an unreadable file is reported, reads return `nil`, and the next
-///   write first moves the bytes aside to a `.corrupt-<time>` sibling.
+/// - **Never destroys data:** a file that is not a JSON object is reported, reads return `nil`,
+///   and the next write first moves the bytes aside to a `.corrupt-<time>` sibling. One entry
+///   that can't be read (an unknown type tag, `{"int": 1.5}`) only affects its own key: reading
+///   that key throws (or reports and returns `nil`), every other key reads normally, and the
+///   entry is kept as it is until that key is written. A write that can't read the current
+///   file fails and changes nothing.
+/// - **Symbolic links stay:** when the path is a link, writes replace the file it points to.
 ///
 /// ```swift
 /// let store = FileKeyValueStore(path: "/var/lib/myapp/settings.json")
@@ -44,20 +49,34 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
     /// The durability of writes.
     public let durability: Durability
 
+    /// Where the file lives: the real file system unless a test passes another.
+    let fileSystem: any FileSystem
+    /// Whether `fileSystem` is the real one: the freshness check on every read then calls it
+    /// directly instead of through the existential (as fast as before the seam existed).
+    private let isPOSIX: Bool
+    private let lockPath: String
     private let lock = Lock()
     private var cache = Cache()
 
     private struct Cache {
-        var values: [String: PropertyListValue] = [:]
+        var entries: [String: StoreEntry] = [:]
         var stamp: FileStamp?
-        /// The file could not be decoded; its bytes must be moved aside before a write.
-        var isCorrupt = false
+        /// Why the file as a whole could not be decoded; its bytes are moved aside before a write.
+        var corruption: String?
     }
 
     /// Creates a store backed by the file at `path` (created on first write).
-    public init(path: String, durability: Durability = .immediate) {
+    public convenience init(path: String, durability: Durability = .immediate) {
+        self.init(path: path, durability: durability, fileSystem: POSIXFileSystem())
+    }
+
+    /// Creates a store whose file lives in `fileSystem`.
+    package init(path: String, durability: Durability = .immediate, fileSystem: any FileSystem) {
         self.path = path
         self.durability = durability
+        self.fileSystem = fileSystem
+        self.isPOSIX = fileSystem is POSIXFileSystem
+        self.lockPath = AtomicFileWriter.sibling(of: path, suffix: ".lock")
     }
 
     /// The default file for a process: `$XDG_CONFIG_HOME/<executable>/defaults.json`, falling
@@ -76,18 +95,17 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
         return ((base as NSString).appendingPathComponent(name) as NSString).appendingPathComponent("defaults.json")
     }
 
-    private var lockPath: String { path + ".lock" }
-
     // MARK: UserDefaultsManaging
 
     /// The value stored for `key`, reloading first if another process changed the file.
     ///
-    /// An unreadable file is reported through `Application.logger` and reads as empty.
+    /// A file or an entry that can't be read is reported through `Application.logger` and the
+    /// key reads as `nil`.
     public func object(forKey key: String) -> Any? {
         do {
             return try value(forKey: key)
         } catch {
-            Application.logger.error(error, message: "AppStateKit: cannot read \(path) for key \(key)")
+            Application.logger.error("AppStateKit: \(error)")
             return nil
         }
     }
@@ -98,7 +116,7 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
         do {
             try write(value, forKey: key)
         } catch {
-            Application.logger.error("\(error)")
+            Application.logger.error("AppStateKit: \(error)")
         }
     }
 
@@ -111,14 +129,23 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
 
     /// The value stored for `key`.
     ///
-    /// - Throws: ``PersistenceError`` when the file cannot be read or decoded.
+    /// - Throws: ``PersistenceError`` when the file cannot be read (`permissionDenied`,
+    ///   `ioFailure`, …), is not a JSON object (`corruptData`), or the entry for `key` is not a
+    ///   valid tagged value (`corruptData`, naming the key and the problem).
     public func value(forKey key: String) throws -> Any? {
-        try lock.withLock {
-            try reloadIfChanged()
-            if cache.isCorrupt {
-                throw PersistenceError(.corruptData, subject: path, detail: "the store file cannot be decoded; it is kept and moved aside on the next write")
+        var notes: [Note] = []
+        defer { Self.log(notes) }
+        return try lock.withLock {
+            try reloadIfChanged(&notes)
+            if let corruption = cache.corruption {
+                throw PersistenceError(.corruptData, subject: path, detail: "\(corruption); the file is kept and moved aside by the next write")
             }
-            return cache.values[key]?.swiftValue
+            switch cache.entries[key] {
+            case nil: return nil
+            case let .value(value)?: return value.swiftValue
+            case let .damaged(_, problem)?:
+                throw PersistenceError(.corruptData, subject: Self.subject(key: key, path: path), detail: "\(problem); the entry is kept until this key is written")
+            }
         }
     }
 
@@ -126,42 +153,21 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
     ///
     /// Returns once the change is on disk (see ``Durability``).
     ///
-    /// - Throws: ``PersistenceError`` for a value that is not a property-list value or an I/O
-    ///   failure (permission denied, read-only file system, disk full); the stored file is then
-    ///   unchanged.
+    /// - Throws: ``PersistenceError`` for a value that is not a property-list value, a file that
+    ///   cannot be read first, or an I/O failure (permission denied, read-only file system, disk
+    ///   full); the stored file is then unchanged.
     public func write(_ value: Any?, forKey key: String) throws {
         let converted: PropertyListValue?
         if let value {
             guard let plist = PropertyListValue(value) else {
-                throw PersistenceError(.encodingFailed, subject: key, detail: "\(type(of: value)) is not a property-list value")
+                throw PersistenceError(.encodingFailed, subject: Self.subject(key: key, path: path), detail: "\(type(of: value)) is not a property-list value")
             }
             converted = plist
         } else {
             converted = nil
         }
-        try lock.withLock {
-            try FileLock.withExclusiveLock(lockPath) {
-                try reloadIfChanged()
-                if cache.isCorrupt, FileStamp.of(path: path) != nil {
-                    let aside = try AtomicFileWriter.moveAside(path)
-                    Application.logger.error("AppStateKit: the store file \(path) could not be decoded; its bytes were kept at \(aside)")
-                    cache = Cache()
-                }
-                var values = cache.values
-                values[key] = converted
-                let data: Data
-                do {
-                    let encoder = JSONEncoder()
-                    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-                    data = try encoder.encode(values)
-                } catch {
-                    throw PersistenceError(.encodingFailed, subject: key, detail: "\(error)")
-                }
-                let stamp = try AtomicFileWriter.write(data, to: path, durable: durability == .immediate)
-                cache.values = values
-                cache.stamp = stamp
-                cache.isCorrupt = false
-            }
+        try modifyEntries { entries in
+            entries[key] = converted.map(StoreEntry.value)
         }
     }
 
@@ -175,29 +181,99 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
         try write(value, forKey: key)
     }
 
-    /// Every key currently stored.
+    /// Every key currently stored, including keys whose entry can't be read.
     public func keys() throws -> [String] {
-        try lock.withLock {
-            try reloadIfChanged()
-            return cache.values.keys.sorted()
+        var notes: [Note] = []
+        defer { Self.log(notes) }
+        return try lock.withLock {
+            try reloadIfChanged(&notes)
+            return cache.entries.keys.sorted()
         }
     }
 
-    /// Re-reads the file when its stamp changed. Called with `lock` held.
-    private func reloadIfChanged() throws {
-        let stamp = FileStamp.of(path: path)
-        guard stamp != cache.stamp || (stamp == nil && !cache.values.isEmpty) else { return }
-        guard stamp != nil, let data = try AtomicFileWriter.read(path) else {
+    /// One read-modify-write cycle: holding this store's lock and the `flock` every process
+    /// shares, reloads the file, lets `change` edit the entries, and writes the result.
+    ///
+    /// Nothing is written when the file can't be read (the error is thrown) or `change` throws.
+    /// A file that is not a JSON object is moved aside first.
+    func modifyEntries(_ change: (inout [String: StoreEntry]) throws -> Void) throws {
+        var notes: [Note] = []
+        defer { Self.log(notes) }
+        try lock.withLock {
+            try FileLock.withExclusiveLock(lockPath, in: fileSystem) {
+                try reloadIfChanged(&notes)
+                var entries = cache.entries
+                if let corruption = cache.corruption, try FileStamp.ofExistingFile(atPath: path, in: fileSystem) != nil {
+                    let aside = try AtomicFileWriter.moveAside(path, in: fileSystem)
+                    notes.append(.error("AppStateKit: corrupt data for \(path): \(corruption); the file was moved to \(aside)"))
+                    notes.append(.debug("AppStateKit: moved corrupt data aside: \(path) → \(aside)"))
+                    entries = [:]
+                }
+                try change(&entries)
+                let data: Data
+                do {
+                    let encoder = JSONEncoder()
+                    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+                    data = try encoder.encode(entries)
+                } catch {
+                    throw PersistenceError(.encodingFailed, subject: path, detail: shortDescription(of: error))
+                }
+                let stamp = try AtomicFileWriter.write(data, to: path, durable: durability == .immediate, in: fileSystem)
+                cache = Cache(entries: entries, stamp: stamp, corruption: nil)
+            }
+        }
+    }
+
+    /// Re-reads the file when its stamp changed. Called with `lock` held; a failure leaves the
+    /// cache as it was and throws. Debug messages are added to `notes`, to be logged after the
+    /// lock is released.
+    private func reloadIfChanged(_ notes: inout [Note]) throws {
+        let stamp = isPOSIX
+            ? try FileStamp.ofExistingFile(atPath: path, in: POSIXFileSystem())
+            : try FileStamp.ofExistingFile(atPath: path, in: fileSystem)
+        guard stamp != cache.stamp || (stamp == nil && !cache.entries.isEmpty) else { return }
+        guard stamp != nil, let data = try AtomicFileWriter.read(path, in: fileSystem) else {
             cache = Cache()
             return
         }
-        cache.stamp = stamp
-        do {
-            cache.values = try JSONDecoder().decode([String: PropertyListValue].self, from: data)
-            cache.isCorrupt = false
-        } catch {
-            cache.values = [:]
-            cache.isCorrupt = true
+        var reloaded = Cache(stamp: stamp)
+        if data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
+            reloaded.corruption = "the file is empty"
+        } else {
+            do {
+                reloaded.entries = try JSONDecoder().decode([String: StoreEntry].self, from: data)
+            } catch {
+                reloaded.corruption = "the file is not a JSON object of entries (\(shortDescription(of: error)))"
+            }
+        }
+        cache = reloaded
+        let damaged = reloaded.entries.values.filter { if case .damaged = $0 { true } else { false } }.count
+        let count = reloaded.entries.count
+        let summary = reloaded.corruption == nil ? "\(count) \(count == 1 ? "key" : "keys"), \(damaged) unreadable" : "corrupt"
+        notes.append(.debug("AppStateKit: reloaded the store \(path) (\(summary))"))
+    }
+
+    /// How messages name one key of a store file: `key "App/port" in /path/defaults.json`.
+    static func subject(key: String, path: String) -> String {
+        "key \"\(key)\" in \(path)"
+    }
+
+    /// A message collected while the lock is held, delivered after it is released (the logger
+    /// is user code and may read this store).
+    private enum Note {
+        case debug(String)
+        case error(String)
+    }
+
+    /// Delivers messages collected under the lock.
+    private static func log(_ notes: [Note]) {
+        guard !notes.isEmpty else { return }
+        let logger = Application.logger
+        for note in notes {
+            switch note {
+            case let .debug(message): logger.debug(message)
+            case let .error(message): logger.error(message)
+            }
         }
     }
 }

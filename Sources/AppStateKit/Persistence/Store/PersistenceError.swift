@@ -1,6 +1,10 @@
 import Foundation
 
 /// Why reading or writing persisted state failed. Every message names the key or path involved.
+///
+/// The ``description`` is one line, `<what> for <subject>: <detail>`, for example
+/// `permission denied for /var/lib/app/defaults.json: stat failed (EACCES)`. AppStateKit reports
+/// it through the logger as `AppStateKit: <description>`.
 public struct PersistenceError: Error, CustomStringConvertible, Equatable, Sendable {
     /// What kind of failure it was.
     public enum Kind: Sendable, Equatable {
@@ -16,7 +20,7 @@ public struct PersistenceError: Error, CustomStringConvertible, Equatable, Senda
         case typeMismatch
         /// The value cannot be encoded for storage.
         case encodingFailed
-        /// A file name that is not a single path component.
+        /// A file name that is not a single path component, or longer than 255 bytes.
         case invalidFilename
         /// Any other I/O failure, with its `errno`.
         case ioFailure(errno: Int32)
@@ -26,7 +30,7 @@ public struct PersistenceError: Error, CustomStringConvertible, Equatable, Senda
     public let kind: Kind
     /// The key or path involved.
     public let subject: String
-    /// Details: the underlying error or system message.
+    /// Details: what was attempted and what went wrong, in a few words.
     public let detail: String
 
     /// Creates an error.
@@ -36,7 +40,7 @@ public struct PersistenceError: Error, CustomStringConvertible, Equatable, Senda
         self.detail = detail
     }
 
-    /// One line naming the failure, its subject and the detail.
+    /// One line: `<what> for <subject>: <detail>`.
     public var description: String {
         let what: String = switch kind {
         case .permissionDenied: "permission denied"
@@ -46,20 +50,59 @@ public struct PersistenceError: Error, CustomStringConvertible, Equatable, Senda
         case .typeMismatch: "type mismatch"
         case .encodingFailed: "cannot encode value"
         case .invalidFilename: "invalid file name"
-        case let .ioFailure(code): "I/O error \(code)"
+        case let .ioFailure(code): "I/O error \(Self.errnoName(code))"
         }
-        return "AppStateKit: \(what) for \(subject): \(detail)"
+        return "\(what) for \(subject): \(detail)"
     }
 
     /// Maps an `errno` from a failed system call on `subject`.
     static func system(_ code: Int32, subject: String, operation: String) -> PersistenceError {
-        let message = String(cString: strerror(code))
         let kind: Kind = switch code {
         case EACCES, EPERM: .permissionDenied
         case EROFS: .readOnlyFileSystem
         case ENOSPC, EDQUOT: .diskFull
+        case ENAMETOOLONG: .invalidFilename
         default: .ioFailure(errno: code)
         }
-        return PersistenceError(kind, subject: subject, detail: "\(operation): \(message)")
+        return PersistenceError(kind, subject: subject, detail: "\(operation) failed (\(errnoName(code)))")
+    }
+
+    /// Maps a failed file-system operation on `path`.
+    init(_ error: FileSystemError, path: String) {
+        self = .system(error.code, subject: path, operation: error.operation)
+    }
+
+    /// The symbolic name of `code` (`EACCES`), or `errno <n>` for a rare one.
+    static func errnoName(_ code: Int32) -> String {
+        switch code {
+        case EPERM: "EPERM"
+        case ENOENT: "ENOENT"
+        case EIO: "EIO"
+        case EBADF: "EBADF"
+        case EAGAIN: "EAGAIN"
+        case ENOMEM: "ENOMEM"
+        case EACCES: "EACCES"
+        case EBUSY: "EBUSY"
+        case EEXIST: "EEXIST"
+        case EXDEV: "EXDEV"
+        case ENOTDIR: "ENOTDIR"
+        case EISDIR: "EISDIR"
+        case EINVAL: "EINVAL"
+        case EMFILE: "EMFILE"
+        case ENFILE: "ENFILE"
+        case EFBIG: "EFBIG"
+        case ENOSPC: "ENOSPC"
+        case EROFS: "EROFS"
+        case EMLINK: "EMLINK"
+        case ENAMETOOLONG: "ENAMETOOLONG"
+        case ENOLCK: "ENOLCK"
+        case ENOSYS: "ENOSYS"
+        case ENOTEMPTY: "ENOTEMPTY"
+        case ELOOP: "ELOOP"
+        case EDQUOT: "EDQUOT"
+        case ESTALE: "ESTALE"
+        case EOPNOTSUPP: "EOPNOTSUPP"
+        default: "errno \(code)"
+        }
     }
 }

@@ -78,29 +78,70 @@ indirect enum PropertyListValue: Codable, Equatable, Sendable {
         }
     }
 
-    private enum Tag: String, CodingKey {
+    private enum Tag: String, CodingKey, CaseIterable {
         case bool, int, double, float, string, data, date, url, array, dictionary
     }
 
+    /// Any key, to see tags this version doesn't know.
+    private struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    /// Decodes a tagged value. Every failure is a `DecodingError.dataCorrupted` whose
+    /// description says what is wrong in a few words (`unknown type tag "number"`).
     init(from decoder: any Decoder) throws {
+        let keys: [String]
+        do {
+            keys = try decoder.container(keyedBy: AnyKey.self).allKeys.map(\.stringValue)
+        } catch {
+            throw Self.problem(decoder, "not a tagged value; expected an object like {\"int\": 3}")
+        }
+        guard keys.count == 1 else {
+            let found = keys.isEmpty ? "none" : keys.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
+            throw Self.problem(decoder, "expected one type tag, found \(found)")
+        }
+        guard let tag = Tag(rawValue: keys[0]) else {
+            throw Self.problem(decoder, "unknown type tag \"\(keys[0])\"")
+        }
         let container = try decoder.container(keyedBy: Tag.self)
-        guard let tag = container.allKeys.first, container.allKeys.count == 1 else {
-            throw DecodingError.dataCorrupted(
-                .init(codingPath: decoder.codingPath, debugDescription: "expected one type tag, found \(container.allKeys.map(\.stringValue))")
-            )
+        func scalar<T: Decodable>(_ type: T.Type, _ name: String) throws -> T {
+            do {
+                return try container.decode(T.self, forKey: tag)
+            } catch {
+                throw Self.problem(decoder, "the value tagged \"\(tag.rawValue)\" is not \(name)")
+            }
         }
         switch tag {
-        case .bool: self = .bool(try container.decode(Bool.self, forKey: tag))
-        case .int: self = .int(try container.decode(Int.self, forKey: tag))
-        case .double: self = .double(try container.decode(Double.self, forKey: tag))
-        case .float: self = .float(Float(try container.decode(Double.self, forKey: tag)))
-        case .string: self = .string(try container.decode(String.self, forKey: tag))
-        case .data: self = .data(try container.decode(Data.self, forKey: tag))
-        case .date: self = .date(Date(timeIntervalSinceReferenceDate: try container.decode(Double.self, forKey: tag)))
-        case .url: self = .url(try container.decode(URL.self, forKey: tag))
-        case .array: self = .array(try container.decode([PropertyListValue].self, forKey: tag))
-        case .dictionary: self = .dictionary(try container.decode([String: PropertyListValue].self, forKey: tag))
+        case .bool: self = .bool(try scalar(Bool.self, "a Bool"))
+        case .int: self = .int(try scalar(Int.self, "an Int"))
+        case .double: self = .double(try scalar(Double.self, "a Double"))
+        case .float: self = .float(Float(try scalar(Double.self, "a Float")))
+        case .string: self = .string(try scalar(String.self, "a String"))
+        case .data: self = .data(try scalar(Data.self, "base64 data"))
+        case .date: self = .date(Date(timeIntervalSinceReferenceDate: try scalar(Double.self, "a Date (seconds since 2001)")))
+        case .url: self = .url(try scalar(URL.self, "a URL"))
+        case .array:
+            do {
+                _ = try container.nestedUnkeyedContainer(forKey: tag)
+            } catch {
+                throw Self.problem(decoder, "the value tagged \"array\" is not an array")
+            }
+            self = .array(try container.decode([PropertyListValue].self, forKey: tag))
+        case .dictionary:
+            do {
+                _ = try container.nestedContainer(keyedBy: AnyKey.self, forKey: tag)
+            } catch {
+                throw Self.problem(decoder, "the value tagged \"dictionary\" is not an object")
+            }
+            self = .dictionary(try container.decode([String: PropertyListValue].self, forKey: tag))
         }
+    }
+
+    private static func problem(_ decoder: any Decoder, _ description: String) -> DecodingError {
+        .dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: description))
     }
 
     func encode(to encoder: any Encoder) throws {

@@ -24,14 +24,15 @@ extension Application {
 
         /// The stored value, or the initial value when nothing (usable) is stored.
         /// Setting it writes through to the store; for an optional, `nil` removes the key.
+        ///
+        /// A mutation in place (`count.value += 1`) reads, mutates and writes as one step in this
+        /// process, holding the entry's lock throughout; it must not touch the same entry.
         public var value: Value {
-            get { entry.value }
-            set {
-                do {
-                    try entry.write(newValue)
-                } catch {
-                    entry.report(error)
-                }
+            get { entry.valueOutsideModification }
+            set { entry.assign(newValue) }
+            _modify {
+                let inPlace = entry.inPlace
+                yield &inPlace.value
             }
         }
 
@@ -86,7 +87,7 @@ extension Application {
     ) -> StoredState<Value> {
         let key = EntryKey(kind: .storedState, valueType: Value.self, name: EntryName(feature: feature, id: id))
         let entry = registry.entry(for: key) {
-            StoredStateEntry(key: key, storageKey: "\(feature)/\(id)", initial: initial(), store: store)
+            Application.announcingCreation(StoredStateEntry(key: key, storageKey: "\(feature)/\(id)", initial: initial(), store: store))
         }
         return StoredState(entry: entry)
     }

@@ -8,6 +8,8 @@ final class StoredStateEntry<Value: Codable & Sendable>: RegistryEntry, @uncheck
     let store: (any UserDefaultsManaging)?
     private let lock = Lock()
     private var lastReported: String?
+    /// Held while the value is written or mutated in place (see `PersistedEntry`).
+    let modification = ModificationLock()
 
     init(key: EntryKey, storageKey: String, initial: Value, store: (any UserDefaultsManaging)?) {
         self.storageKey = storageKey
@@ -28,8 +30,9 @@ final class StoredStateEntry<Value: Codable & Sendable>: RegistryEntry, @uncheck
     /// The stored value, or the initial value when nothing is stored.
     func read() throws -> Value {
         trackAccess()
-        guard let object = try activeStore.readObject(forKey: storageKey) else { return initial }
-        return try StoredValueCodec.decode(object, as: Value.self, key: storageKey)
+        let store = activeStore
+        guard let object = try store.readObject(forKey: storageKey) else { return initial }
+        return try StoredValueCodec.decode(object, as: Value.self, key: storageKey, store: store)
     }
 
     /// Stores `newValue` (removing the key for `nil`).
@@ -61,7 +64,7 @@ final class StoredStateEntry<Value: Codable & Sendable>: RegistryEntry, @uncheck
 
     /// Reports `error` through the logger, once per distinct message in a row.
     func report(_ error: any Error) {
-        let message = "\(error)"
+        let message = "AppStateKit: \(error)"
         let isNew = lock.withLock {
             defer { lastReported = message }
             return lastReported != message

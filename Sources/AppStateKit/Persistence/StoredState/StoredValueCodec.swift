@@ -27,25 +27,39 @@ enum StoredValueCodec {
         do {
             return try JSONEncoder().encode(value)
         } catch {
-            throw PersistenceError(.encodingFailed, subject: key, detail: "\(error)")
+            throw PersistenceError(.encodingFailed, subject: "key \"\(key)\"", detail: shortDescription(of: error))
         }
     }
 
     /// Decodes a stored `object` as `Value`.
     ///
-    /// - Throws: ``PersistenceError`` of kind `typeMismatch` or `corruptData`.
-    static func decode<Value: Decodable>(_ object: Any, as type: Value.Type, key: String) throws -> Value {
+    /// - Parameter store: The store it came from, named in errors (its file, for a
+    ///   ``FileKeyValueStore``).
+    /// - Throws: ``PersistenceError`` of kind `typeMismatch` or `corruptData`, naming the key and
+    ///   the store.
+    static func decode<Value: Decodable>(_ object: Any, as type: Value.Type, key: String, store: (any UserDefaultsManaging)? = nil) throws -> Value {
         if let value = object as? Value { return value }
         if let converted = convertNumber(object, to: Value.self) { return converted }
         if let raw = makeRawRepresentable(object, as: Value.self) { return raw }
+        let subject = store.map { "key \"\(key)\" in \(location(of: $0))" } ?? "key \"\(key)\""
         if let data = object as? Data {
             do {
                 return try JSONDecoder().decode(Value.self, from: data)
             } catch {
-                throw PersistenceError(.corruptData, subject: key, detail: "stored data does not decode as \(Value.self): \(error)")
+                throw PersistenceError(.corruptData, subject: subject, detail: "the stored JSON does not decode as \(Value.self): \(shortDescription(of: error))")
             }
         }
-        throw PersistenceError(.typeMismatch, subject: key, detail: "stored \(Swift.type(of: object)), expected \(Value.self)")
+        throw PersistenceError(.typeMismatch, subject: subject, detail: "stored \(Swift.type(of: object)), expected \(Value.self)")
+    }
+
+    /// How messages name a store: its file for a ``FileKeyValueStore``.
+    static func location(of store: any UserDefaultsManaging) -> String {
+        switch store {
+        case let store as FileKeyValueStore: store.path
+        case is UserDefaultsStore: "UserDefaults"
+        case is InMemoryDefaults: "an in-memory store"
+        default: "a \(Swift.type(of: store))"
+        }
     }
 
     private static func convertNumber<Value>(_ object: Any, to type: Value.Type) -> Value? {

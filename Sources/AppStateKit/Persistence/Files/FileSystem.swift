@@ -1,0 +1,82 @@
+import Foundation
+
+/// The POSIX operations AppStateKit's persistence layer performs, behind one seam.
+///
+/// ``AtomicFileWriter``, ``FileStamp``, ``FileLock``, ``FileKeyValueStore`` and the default
+/// ``FileManaging`` implementation reach the disk only through this protocol. ``POSIXFileSystem``
+/// is the real one; `AppStateKitTesting`'s `InMemoryFileSystem` keeps files in memory and can
+/// fail any operation on any path with any `errno`.
+///
+/// The contract: only "absent" (`ENOENT`, `ENOTDIR`) is reported as `nil` by ``status(of:)``,
+/// ``contents(of:)`` and ``linkTarget(of:)``; every other failure throws a ``FileSystemError``
+/// carrying the `errno` and the operation that failed.
+package protocol FileSystem: Sendable {
+    /// `stat(2)`, following symbolic links; `nil` when the path does not exist.
+    func status(of path: String) throws(FileSystemError) -> FileStatus?
+
+    /// The target of the symbolic link at `path` (`readlink(2)`), or `nil` when `path` does not
+    /// exist or is not a symbolic link.
+    func linkTarget(of path: String) throws(FileSystemError) -> String?
+
+    /// The whole file at `path` (`open(2)` and `read(2)`), or `nil` when it does not exist.
+    func contents(of path: String) throws(FileSystemError) -> Data?
+
+    /// Creates the new file `path` (it must not exist) with mode `0600`, holding `contents`;
+    /// dates it after `previous` when the clock hasn't moved past it; `fsync`s it when
+    /// `durable`. On failure the partly written file is removed.
+    ///
+    /// - Parameter target: The file this one will replace; only used to match injected
+    ///   failures in test file systems.
+    /// - Returns: The new file's stamp.
+    func createFile(
+        _ path: String, contents: Data, datedAfter previous: FileStamp?, durable: Bool, replacing target: String
+    ) throws(FileSystemError) -> FileStamp
+
+    /// `rename(2)`: atomically replaces `destination` with `source`.
+    func rename(_ source: String, to destination: String) throws(FileSystemError)
+
+    /// `link(2)`: gives the file at `source` a second name; fails with `EEXIST` when
+    /// `destination` exists.
+    func link(_ source: String, to destination: String) throws(FileSystemError)
+
+    /// `unlink(2)`.
+    func remove(_ path: String) throws(FileSystemError)
+
+    /// `mkdir(2)` with mode `0700`.
+    func makeDirectory(_ path: String) throws(FileSystemError)
+
+    /// `fsync(2)` on the directory itself, so new entries and renames in it reach the disk.
+    func synchronizeDirectory(_ path: String) throws(FileSystemError)
+
+    /// The names in the directory at `path`, without `.` and `..`.
+    func contentsOfDirectory(_ path: String) throws(FileSystemError) -> [String]
+
+    /// Runs `body` holding an exclusive `flock(2)` on `lockPath` (created `0600` when missing).
+    func withExclusiveLock<Result>(_ lockPath: String, _ body: () throws -> Result) throws -> Result
+}
+
+/// What ``FileSystem/status(of:)`` reports about a file.
+package struct FileStatus: Sendable, Equatable {
+    /// The file's stamp.
+    package var stamp: FileStamp
+    /// Whether it is a directory.
+    package var isDirectory: Bool
+
+    package init(stamp: FileStamp, isDirectory: Bool) {
+        self.stamp = stamp
+        self.isDirectory = isDirectory
+    }
+}
+
+/// A failed file-system operation: its `errno` and what was attempted.
+package struct FileSystemError: Error, Equatable, Sendable {
+    /// The `errno` value.
+    package var code: Int32
+    /// What was attempted, in a few words ("open", "fsync", "rename to …").
+    package var operation: String
+
+    package init(_ code: Int32, _ operation: String) {
+        self.code = code
+        self.operation = operation
+    }
+}

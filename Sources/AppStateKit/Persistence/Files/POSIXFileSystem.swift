@@ -1,0 +1,176 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The real ``FileSystem``: direct system calls, retried on `EINTR`.
+package struct POSIXFileSystem: FileSystem {
+    package init() {}
+
+    package func status(of path: String) throws(FileSystemError) -> FileStatus? {
+        var info = stat()
+        guard stat(path, &info) == 0 else {
+            let code = errno
+            if code == ENOENT || code == ENOTDIR { return nil }
+            throw FileSystemError(code, "stat")
+        }
+        return FileStatus(stamp: FileStamp(info), isDirectory: (info.st_mode & S_IFMT) == S_IFDIR)
+    }
+
+    package func linkTarget(of path: String) throws(FileSystemError) -> String? {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let count = readlink(path, &buffer, buffer.count - 1)
+        guard count >= 0 else {
+            let code = errno
+            if code == EINVAL || code == ENOENT || code == ENOTDIR { return nil }  // not a link, or absent
+            throw FileSystemError(code, "readlink")
+        }
+        return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    package func contents(of path: String) throws(FileSystemError) -> Data? {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            let code = errno
+            if code == ENOENT || code == ENOTDIR { return nil }
+            throw FileSystemError(code, "open")
+        }
+        defer { close(descriptor) }
+        var info = stat()
+        let expected = fstat(descriptor, &info) == 0 ? max(Int(info.st_size), 0) : 0
+        // One allocation of the expected size; grows only if the file grew meanwhile.
+        var data = Data(count: expected + 1)
+        var filled = 0
+        while true {
+            if filled == data.count { data.count += max(data.count, 4096) }
+            let count = data.withUnsafeMutableBytes { buffer in
+                systemRead(descriptor, buffer.baseAddress! + filled, buffer.count - filled)
+            }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw FileSystemError(errno, "read")
+            }
+            if count == 0 { break }
+            filled += count
+        }
+        data.count = filled
+        return data
+    }
+
+    package func createFile(
+        _ path: String, contents: Data, datedAfter previous: FileStamp?, durable: Bool, replacing target: String
+    ) throws(FileSystemError) -> FileStamp {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw FileSystemError(errno, "create") }
+        var succeeded = false
+        defer {
+            close(descriptor)
+            if !succeeded { unlink(path) }
+        }
+        let written: Int32? = contents.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let count = systemWrite(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                offset += count
+            }
+            return nil
+        }
+        if let written { throw FileSystemError(written, "write") }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw FileSystemError(errno, "fstat") }
+        if let previous, let dated = Self.dateAfter(previous, current: FileStamp(info)) {
+            var times = [dated, dated]
+            guard futimens(descriptor, &times) == 0 else { throw FileSystemError(errno, "set the modification time") }
+            guard fstat(descriptor, &info) == 0 else { throw FileSystemError(errno, "fstat") }
+        }
+        if durable, fsync(descriptor) != 0 { throw FileSystemError(errno, "fsync") }
+        succeeded = true
+        return FileStamp(info)
+    }
+
+    /// The time to give a new file so it is dated after `previous`, or `nil` when it already is.
+    private static func dateAfter(_ previous: FileStamp, current: FileStamp) -> timespec? {
+        let now = (current.modifiedSeconds, current.modifiedNanoseconds)
+        let before = (previous.modifiedSeconds, previous.modifiedNanoseconds)
+        guard now <= before else { return nil }
+        let next = before.1 + 1 < 1_000_000_000 ? (before.0, before.1 + 1) : (before.0 + 1, 0)
+        return timespec(tv_sec: time_t(next.0), tv_nsec: Int(next.1))
+    }
+
+    package func rename(_ source: String, to destination: String) throws(FileSystemError) {
+        guard systemRename(source, destination) == 0 else { throw FileSystemError(errno, "rename") }
+    }
+
+    package func link(_ source: String, to destination: String) throws(FileSystemError) {
+        guard systemLink(source, destination) == 0 else { throw FileSystemError(errno, "link") }
+    }
+
+    package func remove(_ path: String) throws(FileSystemError) {
+        guard unlink(path) == 0 else { throw FileSystemError(errno, "unlink") }
+    }
+
+    package func makeDirectory(_ path: String) throws(FileSystemError) {
+        guard mkdir(path, 0o700) == 0 else { throw FileSystemError(errno, "mkdir") }
+    }
+
+    package func synchronizeDirectory(_ path: String) throws(FileSystemError) {
+        let descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw FileSystemError(errno, "open directory") }
+        defer { close(descriptor) }
+        // File systems that cannot flush a directory report EINVAL; that is accepted.
+        if fsync(descriptor) != 0, errno != EINVAL { throw FileSystemError(errno, "fsync directory") }
+    }
+
+    package func contentsOfDirectory(_ path: String) throws(FileSystemError) -> [String] {
+        guard let directory = opendir(path) else { throw FileSystemError(errno, "opendir") }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(cString: raw.bindMemory(to: CChar.self).baseAddress!)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    package func withExclusiveLock<Result>(_ lockPath: String, _ body: () throws -> Result) throws -> Result {
+        let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw FileSystemError(errno, "open lock file") }
+        defer { close(descriptor) }
+        while flock(descriptor, LOCK_EX) != 0 {
+            guard errno == EINTR else { throw FileSystemError(errno, "flock") }
+        }
+        defer { flock(descriptor, LOCK_UN) }
+        return try body()
+    }
+}
+
+// `read` and `write` are easy to shadow; reach the C functions by these names.
+@inline(__always)
+private func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+    write(descriptor, buffer, count)
+}
+
+@inline(__always)
+private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+    read(descriptor, buffer, count)
+}
+
+@inline(__always)
+private func systemRename(_ source: String, _ destination: String) -> Int32 {
+    rename(source, destination)
+}
+
+@inline(__always)
+private func systemLink(_ source: String, _ destination: String) -> Int32 {
+    link(source, destination)
+}

@@ -1,0 +1,25 @@
+/// An entry touched again from inside its own in-place mutation: a programmer error that stops
+/// the process, since waiting for the entry's lock would deadlock the thread that holds it.
+///
+/// In-place mutations are `Application.update`, `modify` and compound assignments through a
+/// handle's `value` or a wrapper's `wrappedValue` (`+=`, `append`, member assignment, …).
+struct ModificationReentry {
+    /// The entry's kind, as ``Application/description`` shows it: `State`, `StoredState`, …
+    let kind: String
+    /// The entry touched again.
+    let key: EntryKey
+
+    /// The diagnostic printed when the process stops.
+    var message: String {
+        """
+        AppStateKit: \(kind) \(key.readable) was accessed from inside its own update. \
+        An update closure, `modify`, or a compound assignment through `value` (`+=`, `append`, …) \
+        holds the entry's lock while it runs: use its inout value instead of reading or writing \
+        the same entry again.
+        """
+    }
+
+    func stop() -> Never {
+        fatalError(message)
+    }
+}

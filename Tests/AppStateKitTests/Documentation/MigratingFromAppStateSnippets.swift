@@ -1,0 +1,15 @@
+// The snippet of Documentation/MigratingFromAppState.md: the one line that changes. The AppState-
+// style code it keeps compiling is in Tests/AppStateKitTests/Compatibility/.
+import AppStateKit   // was: import AppState
+import AppStateKitTesting
+import Testing
+
+@Suite("Migration guide snippets", .isolatedApplication)
+struct MigratingFromAppStateSnippets {
+    @Test func appStateStyleCallsCompile() {
+        var launches = Application.state(\.launches)
+        launches.value = 1
+        Application.reset(\.launches)
+        #expect(Application.state(\.launches).value == 0)
+    }
+}

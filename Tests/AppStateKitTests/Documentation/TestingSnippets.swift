@@ -1,0 +1,40 @@
+// The library-API snippets of Documentation/Testing.md, verbatim, compiled and run (its test files
+// are TestingSwiftTestingSnippet.swift and TestingXCTestSnippet.swift). Keep them in step.
+import AppStateKit
+import AppStateKitTesting
+import Dispatch
+import Testing
+
+@Suite("Testing guide snippets", .isolatedApplication)
+struct TestingSnippets {
+    @Test func withoutTheMockNothingIsOrdered() async throws {
+        try await checkout()
+        #expect(Application.state(\.orders).value.isEmpty)
+    }
+
+    @Test func libraryAPI() {
+        let result = Application.withOverrides {
+            $0.override(\.clock, with: TestClock())
+            $0.override(\.api, with: MockAPIClient())
+        } operation: {
+            makeReport()
+        }
+
+        Application.withIsolatedApplication {
+            Application.update(\.counter) { $0 += 1 }   // this scope's counter only
+        }
+
+        #expect(result == "test clock, mock")
+        #expect(makeReport() == "real clock, live")
+        #expect(Application.state(\.counter).value == 0)
+    }
+
+    @Test func carryingTheScope() async {
+        let scope = Application.currentScope
+        DispatchQueue.global().async {
+            scope.run { handle() }   // same overrides, same isolated application
+        }
+
+        #expect(await eventually { handledIsolated.withLock { $0 } == [true] })
+    }
+}
