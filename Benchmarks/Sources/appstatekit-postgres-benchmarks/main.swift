@@ -25,19 +25,19 @@ let configuration = PostgresClient.Configuration(
 )
 
 /// Wall-clock nanoseconds, comparable between processes on one machine.
-func now() -> Int64 {
+@Sendable func now() -> Int64 {
     var time = timespec()
     clock_gettime(CLOCK_REALTIME, &time)
     return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
 }
 
-func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+@Sendable func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
 
 /// Runs `body` with a running client and store on `table`, connected.
-func withStore(table: String, _ body: @Sendable (PostgresSyncStore) async throws -> Void) async throws {
+func withStore<Result: Sendable>(table: String, _ body: @Sendable (PostgresSyncStore) async throws -> Result) async throws -> Result {
     let client = PostgresClient(configuration: configuration)
     let store = PostgresSyncStore(client: client, table: table)
-    try await withThrowingTaskGroup(of: Void.self) { group in
+    return try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask { await client.run() }
         group.addTask { try await store.run() }
         defer { group.cancelAll() }
@@ -45,15 +45,15 @@ func withStore(table: String, _ body: @Sendable (PostgresSyncStore) async throws
             if case .connected = store.status { break }
             try await Task.sleep(for: .milliseconds(5))
         }
-        try await body(store)
+        return try await body(store)
     }
 }
 
-func percentile(_ sorted: [Double], _ p: Double) -> Double {
+@Sendable func percentile(_ sorted: [Double], _ p: Double) -> Double {
     sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p).rounded()))]
 }
 
-func milliseconds(_ nanoseconds: [Int64]) -> String {
+@Sendable func milliseconds(_ nanoseconds: [Int64]) -> String {
     let sorted = nanoseconds.map { Double($0) / 1e6 }.sorted()
     return String(format: "p50 %.2f ms, p99 %.2f ms, max %.2f ms (n = %d)", percentile(sorted, 0.5), percentile(sorted, 0.99), sorted.last ?? 0, sorted.count)
 }
@@ -104,10 +104,12 @@ if arguments.first == "--child" {
             let feed = store.changes()
             say("READY")
             var received = 0
+            // Ends at the last value: a value superseded before it was fetched is skipped.
             for await record in feed where record.key == "p" {
-                say("\(now()) \(String(decoding: record.value ?? Data(), as: UTF8.self))")
+                let text = String(decoding: record.value ?? Data(), as: UTF8.self)
+                say("\(now()) \(text)")
                 received += 1
-                if received == count { break }
+                if received == count || Int(text) == count - 1 { break }
             }
         case "increment":
             // increment <table> <seconds>: CAS increments of "counter" until the time is up.
@@ -136,21 +138,14 @@ print("PostgresSyncStore benchmarks — \(quick ? "quick" : "full") run, Postgre
 // 1. Acknowledged write latency.
 let writeTable = "bench_write_\(run)"
 let writes = quick ? 200 : 2000
-let writeLatencies = try await withThrowingTaskGroup(of: [Int64].self) { group in
-    group.addTask {
-        var latencies: [Int64] = []
-        try await withStore(table: writeTable) { store in
-            var result: [Int64] = []
-            for index in 0..<writes {
-                let start = now()
-                _ = try await store.write(Data(#"{"n":\#(index)}"#.utf8), forKey: "k\(index % 16)")
-                result.append(now() - start)
-            }
-            latencies = result
-        }
-        return latencies
+let writeLatencies = try await withStore(table: writeTable) { store in
+    var result: [Int64] = []
+    for index in 0..<writes {
+        let start = now()
+        _ = try await store.write(Data(#"{"n":\#(index)}"#.utf8), forKey: "k\(index % 16)")
+        result.append(now() - start)
     }
-    return try await group.next()!
+    return result
 }
 print("1. acknowledged write latency: \(milliseconds(writeLatencies))")
 
