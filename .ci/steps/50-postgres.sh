@@ -18,12 +18,12 @@ if grep -E "warning:|error:" .build-ci-postgres.log | grep -v "^warning: 'main'"
     exit 1
 fi
 
-swift test --traits PostgreSQL --skip-build --scratch-path .build-postgres --filter AppStateKitPostgresTests 2>&1 \
+timeout 600 swift test --traits PostgreSQL --skip-build --scratch-path .build-postgres --filter AppStateKitPostgresTests 2>&1 \
     | tee .build-ci-postgres-tests.log
 status=${PIPESTATUS[0]}
 [ "$status" = "0" ] || { echo "error: the PostgreSQL tests failed" >&2; exit "$status"; }
 # A reachable server must mean the tests ran: any skip here is a failure.
-if grep -E "skipped" .build-ci-postgres-tests.log; then
+if grep -E "(Test|Suite) [^ ]+ skipped" .build-ci-postgres-tests.log; then
     echo "error: PostgreSQL tests were skipped although the server is running (above)" >&2
     exit 1
 fi
