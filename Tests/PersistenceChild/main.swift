@@ -38,6 +38,7 @@ guard let command = arguments.first else {
     exit(2)
 }
 
+if command.hasPrefix("sync-") { runSyncCommand(arguments) }
 switch command {
 case "store-sequence":
     // store-sequence <store path> <count>
@@ -73,6 +74,33 @@ case "file-sequence":
         try file.write(Payload(sequence: sequence, padding: padding))
         acknowledge("\(sequence)")
     }
+case "store-increment":
+    // store-increment <store path> <count>: `update`s "Child/counter" by 1, count times
+    ChildStore.store = FileKeyValueStore(path: arguments[1], durability: .processCrashSafe)
+    let count = Int(arguments[2])!
+    let counter = Application().childKey("counter")
+    for _ in 0..<count {
+        try counter.update { value in value = max(value, 0) + 1 }
+    }
+    acknowledge("done")
+case "file-increment":
+    // file-increment <directory> <filename> <count>: `update`s the file's sequence by 1, count times
+    let file = Application().childFile(directory: arguments[1], filename: arguments[2])
+    let count = Int(arguments[3])!
+    for _ in 0..<count {
+        try file.update { payload in payload.sequence = max(payload.sequence, 0) + 1 }
+    }
+    acknowledge("done")
+case "storage-paths":
+    // storage-paths [name]: sets Application.storageName when given, prints both default paths
+    if arguments.count > 1 { Application.storageName = arguments[1] }
+    acknowledge(FileKeyValueStore.defaultPath)
+    acknowledge(FileManager.defaultFileStatePath)
+case "storage-name-late":
+    // storage-name-late <name>: uses a default path, then sets another name (which must stop)
+    acknowledge(FileKeyValueStore.defaultPath)
+    Application.storageName = arguments[1]
+    acknowledge("not stopped")
 default:
     FileHandle.standardError.write(Data("unknown command \(command)\n".utf8))
     exit(2)

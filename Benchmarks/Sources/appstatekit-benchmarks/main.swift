@@ -2,6 +2,7 @@ import AppStateKit
 import Foundation
 
 // Usage: appstatekit-benchmarks [--quick] [filter]
+if CommandLine.arguments.dropFirst().first == "--sync-child" { SyncStoreBenchmark.runChild(Array(CommandLine.arguments.dropFirst(2))) }
 let arguments = CommandLine.arguments.dropFirst()
 let quick = arguments.contains("--quick")
 let filter = arguments.first { !$0.hasPrefix("--") }
@@ -24,6 +25,7 @@ let sections: [(String, [BenchmarkCase])] = [
             + PeerCases.resolveOnTwoThreads()
     ),
     ("3. State read, write, update", FloorCases.resolve() + FloorCases.state() + AppStateKitCases.state()),
+    ("3b. SyncState read (local cache) vs State read", FloorCases.resolve() + AppStateKitCases.state().prefix(1) + SyncStateCases.read()),
     ("4. Scoped override + one read", FloorCases.resolve() + AppStateKitCases.scopedOverride() + PeerCases.scopedOverride()),
 ]
 
@@ -63,5 +65,11 @@ if filter == nil || filter == "creation" {
 if filter == nil || filter == "persistence" {
     print("## 6. Persistence (this machine's disk)\n")
     print(table(["case", "ops/s", "µs/op"], PersistenceBenchmark.run(quick: quick)))
+    print()
+}
+
+if filter == nil || filter == "sync" {
+    print("## 7. Embedded sync store (LocalSyncStore, this machine's disk)\n")
+    print(table(["case", "p50", "p99", "throughput"], SyncStoreBenchmark.run(quick: quick)))
     print()
 }

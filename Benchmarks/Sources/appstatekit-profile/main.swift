@@ -4,13 +4,17 @@ import Foundation
 // A loop of one operation, for instruction counts under valgrind (see Scripts/instructions.sh):
 // counts don't depend on how busy the machine is, so they compare code changes exactly.
 //
-// Usage: appstatekit-profile <operation> <count>, or --list for the operations.
+// Usage: appstatekit-profile <operation> <count> [--rss], or --list for the operations. With
+// --rss it prints the resident set size before and after the loop.
 
 final class ProfiledService: Sendable {}
 
 extension Application {
     var profiledService: Dependency<ProfiledService> { dependency(ProfiledService()) }
     var profiledCounter: State<Int> { state(initial: 0) }
+    var profiledNamedCounter: State<Int> { state(initial: 0, feature: "Profile", id: "named") }
+    var profiledSyncCounter: SyncState<Int> { syncState(initial: 0, feature: "Profile", id: "sync") }
+    subscript(profiledRequest id: String) -> State<Int> { state(initial: 0, feature: "Request", id: id) }
 }
 
 struct ProfiledHolder: Sendable {
@@ -43,6 +47,13 @@ let operations: [String: (Int) -> Void] = [
     "state-read": { count in
         for _ in 0..<count { consume(Application.state(\.profiledCounter).value) }
     },
+    "named-state-read": { count in
+        for _ in 0..<count { consume(Application.state(\.profiledNamedCounter).value) }
+    },
+    "sync-read": { count in
+        Application.promote(\.syncStore, with: InMemorySyncStore())
+        for _ in 0..<count { consume(Application.syncState(\.profiledSyncCounter).value) }
+    },
     "state-write": { count in
         for index in 0..<count {
             var counter = Application.state(\.profiledCounter)
@@ -62,18 +73,50 @@ let operations: [String: (Int) -> Void] = [
     },
     "create": { count in
         let application = Application()
+        // Kept until exit: tearing the entries down is not part of creating them.
+        _ = Unmanaged.passRetained(application)
         for index in 0..<count { consume(application.state(initial: 0, feature: "Profile", id: "entry-\(index)").value) }
     },
+    // A server's per-request entries: a run-time id, written, then removed.
+    "request-keep": { count in
+        for index in 0..<count {
+            var request = Application.state(\.[profiledRequest: "request-\(index)"])
+            request.value = index
+        }
+    },
+    "request-remove": { count in
+        for index in 0..<count {
+            var request = Application.state(\.[profiledRequest: "request-\(index)"])
+            request.value = index
+            Application.remove(state: request)
+        }
+    },
 ]
+
+/// The resident set size in MB, from /proc/self/statm.
+func residentMegabytes() -> Double {
+    guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+    let pages = Double(statm.split(separator: " ").dropFirst().first.flatMap { Double($0) } ?? 0)
+    return pages * Double(sysconf(Int32(_SC_PAGESIZE))) / 1_048_576
+}
 
 let arguments = CommandLine.arguments.dropFirst()
 if arguments == ["--list"] {
     print(operations.keys.sorted().joined(separator: "\n"))
     exit(0)
 }
-guard arguments.count == 2, let operation = operations[arguments.first!], let count = Int(arguments.last!), count > 0 else {
+let reportsMemory = arguments.last == "--rss"
+let operationArguments = Array(reportsMemory ? arguments.dropLast() : arguments)
+guard operationArguments.count == 2, let operation = operations[operationArguments[0]], let count = Int(operationArguments[1]), count > 0 else {
     let names = operations.keys.sorted().joined(separator: "|")
-    FileHandle.standardError.write(Data("usage: appstatekit-profile <\(names)> <count>\n".utf8))
+    FileHandle.standardError.write(Data("usage: appstatekit-profile <\(names)> <count> [--rss]\n".utf8))
     exit(2)
 }
-operation(count)
+if reportsMemory {
+    _ = Application.state(\.profiledCounter).value
+    let before = residentMegabytes()
+    operation(count)
+    print(String(format: "RSS %.1f MB at start, %.1f MB after %d × %@", before, residentMegabytes(), count, operationArguments[0]))
+} else {
+    operation(count)
+}

@@ -15,20 +15,27 @@ enum TodoStore {
         }
     }
 
-    /// Runs `body` on the list and saves the result, holding the cross-process list lock.
+    /// Runs `body` on the list and saves the result as one atomic step across processes
+    /// (`FileState.update`: two `todo` runs at once never lose each other's changes).
+    ///
+    /// `body` may run more than once (when another process changed the list meanwhile), so it
+    /// only computes the new list.
     static func modify<Result>(_ body: (inout TodoList) throws -> Result) throws -> Result {
-        let location = Application.state(\.todoLocation).value
-        return try ListLock.withLock(for: location.path) {
-            var list = try read()
-            let result = try body(&list)
-            do {
-                try Application.fileState(\.todoList).write(list)
-            } catch {
-                throw TodoError.writeFailed(path: location.path, reason: reason(error))
+        _ = try read()  // a list that can't be read fails as unreadable before anything is written
+        let state = Application.fileState(\.todoList)
+        var itemsWritten = 0
+        let result: Result
+        do {
+            result = try state.update { list in
+                let result = try body(&list)
+                itemsWritten = list.items.count
+                return result
             }
-            Application.update(\.todoStatistics) { $0.itemsWritten += list.items.count }
-            return result
+        } catch let error as PersistenceError {
+            throw TodoError.writeFailed(path: state.path, reason: reason(error))
         }
+        Application.update(\.todoStatistics) { $0.itemsWritten += itemsWritten }
+        return result
     }
 
     private static func reason(_ error: any Error) -> String {

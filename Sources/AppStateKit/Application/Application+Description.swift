@@ -4,13 +4,41 @@ extension Application {
     ///
     /// ```
     /// Dependency<AppStateKit.ApplicationLogger> AppStateKit.logger = AppStateKit.ApplicationLogger
+    /// FileState<Swift.Int> /home/me/.local/share/tool/count.json = 3
     /// State<Swift.Int> App.counter = 3
+    /// StoredState<Swift.Int> Server.port (Server/port in /home/me/.config/tool/defaults.json) = 8080
     /// ```
+    ///
+    /// A file state shows the path of the file actually read and written — inside the temporary
+    /// directory for an isolated application; a stored state its storage key and its store
+    /// (the file of a ``FileKeyValueStore``).
     public static var description: String {
         let lines = current.registry.allEntries.map { entry in
-            "\(entry.kindName)<\(entry.valueTypeName)> \(entry.key.readable) = \(entry.valueDescription)"
+            let name = (entry as? any DescribesLocation)?.locationDescription ?? entry.key.readable
+            return "\(entry.kindName)<\(entry.valueTypeName)> \(name) = \(entry.valueDescription)"
         }
         guard !lines.isEmpty else { return "Application (no entries)" }
         return lines.sorted().joined(separator: "\n")
+    }
+}
+
+/// An entry whose line in ``Application/description`` names where its value lives.
+protocol DescribesLocation {
+    /// Replaces the key in the entry's line.
+    var locationDescription: String { get }
+}
+
+extension FileStateEntry: DescribesLocation {
+    var locationDescription: String { resolvedPath }
+}
+
+extension StoredStateEntry: DescribesLocation {
+    var locationDescription: String {
+        let location: String = switch activeStore {
+        case let file as FileKeyValueStore: file.path
+        case is InMemoryDefaults: "memory"
+        case let other: String(describing: type(of: other))
+        }
+        return "\(key.readable) (\(storageKey) in \(location))"
     }
 }

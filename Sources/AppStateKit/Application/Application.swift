@@ -15,7 +15,7 @@ import Synchronization
 /// let api = Application.dependency(\.api)
 /// ```
 ///
-/// Entries are created on first access and cached for the life of the process. One instance,
+/// Entries are created on first access and cached until removed (``remove(_:)``). One instance,
 /// the shared application, serves the whole process; ``promote(to:)`` replaces it with an
 /// instance of a subclass, carrying every existing entry over.
 ///
@@ -36,6 +36,12 @@ open class Application {
         // `promote(to:)` hands its registry over, so both instances share every entry.
         registry = Application.promotedRegistry ?? Registry()
         setup(self)
+    }
+
+    /// A plain instance over an existing registry, through which an entry resolves its
+    /// collaborators in the application that owns it (see `EntryOwner`). Runs no setup.
+    init(resolvingIn registry: Registry) {
+        self.registry = registry
     }
 }
 

@@ -105,9 +105,9 @@ extension Application {
     @usableFromInline
     static func makeDependencyEntry<Value: Sendable>(key: EntryKey, _ object: () -> Value) -> RegistryEntry {
         if let capture = KeyCapture.active {
-            // Only the key is wanted (see `KeyCapture`): don't run the factory.
-            capture.key = key
-            return DependencyEntry(key: key, value: capture.value as! Value)
+            // Only the key is wanted (see `KeyCapture`): don't run the factory. The registry only
+            // lets a capture take keys of the override's value type.
+            return DependencyEntry(key: key, value: capture.captured(key, as: Value.self))
         }
         let entry = DependencyEntry(key: key, value: object())
         announceCreation(of: entry)

@@ -49,12 +49,19 @@ extension Application {
         _ keyPath: KeyPath<Application, Dependency<Value>>,
         with value: Value
     ) -> DependencyOverride {
-        guard let entry = current[keyPath: keyPath].entry else {
-            // The key is overridden by the calling task's scope; a global override underneath it
-            // still belongs in the registry, so resolve the entry outside the scope.
-            let entry = ScopeContext.$current.withValue(nil) { current[keyPath: keyPath].entry! }
-            return DependencyOverride(entry: entry, value: value)
+        DependencyOverride(entry: current.registryEntry(of: keyPath), value: value)
+    }
+
+    /// The registry entry of the dependency at `keyPath` in this application, resolved outside
+    /// scoped overrides (a global override, a removal, belongs to the registry's entry even when
+    /// the calling task's scope overrides the key).
+    func registryEntry<Value: Sendable>(of keyPath: KeyPath<Application, Dependency<Value>>) -> DependencyEntry<Value> {
+        if let entry = self[keyPath: keyPath].entry { return entry }
+        // Without overrides, the declaration always resolves through the registry.
+        let handle = ScopeContext.withoutOverrides { self[keyPath: keyPath] }
+        guard let entry = handle.entry else {
+            preconditionFailure(KeyCapture.notADeclarationMessage(keyPath))
         }
-        return DependencyOverride(entry: entry, value: value)
+        return entry
     }
 }

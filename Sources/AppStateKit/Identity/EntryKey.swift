@@ -90,6 +90,7 @@ struct EntryKind: Sendable {
     @usableFromInline enum DependencyMarker {}
     @usableFromInline enum StoredStateMarker {}
     @usableFromInline enum FileStateMarker {}
+    @usableFromInline enum SyncStateMarker {}
 
     /// ``Application/State``.
     @inlinable static var state: EntryKind { EntryKind(identifier: ObjectIdentifier(StateMarker.self)) }
@@ -99,6 +100,8 @@ struct EntryKind: Sendable {
     @inlinable static var storedState: EntryKind { EntryKind(identifier: ObjectIdentifier(StoredStateMarker.self)) }
     /// ``Application/FileState``.
     @inlinable static var fileState: EntryKind { EntryKind(identifier: ObjectIdentifier(FileStateMarker.self)) }
+    /// ``Application/SyncState``.
+    @inlinable static var syncState: EntryKind { EntryKind(identifier: ObjectIdentifier(SyncStateMarker.self)) }
 }
 
 /// How an entry is named: explicitly, or by where it is declared.

@@ -1,5 +1,5 @@
 /// A handle whose registry entry can be observed: ``Application/State``,
-/// ``Application/StoredState`` and ``Application/FileState``.
+/// ``Application/StoredState``, ``Application/FileState`` and ``Application/SyncState``.
 protocol EntryBacked {
     var registryEntry: RegistryEntry { get }
 }
@@ -13,5 +13,9 @@ extension Application.StoredState: EntryBacked {
 }
 
 extension Application.FileState: EntryBacked {
+    var registryEntry: RegistryEntry { entry }
+}
+
+extension Application.SyncState: EntryBacked {
     var registryEntry: RegistryEntry { entry }
 }

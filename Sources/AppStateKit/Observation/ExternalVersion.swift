@@ -2,7 +2,8 @@
 /// stored value as the store holds it. Equal versions mean no change.
 ///
 /// Change streams of stored and file states take one on each poll to notice writes that
-/// bypass this process's entries.
+/// bypass this process's entries. The version is read where the entry lives: in its own
+/// application's store or file manager (see ``EntryOwner``).
 enum ExternalVersion: Equatable, Sendable {
     /// The stamp of a FileState's file; `nil` when there is no file.
     case file(FileStamp?)
@@ -21,14 +22,18 @@ protocol ExternallyChangeable: RegistryEntry, Sendable {
 
 extension FileStateEntry: ExternallyChangeable {
     func externalVersion() -> ExternalVersion {
-        .file(Application.dependency(\.fileManager).stamp(ofFile: filePath))
+        do {
+            return .file(try fileManager.existingStamp(ofFile: filePath))
+        } catch {
+            return .unreadable("\(error)")
+        }
     }
 }
 
 extension StoredStateEntry: ExternallyChangeable {
     func externalVersion() -> ExternalVersion {
         do {
-            return .stored(try activeStore.readObject(forKey: storageKey).flatMap(PropertyListValue.init))
+            return .stored(try storedObject(in: activeStore).object.flatMap(PropertyListValue.init))
         } catch {
             return .unreadable("\(error)")
         }

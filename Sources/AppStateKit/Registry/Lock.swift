@@ -67,6 +67,16 @@ final class Lock: @unchecked Sendable {
         let result = pthread_cond_wait(condition.pointer, mutex)
         precondition(result == 0, "AppStateKit: pthread_cond_wait failed with \(result)")
     }
+
+    /// Like ``wait(on:)``, but gives up at `deadline` (a `CLOCK_REALTIME` time, see
+    /// ``Condition/deadline(after:)``); returns `false` if it did.
+    func wait(on condition: Condition, until deadline: timespec) -> Bool {
+        var deadline = deadline
+        let result = pthread_cond_timedwait(condition.pointer, mutex, &deadline)
+        if result == ETIMEDOUT { return false }
+        precondition(result == 0, "AppStateKit: pthread_cond_timedwait failed with \(result)")
+        return true
+    }
 }
 
 /// A condition variable used with ``Lock/wait(on:)``.
@@ -83,6 +93,18 @@ final class Condition: @unchecked Sendable {
     deinit {
         pthread_cond_destroy(pointer)
         pointer.deallocate()
+    }
+
+    /// The `CLOCK_REALTIME` time `duration` from now, for ``Lock/wait(on:until:)``.
+    static func deadline(after duration: Duration) -> timespec {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let (seconds, attoseconds) = duration.components
+        let nanoseconds = Int(now.tv_nsec) + Int(attoseconds / 1_000_000_000)
+        return timespec(
+            tv_sec: now.tv_sec + Int(seconds) + nanoseconds / 1_000_000_000,
+            tv_nsec: nanoseconds % 1_000_000_000
+        )
     }
 
     /// Wakes every thread waiting on the condition.

@@ -10,8 +10,10 @@ protocol KeyedObject: AnyObject {
 ///
 /// A bucket holds the key's hash and the object (retained by the table), 16 bytes; keys are
 /// compared with the key the object holds. Unlike a `Dictionary` it never runs `Hasher`,
-/// neither on lookup nor when it grows. Objects are only ever added, and the table keeps at
-/// most half its buckets full so probes stay short. Not synchronised.
+/// neither on lookup nor when it grows. Probing is linear; removal shifts the following run of
+/// buckets back (no tombstones), so lookups never slow down after removals. The table keeps at
+/// most half its buckets full so probes stay short, and shrinks when it falls below an eighth.
+/// Not synchronised.
 @usableFromInline
 struct ObjectTable<Object: KeyedObject>: ~Copyable {
     /// `hashes[i] == 0` marks an empty bucket; stored hashes always have their low bit set.
@@ -51,10 +53,44 @@ struct ObjectTable<Object: KeyedObject>: ~Copyable {
     }
 
     /// Adds `object` for `key`; the caller makes sure the table has no object for it yet.
+    @inline(__always)
     mutating func add(_ object: Object, for key: EntryKey) {
-        if (count + 1) * 2 > mask + 1 { grow() }
+        if (count + 1) * 2 > mask + 1 { resize(to: (mask + 1) * 2) }
         place(hash: key.fastHash | 1, object: Unmanaged.passRetained(object))
         count += 1
+    }
+
+    /// Removes the object stored for `key` if `shouldRemove` accepts it, and returns it
+    /// (released when the caller lets it go, so the caller decides where that happens).
+    mutating func remove(_ key: borrowing EntryKey, where shouldRemove: (Object) -> Bool = { _ in true }) -> Object? {
+        let hash = key.fastHash | 1
+        var index = hash & mask
+        while true {
+            let stored = hashes[index]
+            if stored == 0 { return nil }
+            if stored == hash, objects[index]._withUnsafeGuaranteedRef({ $0.holds(key) }) { break }
+            index = (index &+ 1) & mask
+        }
+        guard objects[index]._withUnsafeGuaranteedRef(shouldRemove) else { return nil }
+        let removed = (objects + index).move().takeRetainedValue()
+        hashes[index] = 0
+        count -= 1
+        // Close the gap: move back each following object whose home bucket is not between the
+        // hole and where it sits, so every object stays reachable from its home without gaps.
+        var hole = index
+        var next = (index &+ 1) & mask
+        while hashes[next] != 0 {
+            let home = hashes[next] & mask
+            if (next &- home) & mask >= (next &- hole) & mask {
+                hashes[hole] = hashes[next]
+                (objects + hole).initialize(to: (objects + next).move())
+                hashes[next] = 0
+                hole = next
+            }
+            next = (next &+ 1) & mask
+        }
+        if mask + 1 > 16, count * 8 < mask + 1 { resize(to: (mask + 1) / 2) }
+        return removed
     }
 
     /// Every object, in no particular order.
@@ -82,10 +118,11 @@ struct ObjectTable<Object: KeyedObject>: ~Copyable {
         (objects + index).initialize(to: object)
     }
 
-    private mutating func grow() {
+    /// Moves every object into `capacity` buckets (a power of two, more than twice `count`).
+    private mutating func resize(to capacity: Int) {
         let (oldHashes, oldObjects, oldCapacity) = (hashes, objects, mask + 1)
-        (hashes, objects) = Self.allocate(capacity: oldCapacity * 2)
-        mask = oldCapacity * 2 - 1
+        (hashes, objects) = Self.allocate(capacity: capacity)
+        mask = capacity - 1
         for index in 0..<oldCapacity where oldHashes[index] != 0 {
             place(hash: oldHashes[index], object: (oldObjects + index).move())
         }

@@ -16,14 +16,23 @@ import Synchronization
 /// When waiting would close a cycle (A's factory needs B whose factory needs A, on one thread or
 /// across threads), the process stops with a message naming the chain of keys instead of hanging.
 ///
-/// Entries are never removed or replaced once created, which lets each thread memoise its
-/// lookups (`ThreadLookupCache`): reading an existing entry takes no lock at all.
+/// Each thread memoises its lookups (`ThreadLookupCache`), so reading an existing entry takes no
+/// lock at all. Entries are never replaced, but they can be removed (``remove(_:)``): the
+/// registry then moves to a new ``stamp``, and each thread's memo, seeing a stamp other than
+/// the one it last synchronised at, forgets the removed keys (listed in a ``RemovalLog``)
+/// before it answers again. A memo slot holds its entry strongly, so a removed entry stays
+/// alive — detached from the registry — for as long as a memo or a handle still refers to it.
 @usableFromInline
 final class Registry: @unchecked Sendable {
-    // Safe: `storage` is only read or written while `lock` is held; `serial` is immutable.
+    // Safe: `storage` is only read or written while `lock` is held; `identity` is immutable and
+    // `stamp` atomic.
     private let lock = Lock()
     /// Distinguishes this registry in per-thread memos; never reused, unlike an address.
-    @usableFromInline let serial: UInt64 = Registry.nextSerial.add(1, ordering: .relaxed).newValue
+    let identity: UInt64
+    /// This registry's version as seen by per-thread memos: ``identity`` until the first
+    /// removal, then a fresh number (from the same counter, so it only grows) per removal.
+    /// Written only with `lock` held.
+    @usableFromInline let stamp: Atomic<UInt64>
     private static let nextSerial = Atomic<UInt64>(0)
     private let creationFinished = Condition()
     private var storage = Storage()
@@ -40,9 +49,14 @@ final class Registry: @unchecked Sendable {
         var running: [ThreadID: PendingCreation] = [:]
         /// The creation each blocked thread is waiting for.
         var waiting: [ThreadID: PendingCreation] = [:]
+        /// The most recent removals, for memos to catch up with.
+        var removals = RemovalLog()
     }
 
-    init() {}
+    init() {
+        identity = Registry.nextSerial.add(1, ordering: .relaxed).newValue
+        stamp = Atomic(identity)
+    }
 
     /// Returns the entry for `key`, creating it with `create` on first access.
     ///
@@ -59,38 +73,86 @@ final class Registry: @unchecked Sendable {
     /// The calling thread's memo slot for `key`, creating the entry on first access.
     ///
     /// The slot is returned unretained: the thread's memo owns it, and it stays valid until this
-    /// thread next creates an entry or switches registries, so use it right away.
+    /// thread next creates or removes an entry or switches registries, so use it right away.
     @inlinable @inline(__always)
     func slot(for key: EntryKey, create: (EntryKey) -> RegistryEntry) -> Unmanaged<ThreadLookupCache.Slot> {
         if let cache = ThreadLookupCache.existing(key: threadKey),
-            let slot = cache._withUnsafeGuaranteedRef({ $0.slot(for: key, registrySerial: serial) })
+            let slot = cache._withUnsafeGuaranteedRef({ $0.slot(for: key, registryStamp: stamp.load(ordering: .relaxed)) })
         {
             return slot
         }
         return slotOnMiss(for: key, create: create)
     }
 
-    /// The rest of ``slot(for:create:)``, out of line: a thread's first lookup of `key`.
+    /// The rest of ``slot(for:create:)``, out of line: a thread's first lookup of `key`, or its
+    /// first lookup since an entry was removed.
     @usableFromInline
     func slotOnMiss(for key: EntryKey, create: (EntryKey) -> RegistryEntry) -> Unmanaged<ThreadLookupCache.Slot> {
         let cache = ThreadLookupCache.current
-        if cache.isCapturingKeys {
-            // A `KeyCapture` only wants the key: hand back an entry nobody else will see.
-            return cache.rememberTransient(create(key))
+        if let capture = cache.keyCapture {
+            if capture.takes(key) {
+                // A `KeyCapture` only wants the key: hand back an entry nobody else will see.
+                return cache.rememberTransient(create(key))
+            }
+            // The declaration reads another entry (to choose its id, say): resolve it as usual.
+            return cache.withCaptureSuspended { slotOnMiss(for: key, create: create) }
         }
-        if let slot = cache.slot(for: key, registrySerial: serial) {
+        if cache.registryStamp != stamp.load(ordering: .relaxed) || cache.registryIdentity != identity {
+            synchronize(cache)
+        }
+        // In sync as of a stamp at most a concurrent removal old: as good as an earlier lookup.
+        if let slot = cache.slots.find(key) {
             return slot
         }
-        return cache.remember(lockedEntry(for: key, create: create), for: key, in: self)
+        let (entry, stampSeen) = lockedEntry(for: key, create: create)
+        return cache.remember(entry, for: key, in: self, stamp: stampSeen)
     }
 
-    func lockedEntry(for key: EntryKey, create: (EntryKey) -> RegistryEntry) -> RegistryEntry {
+    /// Brings `cache` (the calling thread's memo) up to date with this registry: it forgets the
+    /// entries removed since it last looked, or starts over for a registry it didn't serve or
+    /// fell too far behind. The forgotten slots are released after the lock is.
+    func synchronize(_ cache: ThreadLookupCache) {
+        if cache.registryIdentity == identity, cache.registryStamp == stamp.load(ordering: .relaxed) { return }
+        let (current, removed): (UInt64, [EntryKey]?) = lock.withLock {
+            let current = stamp.load(ordering: .relaxed)
+            guard cache.registryIdentity == identity else { return (current, nil) }
+            return (current, storage.removals.keys(removedSince: cache.registryStamp))
+        }
+        cache.synchronize(registry: identity, stamp: current, forgetting: removed)
+    }
+
+    /// The entry for `key`, created if needed, and the stamp the registry had when it was found
+    /// or added (a memo that remembers the entry must not claim a later stamp).
+    func lockedEntry(for key: EntryKey, create: (EntryKey) -> RegistryEntry) -> (RegistryEntry, UInt64) {
         lock.lock()
         if let existing = createdEntry(for: key) {
+            let current = stamp.load(ordering: .relaxed)
             lock.unlock()
-            return existing
+            return (existing, current)
         }
         return createEntry(for: key, create: create)
+    }
+
+    /// Removes `entry` if it is still this registry's entry for its key; returns whether it was.
+    ///
+    /// The next lookup of the key, on any thread, creates a fresh entry. Whoever still holds the
+    /// removed one — a handle, another thread's memo until it next looks something up — keeps a
+    /// valid, detached entry that no lookup returns any more. The entry is released outside the
+    /// lock (its value's `deinit` may run user code).
+    @discardableResult
+    func remove(_ entry: RegistryEntry) -> Bool {
+        lock.lock()
+        let removed = storage.entries.remove(entry.key) { $0 === entry }
+        if removed != nil {
+            storage.removals.record(entry.key, removedAt: stamp.load(ordering: .relaxed))
+            stamp.store(Registry.nextSerial.add(1, ordering: .relaxed).newValue, ordering: .relaxed)
+        }
+        lock.unlock()
+        guard removed != nil else { return false }
+        // The removing thread forgets the entry at once (if its memo serves this registry).
+        let cache = ThreadLookupCache.current
+        if cache.registryIdentity == identity { synchronize(cache) }
+        return true
     }
 
     /// Returns the entry for `key` if it has been created.
@@ -101,7 +163,7 @@ final class Registry: @unchecked Sendable {
     /// Whether the entry for `key` exists; answered from the calling thread's memo when it can,
     /// so the common case takes no lock.
     func hasEntry(for key: EntryKey) -> Bool {
-        let remembered = ThreadLookupCache.current.slot(for: key, registrySerial: serial) != nil
+        let remembered = ThreadLookupCache.current.slot(for: key, registryStamp: stamp.load(ordering: .relaxed)) != nil
         return remembered || existingEntry(for: key, as: RegistryEntry.self) != nil
     }
 
@@ -121,12 +183,15 @@ final class Registry: @unchecked Sendable {
     }
 
     /// Called with the lock held; returns with it released.
-    private func createEntry(for key: EntryKey, create: (EntryKey) -> RegistryEntry) -> RegistryEntry {
+    private func createEntry(for key: EntryKey, create: (EntryKey) -> RegistryEntry) -> (RegistryEntry, UInt64) {
         let thread = ThreadID.current
+        var waitDeadline: timespec?
+        var hasReportedWait = false
         while true {
             if let existing = createdEntry(for: key) {
+                let current = stamp.load(ordering: .relaxed)
                 lock.unlock()
-                return existing
+                return (existing, current)
             }
             guard let pending = storage.pending[key] else { break }
             if let chain = cycle(waitingFor: pending, from: thread) {
@@ -134,7 +199,27 @@ final class Registry: @unchecked Sendable {
                 DependencyCycle(chain: chain).stop()
             }
             storage.waiting[thread] = pending
-            lock.wait(on: creationFinished)
+            if hasReportedWait {
+                lock.wait(on: creationFinished)
+            } else {
+                let deadline = waitDeadline ?? Condition.deadline(after: slowCreationThreshold)
+                waitDeadline = deadline
+                if !lock.wait(on: creationFinished, until: deadline) {
+                    // Waiting unusually long: say where, once, without holding the lock. (Not
+                    // while reporting already: the logger's own creation may be what hangs.)
+                    hasReportedWait = true
+                    let cache = ThreadLookupCache.current
+                    if !cache.isReportingSlowCreation {
+                        let message = slowCreationMessage(waitingFor: pending, from: thread)
+                        storage.waiting[thread] = nil
+                        lock.unlock()
+                        cache.isReportingSlowCreation = true
+                        Application.logger.error(message)
+                        cache.isReportingSlowCreation = false
+                        lock.lock()
+                    }
+                }
+            }
             storage.waiting[thread] = nil
         }
         let creation = PendingCreation(key: key, owner: thread, parent: storage.running[thread])
@@ -148,9 +233,38 @@ final class Registry: @unchecked Sendable {
         storage.entries.add(entry, for: key)
         storage.pending[key] = nil
         storage.running[thread] = creation.parent
+        let current = stamp.load(ordering: .relaxed)
         lock.unlock()
         creationFinished.broadcast()
-        return entry
+        return (entry, current)
+    }
+
+    /// How long a thread waits for another thread's creation of an entry before it reports
+    /// where it waits (once per wait). Lowered by tests.
+    var slowCreationThreshold: Duration {
+        get { .nanoseconds(slowCreationThresholdNanoseconds.load(ordering: .relaxed)) }
+        set {
+            let (seconds, attoseconds) = newValue.components
+            slowCreationThresholdNanoseconds.store(seconds * 1_000_000_000 + attoseconds / 1_000_000_000, ordering: .relaxed)
+        }
+    }
+    private let slowCreationThresholdNanoseconds = Atomic<Int64>(Registry.defaultSlowCreationThreshold)
+    /// Ten seconds: far longer than any factory should run, short enough to find a hang.
+    static let defaultSlowCreationThreshold: Int64 = 10_000_000_000
+
+    /// The report of a thread that has waited ``slowCreationThreshold`` for `pending`: what it
+    /// waits for, who creates that and what that thread waits for in turn. Called with the lock
+    /// held.
+    private func slowCreationMessage(waitingFor pending: PendingCreation, from thread: ThreadID) -> String {
+        var report = SlowCreationReport(waited: slowCreationThreshold, thread: thread, creations: storage.running[thread]?.stack ?? [])
+        var creation = pending
+        var visited: Set<ThreadID> = [thread]
+        while true {
+            report.hops.append((creation.key, creation.owner, storage.running[creation.owner]?.stack ?? []))
+            guard visited.insert(creation.owner).inserted, let next = storage.waiting[creation.owner] else { break }
+            creation = next
+        }
+        return report.message
     }
 
     /// The chain of keys that waiting for `pending` on `thread` would deadlock on, or `nil`.

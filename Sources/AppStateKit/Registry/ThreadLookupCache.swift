@@ -9,12 +9,14 @@ import Darwin
 /// A per-thread memo of registry lookups, so that reading an existing entry takes no lock and
 /// touches no memory shared with other threads.
 ///
-/// Entries are only ever added to a registry, never removed or replaced, so a remembered
-/// lookup stays valid for the registry's life, and each slot keeps its registry alive. The memo
-/// serves one registry at a time (by serial number, which unlike an address is never reused);
-/// touching another registry starts it afresh, releasing the previous registry unless handles
-/// still hold its slots. Each slot can also memoise a dependency's current instance together
-/// with the entry version it was read at (see `DependencyEntry`).
+/// The memo serves one registry at a time and records the registry's stamp it is in sync with
+/// (stamps are drawn from one growing counter, so a stamp also names its registry). A lookup
+/// answers from the memo only while the registry's stamp still equals the recorded one; once
+/// the registry removes an entry, its stamp changes and the next lookup first forgets the keys
+/// removed since (see ``Registry/synchronize(_:)``). Touching another registry starts the memo
+/// afresh. Each slot holds its entry strongly, so a slot handed out before a removal stays
+/// valid. Each slot can also memoise a dependency's current instance together with the entry
+/// version it was read at (see `DependencyEntry`).
 ///
 /// The slots live in an ``ObjectTable`` over ``EntryKey/fastHash``; keys are compared with the
 /// key the slot's entry holds. The memo's fields are only touched by the owning thread, so
@@ -28,15 +30,17 @@ final class ThreadLookupCache {
     /// thread reading an entry would otherwise write the entry's shared reference count.
     @usableFromInline
     final class Slot: KeyedObject, @unchecked Sendable {
-        // Safe: `unmanagedEntry` and `owner` are immutable; `snapshot` and `version` are only
-        // touched by the thread whose memo made the slot (a handle carried to another thread
-        // reads only the immutable fields).
+        // Safe: `unmanagedEntry`, `retainedEntry` and `registry` are immutable; `snapshot` and `version` are
+        // only touched by the thread whose memo made the slot (a handle carried to another
+        // thread reads only the immutable fields).
 
-        /// The entry, unretained: `owner` keeps it alive.
+        /// The entry, unretained, for the read path: `retainedEntry` keeps it alive.
         @usableFromInline let unmanagedEntry: Unmanaged<RegistryEntry>
-        /// What keeps the entry alive as long as the slot: its registry (which never removes an
-        /// entry), or for a transient slot made during a key capture, the entry itself.
-        let owner: AnyObject
+        /// Keeps the entry alive as long as the slot, even after the registry removed it.
+        let retainedEntry: RegistryEntry
+        /// Keeps the entry's registry alive as long as the slot, so a handle keeps its whole
+        /// application (an isolated one, say) alive; `nil` for a transient slot.
+        let registry: Registry?
         /// A snapshot of the entry's value box, valid while the entry's version equals `version`.
         @exclusivity(unchecked) @usableFromInline var snapshot: AnyObject?
         @exclusivity(unchecked) @usableFromInline var version: UInt64 = .max
@@ -52,18 +56,25 @@ final class ThreadLookupCache {
             unmanagedEntry._withUnsafeGuaranteedRef { $0.key.matches(key) }
         }
 
-        init(entry: RegistryEntry, owner: AnyObject) {
+        init(entry: RegistryEntry, registry: Registry?) {
             self.unmanagedEntry = Unmanaged.passUnretained(entry)
-            self.owner = owner
+            self.retainedEntry = entry
+            self.registry = registry
         }
     }
 
-    @exclusivity(unchecked) @usableFromInline var registrySerial: UInt64 = 0
+    /// The stamp of the registry the memo is in sync with (see ``Registry/stamp``); 0 for none.
+    @exclusivity(unchecked) @usableFromInline var registryStamp: UInt64 = 0
+    /// The ``Registry/identity`` of the registry the memo serves; 0 for none.
+    @exclusivity(unchecked) var registryIdentity: UInt64 = 0
     /// The key capture running on this thread, if any (see `KeyCapture`).
     @exclusivity(unchecked) var keyCapture: KeyCapture? {
         didSet { isCapturingKeys = keyCapture != nil }
     }
     @exclusivity(unchecked) @usableFromInline var isCapturingKeys = false
+    /// Whether this thread is reporting a slow creation (see `Registry.createEntry`), so a wait
+    /// inside the report doesn't report again.
+    @exclusivity(unchecked) var isReportingSlowCreation = false
     /// How many scoped overrides this thread has served; lets a factory run inside a scope tell
     /// whether it depended on one (see `ScopeContext.scopedDependency`).
     @exclusivity(unchecked) var overridesServed = 0
@@ -80,6 +91,14 @@ final class ThreadLookupCache {
 
     @usableFromInline
     init() {}
+
+    /// Runs `body` with this thread's key capture, if any, paused: lookups inside it are real.
+    func withCaptureSuspended<Result>(_ body: () -> Result) -> Result {
+        let capture = keyCapture
+        keyCapture = nil
+        defer { keyCapture = capture }
+        return body()
+    }
 
     /// The key `keyPath` declares, if this thread captured it recently.
     func recentCapturedKey(of keyPath: AnyKeyPath) -> EntryKey? {
@@ -122,43 +141,66 @@ final class ThreadLookupCache {
         return cache
     }
 
-    /// The remembered slot for `key` in the registry numbered `serial`, if any. The slot stays
-    /// valid until this thread next creates an entry or switches registries.
+    /// The remembered slot for `key`, if the memo is in sync with the registry whose current
+    /// stamp is `stamp`. The slot stays valid until this thread next creates or removes an entry
+    /// or switches registries.
     @inlinable @inline(__always)
-    func slot(for key: borrowing EntryKey, registrySerial serial: UInt64) -> Unmanaged<Slot>? {
-        guard registrySerial == serial, !isCapturingKeys else { return nil }
+    func slot(for key: borrowing EntryKey, registryStamp stamp: UInt64) -> Unmanaged<Slot>? {
+        guard registryStamp == stamp, !isCapturingKeys else { return nil }
         return slots.find(key)
     }
 
-    func remember(_ entry: RegistryEntry, for key: EntryKey, in registry: Registry) -> Unmanaged<Slot> {
-        let serial = registry.serial
+    /// Remembers `entry` for `key` of the registry `identity`, where it was found or created
+    /// while the registry's stamp was `stamp`.
+    func remember(_ entry: RegistryEntry, for key: EntryKey, in registry: Registry, stamp: UInt64) -> Unmanaged<Slot> {
+        let identity = registry.identity
         // Looping: forgetting the previous registry can run code that switches again (below).
-        while registrySerial != serial {
-            startOver(for: serial)
+        while registryIdentity != identity {
+            startOver(registry: identity, stamp: stamp)
         }
+        // Removals after `stamp` may concern this entry: have the next lookup check from there.
+        if stamp < registryStamp { registryStamp = stamp }
         // Not remembered yet (the caller looked), and a nested creation can't have added the
         // same key: that would be a dependency cycle, which stops the process.
-        let slot = Slot(entry: entry, owner: registry)
+        let slot = Slot(entry: entry, registry: registry)
         slots.add(slot, for: key)
         return Unmanaged.passUnretained(slot)
     }
 
     /// Keeps `slot` alive until the next transient slot and returns it unretained.
     func rememberTransient(_ entry: RegistryEntry) -> Unmanaged<Slot> {
-        let slot = Slot(entry: entry, owner: entry)
+        let slot = Slot(entry: entry, registry: nil)
         transientSlot = slot
         return Unmanaged.passUnretained(slot)
     }
 
-    /// Empties the memo for the registry numbered `serial`, starting small again (the next
+    /// Brings the memo in sync with the registry `identity` at `stamp`: forgets the slots of
+    /// `removed` keys, or, when `removed` is `nil` (another registry, or too far behind), every
+    /// slot.
+    func synchronize(registry identity: UInt64, stamp: UInt64, forgetting removed: [EntryKey]?) {
+        guard let removed, registryIdentity == identity else {
+            startOver(registry: identity, stamp: stamp)
+            return
+        }
+        // Released only once the memo is consistent again (see `startOver`).
+        var forgotten: [Slot] = []
+        for key in removed {
+            if let slot = slots.remove(key) { forgotten.append(slot) }
+        }
+        registryStamp = stamp
+        _ = consume forgotten
+    }
+
+    /// Empties the memo for the registry `identity` at `stamp`, starting small again (the next
     /// registry may be a small, short-lived one).
     ///
     /// The old slots are released only once the memo is consistent again: releasing a slot no
-    /// handle holds any more may free a registry nobody else uses (a finished isolation scope's),
-    /// and with it values whose `deinit` may read entries — through this very memo.
-    private func startOver(for serial: UInt64) {
+    /// handle holds any more may free an entry, and with it values whose `deinit` may read
+    /// entries — through this very memo.
+    private func startOver(registry identity: UInt64, stamp: UInt64) {
         let previous = slots.takeAll()
-        registrySerial = serial
+        registryIdentity = identity
+        registryStamp = stamp
         _ = consume previous
     }
 

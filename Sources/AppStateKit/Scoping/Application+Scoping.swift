@@ -71,7 +71,11 @@ extension Application {
     /// ```
     ///
     /// Stored states use an ``InMemoryDefaults`` store and file states a temporary directory
-    /// that is removed when the scope ends. Global ``override(_:with:)``, ``promote(_:with:)``
+    /// that is removed when the scope ends; sandbox writes skip `fsync`. A handle acts on the
+    /// application it was taken from: one taken inside keeps using this isolated application
+    /// after the scope (a file state written then lands in the same directory, removed again when
+    /// the application is released), and one taken outside keeps using its own application
+    /// inside the scope. Global ``override(_:with:)``, ``promote(_:with:)``
     /// and ``promote(to:)`` inside the scope affect the scope only. Child tasks inherit the
     /// scope; `Task.detached`, `DispatchQueue` and `Thread` don't (see ``currentScope``).
     public static func withIsolatedApplication<R>(_ operation: () throws -> R) rethrows -> R {

@@ -2,32 +2,42 @@ import Foundation
 
 /// The private world of one ``Application/withIsolatedApplication(_:)-(()->R)`` scope: a fresh
 /// application whose stored states live in memory and whose file states live in a temporary
-/// directory, removed at the end.
+/// directory.
+///
+/// The directory is removed when the scope ends. Handles taken inside keep acting on the
+/// isolated application afterwards (see ``EntryOwner``): a file state written after the scope —
+/// by a kept handle or an unstructured task that outlived it — lands in the same directory again,
+/// which is removed once more when the isolated application is released, or at the latest when
+/// the process exits normally. Nothing reaches the real locations, and nothing is left on disk.
 struct IsolationSandbox {
     let isolatedApplication: IsolatedApplication
-    let root: String
+    let directory: SandboxDirectory
 
     init() {
-        root = (NSTemporaryDirectory() as NSString).appendingPathComponent("AppStateKit-isolated-\(UUID().uuidString)")
-        let files = SandboxFileManager(root: root)
+        directory = SandboxDirectory(root: (NSTemporaryDirectory() as NSString).appendingPathComponent("AppStateKit-isolated-\(UUID().uuidString)"))
+        let files = SandboxFileManager(directory: directory)
         // Built outside every scope so the two entries are created in the new registry itself.
         let application = ScopeContext.$current.withValue(nil) {
             Application { application in
-                application.userDefaults.entry?.promote(to: InMemoryDefaults())
+                // Created directly, so the default store's path (and with it the storage name)
+                // is never evaluated for an application that doesn't use it.
+                let name = Application.userDefaultsName
+                let key = EntryKey(kind: .dependency, valueType: (any UserDefaultsManaging).self, name: EntryName(feature: name.feature, id: name.id))
+                _ = application.registry.entry(for: key) {
+                    DependencyEntry<any UserDefaultsManaging>(key: key, value: InMemoryDefaults())
+                }
                 application.fileManager.entry?.promote(to: files)
+                Application.installIsolatedSyncStore(in: application)
             }
         }
         isolatedApplication = IsolatedApplication(application)
     }
 
+    /// The temporary directory's path.
+    var root: String { directory.root }
+
     /// Deletes the temporary directory and everything file states wrote into it.
     func remove() {
-        do {
-            if FileManager.default.fileExists(atPath: root) {
-                try FileManager.default.removeItem(atPath: root)
-            }
-        } catch {
-            Application.logger.error(error, message: "AppStateKit: could not remove the isolated file-state directory \(root)")
-        }
+        SandboxDirectory.remove(directory.root)
     }
 }

@@ -1,16 +1,50 @@
 /// Finds the key of a dependency declaration without running its factory.
 ///
 /// Scoped overrides are keyed by the dependency's identity, which only its declaration knows.
-/// `KeyCapture` evaluates the declaring property, outside every scope, while a capture is active
-/// on the thread: the registry then skips its lookup and creates a transient entry, which
-/// records the key and uses the override value instead of calling the factory — so a live
-/// client is never constructed just to be replaced, and the registry is left unchanged.
+/// `KeyCapture` evaluates the declaring property, outside every override scope, while a capture is active
+/// on the thread. A dependency lookup of the override's value type is then *taken*: the registry
+/// skips it and creates a transient entry, which records the key and uses the override value
+/// instead of calling the factory — so a live client is never constructed just to be replaced,
+/// and the registry is left unchanged. Every other lookup the declaration makes (reading another
+/// dependency or state to choose its id) resolves as usual.
+///
+/// The declaration's own `dependency(…)` call is the last lookup it makes (its arguments are
+/// evaluated first). When a declaration makes several lookups of the override's type, the first
+/// evaluation can't tell them apart; a second one resolves all but the last as usual and takes
+/// the last.
 final class KeyCapture {
     let value: any Sendable
-    var key: EntryKey?
+    /// The override's value type: only dependency lookups of this type are taken.
+    let valueType: ObjectIdentifier
+    /// How many lookups of that type to resolve as usual before taking the rest.
+    let lookupsToResolve: Int
+    /// How many lookups of that type the declaration made so far.
+    private(set) var lookupsOfValueType = 0
+    /// The key of the last lookup taken.
+    private(set) var key: EntryKey?
 
-    private init(value: any Sendable) {
+    private init<Value: Sendable>(value: Value, lookupsToResolve: Int) {
         self.value = value
+        self.valueType = ObjectIdentifier(Value.self)
+        self.lookupsToResolve = lookupsToResolve
+    }
+
+    /// Whether the registry should hand the lookup of `key` to this capture instead of
+    /// resolving it; counts the lookups of the override's type.
+    func takes(_ key: EntryKey) -> Bool {
+        guard key.kind == EntryKind.dependency.identifier, key.valueType == valueType else { return false }
+        lookupsOfValueType += 1
+        return lookupsOfValueType > lookupsToResolve
+    }
+
+    /// Records `key` as taken and returns the override value, of the type the lookup needs.
+    func captured<Value>(_ key: EntryKey, as type: Value.Type) -> Value {
+        self.key = key
+        guard let value = value as? Value else {
+            // `takes(_:)` only accepts lookups of the override's own type.
+            preconditionFailure("AppStateKit: internal error: the override of \(key.readable) is not a \(Value.self)")
+        }
+        return value
     }
 
     /// The capture running on the calling thread.
@@ -47,15 +81,41 @@ final class KeyCapture {
     }
 
     private static func capture<Value: Sendable>(_ keyPath: KeyPath<Application, Application.Dependency<Value>>, overrideValue: Value) -> EntryKey {
-        let capture = KeyCapture(value: overrideValue)
+        let first = evaluate(keyPath, overrideValue: overrideValue, lookupsToResolve: 0)
+        // Several lookups of the override's type: the declaration read one to choose its id.
+        let capture = first.lookupsOfValueType > 1
+            ? evaluate(keyPath, overrideValue: overrideValue, lookupsToResolve: first.lookupsOfValueType - 1)
+            : first
+        guard let key = capture.key else {
+            preconditionFailure(notADeclarationMessage(keyPath))
+        }
+        return key
+    }
+
+    /// Evaluates the declaration at `keyPath` with a capture active on the calling thread.
+    private static func evaluate<Value: Sendable>(
+        _ keyPath: KeyPath<Application, Application.Dependency<Value>>,
+        overrideValue: Value,
+        lookupsToResolve: Int
+    ) -> KeyCapture {
+        let capture = KeyCapture(value: overrideValue, lookupsToResolve: lookupsToResolve)
         let cache = ThreadLookupCache.current
         let previous = cache.keyCapture
         cache.keyCapture = capture
         defer { cache.keyCapture = previous }
-        _ = ScopeContext.$current.withValue(nil) { Application.shared[keyPath: keyPath] }
-        guard let key = capture.key else {
-            preconditionFailure("AppStateKit: \(keyPath) did not declare a dependency with dependency(_:); it cannot be overridden")
-        }
-        return key
+        // Outside every override, but in the calling task's application: what the declaration
+        // reads to choose its id comes from there.
+        _ = ScopeContext.withoutOverrides { Application.current[keyPath: keyPath] }
+        return capture
+    }
+
+    /// The stop for a key path whose property returns a dependency handle without declaring one
+    /// (so there is no entry to override or remove).
+    static func notADeclarationMessage(_ keyPath: AnyKeyPath) -> String {
+        """
+        AppStateKit: \(keyPath) doesn't declare a dependency, so it can't be overridden or removed. \
+        Declare it with `dependency(…)` in the property's body (`var api: Dependency<API> { dependency(LiveAPI()) }`) \
+        instead of returning a handle obtained elsewhere.
+        """
     }
 }

@@ -4,8 +4,20 @@ import Foundation
 /// states in an isolated application never read or write the user's files.
 ///
 /// `/home/me/.local/share/tool/list.json` becomes `<root>/home/me/.local/share/tool/list.json`.
+///
+/// Writes are atomic but not durable: a sandbox is deleted when its application goes away, so
+/// nothing is `fsync`ed (neither files nor the directories created for them).
 struct SandboxFileManager: FileManaging {
-    let root: String
+    let directory: SandboxDirectory
+    /// Whether writes `fsync` (never, for a sandbox; a stored flag so tests can check it).
+    let isDurable: Bool
+
+    init(directory: SandboxDirectory, isDurable: Bool = false) {
+        self.directory = directory
+        self.isDurable = isDurable
+    }
+
+    var root: String { directory.root }
 
     func mapped(_ path: String) -> String {
         let absolute = path.hasPrefix("/") ? path : "/" + path
@@ -21,7 +33,16 @@ struct SandboxFileManager: FileManaging {
     }
 
     func writeAtomically(_ data: Data, toFile path: String) throws {
-        try AtomicFileWriter.write(data, to: mapped(path))
+        _ = try writeAtomicallyWithStamp(data, toFile: path)
+    }
+
+    func writeAtomicallyWithStamp(_ data: Data, toFile path: String) throws -> FileStamp? {
+        let target = mapped(path)
+        if !isDurable {
+            // Created here, unflushed, so the writer finds them and flushes nothing.
+            try makeDirectories((target as NSString).deletingLastPathComponent)
+        }
+        return try AtomicFileWriter.write(data, to: target, durable: isDurable)
     }
 
     func stamp(ofFile path: String) -> FileStamp? {
@@ -38,5 +59,22 @@ struct SandboxFileManager: FileManaging {
 
     func removeFile(_ path: String) throws {
         try FileManager.default.removeFile(mapped(path))
+    }
+
+    /// `mkdir -p` with mode `0700`, without flushing.
+    private func makeDirectories(_ directory: String) throws {
+        guard !directory.isEmpty, directory != "/" else { return }
+        if mkdir(directory, 0o700) == 0 { return }
+        switch errno {
+        case EEXIST:
+            return
+        case ENOENT:
+            try makeDirectories((directory as NSString).deletingLastPathComponent)
+            if mkdir(directory, 0o700) != 0, errno != EEXIST {
+                throw PersistenceError.system(errno, subject: directory, operation: "mkdir")
+            }
+        default:
+            throw PersistenceError.system(errno, subject: directory, operation: "mkdir")
+        }
     }
 }

@@ -57,6 +57,14 @@ final class ScopeContext: @unchecked Sendable {
         Self.liveCount.subtract(1, ordering: .relaxed)
     }
 
+    /// Runs `body` outside every override scope of the calling task, but still inside its
+    /// isolated application, if any.
+    static func withoutOverrides<Result>(_ body: () -> Result) -> Result {
+        guard let context = current, context.hasOverrides else { return body() }
+        let isolatedOnly = context.isolatedApplication.map { ScopeContext(parent: nil, isolatedApplication: $0, overrides: []) }
+        return $current.withValue(isolatedOnly, operation: body)
+    }
+
     /// The calling task's isolated application, if it runs inside an isolation scope.
     @usableFromInline
     static var currentIsolatedApplication: Application? {

@@ -14,15 +14,24 @@ extension Application {
     /// tasks.value.append(TodoItem(title: "Ship it"))   // written atomically before returning
     /// ```
     ///
+    /// The handle acts on the application it was taken from — used after an isolation scope
+    /// ended, or inside another one, it still reads and writes that application's files.
+    ///
     /// The file is `<path>/<filename>`; writes replace it atomically (files `0600`, directories
     /// `0700`). A corrupt file reads as the initial value, is reported through the logger, and
     /// is moved aside to a `.corrupt-<time>` sibling by the next write instead of being
     /// overwritten. ``read()`` and ``write(_:)`` throw instead.
     public struct FileState<Value: Codable & Sendable>: MutableApplicationState, Sendable {
-        let entry: FileStateEntry<Value>
+        /// The memo slot of the entry; it keeps the owning application's registry alive.
+        let slot: ThreadLookupCache.Slot
 
-        init(entry: FileStateEntry<Value>) {
-            self.entry = entry
+        init(slot: ThreadLookupCache.Slot) {
+            self.slot = slot
+        }
+
+        /// The registry entry.
+        var entry: FileStateEntry<Value> {
+            unsafeDowncast(slot.entry, to: FileStateEntry<Value>.self)
         }
 
         /// The file's value, or the initial value when there is no (usable) file. Setting it
@@ -63,7 +72,28 @@ extension Application {
             try entry.write(newValue)
         }
 
-        /// The file's full path.
+        /// Reads, changes and writes the file as one atomic step, throwing instead of reporting.
+        ///
+        /// See `Application.update(_:_:)`; `body` may
+        /// run more than once.
+        ///
+        /// - Throws: `body`'s error, or ``PersistenceError`` when the file can't be read,
+        ///   decoded or written (the file is then unchanged).
+        @discardableResult
+        public func update<Result>(_ body: (inout Value) throws -> Result) throws -> Result {
+            try entry.update(body, storeFailure: { throw $0 })
+        }
+
+        /// Reads, changes and writes the file as one atomic step, reporting failures through the
+        /// logger; the same as `Application.update(_:_:)`.
+        @discardableResult
+        public mutating func modify<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+            let entry = entry
+            return try entry.update(body, storeFailure: { entry.report($0) })
+        }
+
+        /// The file's full path, as declared. (An isolated application keeps the file at this
+        /// path inside its temporary directory; ``Application/description`` shows that path.)
         public var path: String { entry.filePath }
     }
 
@@ -84,12 +114,14 @@ extension Application {
             valueType: Value.self,
             name: EntryName(feature: path, id: filename)
         )
-        let entry = registry.entry(for: key) {
+        let slot = registry.slot(for: key) {
             Application.announcingCreation(
-                FileStateEntry(key: key, directory: path, filename: filename, isBase64Encoded: isBase64Encoded, initial: initial())
+                FileStateEntry(
+                    key: $0, directory: path, filename: filename, isBase64Encoded: isBase64Encoded, initial: initial(), owner: EntryOwner(self)
+                )
             )
         }
-        return FileState(entry: entry)
+        return FileState(slot: slot.takeUnretainedValue())
     }
 
     /// Declares an optional value persisted in `path/filename`: `nil` while there is no file;
@@ -112,6 +144,30 @@ extension Application {
     /// Deletes a file state's file, so it reads as its initial value again.
     public static func reset<Value: Codable & Sendable>(fileState keyPath: KeyPath<Application, FileState<Value>>) {
         current[keyPath: keyPath].reset()
+    }
+
+    /// Atomically reads, changes and writes a file state: no other `update` of the same file can
+    /// interleave — in this process or, with the default file manager, in any process (they
+    /// serialise on an `flock` of `<file>.lock`, created next to the file).
+    ///
+    /// ```swift
+    /// Application.update(\.tasks) { $0.append(TodoItem(title: "Ship it")) }
+    /// ```
+    ///
+    /// It is a compare-and-set loop on the file's stamp: `body` runs on the current value with
+    /// no lock held, and the result is written only if the file is still the one `body` started
+    /// from; otherwise `body` runs again on the newer contents. So `body` may run more than once:
+    /// let it only compute the new value. It may read and write other entries. Failures are
+    /// reported through the logger, as for an assignment; ``Application/FileState/update(_:)`` throws them.
+    /// Plain assignments take no lock: one racing with an update is either overwritten by it or
+    /// seen by its next attempt.
+    @discardableResult
+    public static func update<Value: Codable & Sendable, Result>(
+        _ keyPath: KeyPath<Application, FileState<Value>>,
+        _ body: (inout Value) throws -> Result
+    ) rethrows -> Result {
+        var handle = current[keyPath: keyPath]
+        return try handle.modify(body)
     }
 
     /// The file operations ``FileState`` performs. `FileManager.default` unless replaced.

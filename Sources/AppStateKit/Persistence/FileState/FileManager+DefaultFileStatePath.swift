@@ -4,12 +4,20 @@ extension FileManager {
     /// The directory ``Application/FileState`` entries use when they don't name one.
     ///
     /// On Linux the default follows the XDG base-directory convention:
-    /// `$XDG_DATA_HOME/<executable>` when `XDG_DATA_HOME` is set to an absolute path, otherwise
-    /// `~/.local/share/<executable>`. On Apple platforms it is
-    /// `~/Library/Application Support/<executable>`. Settable, e.g. for a project-local directory;
-    /// set it before the first FileState declared with the default path is accessed.
+    /// `$XDG_DATA_HOME/<name>` when `XDG_DATA_HOME` is set to an absolute path, otherwise
+    /// `~/.local/share/<name>`. On Apple platforms it is `~/Library/Application Support/<name>`.
+    /// `<name>` is ``Application/storageName``. Settable, e.g. for a project-local
+    /// directory; set it before the first FileState declared with the default path is accessed.
     public static var defaultFileStatePath: String {
-        get { DefaultFileStatePath.lock.withLock { DefaultFileStatePath.value } }
+        get {
+            if let value = DefaultFileStatePath.lock.withLock({ DefaultFileStatePath.value }) { return value }
+            let initial = DefaultFileStatePath.initialValue()
+            return DefaultFileStatePath.lock.withLock {
+                if let value = DefaultFileStatePath.value { return value }
+                DefaultFileStatePath.value = initial
+                return initial
+            }
+        }
         set { DefaultFileStatePath.lock.withLock { DefaultFileStatePath.value = newValue } }
     }
 }
@@ -17,13 +25,13 @@ extension FileManager {
 /// Storage for ``Foundation/FileManager/defaultFileStatePath``.
 enum DefaultFileStatePath {
     static let lock = Lock()
-    // Safe: only accessed while `lock` is held.
-    nonisolated(unsafe) static var value: String = initialValue()
+    // Safe: only accessed while `lock` is held. `nil` until read or set: the default is
+    // computed on first read, so setting the path never uses the storage name.
+    nonisolated(unsafe) static var value: String?
 
     static func initialValue() -> String {
         let environment = ProcessInfo.processInfo.environment
-        let executable = CommandLine.arguments.first.map { ($0 as NSString).lastPathComponent } ?? ""
-        let name = executable.isEmpty ? "AppStateKit" : executable
+        let name = StorageName.resolvedForDefaultLocation()
         let home = environment["HOME"] ?? NSHomeDirectory()
         #if canImport(Darwin)
         let base = (home as NSString).appendingPathComponent("Library/Application Support")

@@ -2,7 +2,8 @@ import Foundation
 
 /// The registry entry behind an ``Application/FileState``: where the file lives, how it is
 /// encoded, its initial value, and a cache of the last decoded value keyed by the file's stamp
-/// (so a read costs one `stat` unless the file changed — in this process or another).
+/// (so a read costs one `stat` unless the file changed — in this process or another). It reads
+/// and writes through the `\.fileManager` of the application that owns it (see ``EntryOwner``).
 final class FileStateEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked Sendable {
     // Safe: `cache`, `corruptStamp` and `lastReported` are only accessed while `lock` is held;
     // everything else is immutable.
@@ -12,7 +13,11 @@ final class FileStateEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked
     let initial: Value
     /// Why the file name was refused, if it was.
     let filenameProblem: PersistenceError?
+    /// The application whose `\.fileManager` and `\.logger` this entry uses.
+    let owner: EntryOwner
     private let lock = Lock()
+    /// Serialises this entry's updates with each other when the file manager can't lock files.
+    private let updateLock = Lock()
     private var cache: (stamp: FileStamp, value: Value)?
     /// The stamp of a file found undecodable: its bytes are moved aside before the next write.
     private var corruptStamp: FileStamp?
@@ -20,7 +25,8 @@ final class FileStateEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked
     /// Held while the value is written or mutated in place (see `PersistedEntry`).
     let modification = ModificationLock()
 
-    init(key: EntryKey, directory: String, filename: String, isBase64Encoded: Bool, initial: Value) {
+    init(key: EntryKey, directory: String, filename: String, isBase64Encoded: Bool, initial: Value, owner: EntryOwner) {
+        self.owner = owner
         self.directory = directory
         self.filename = filename
         self.isBase64Encoded = isBase64Encoded
@@ -36,7 +42,14 @@ final class FileStateEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked
     /// `directory/filename`.
     var filePath: String { (directory as NSString).appendingPathComponent(filename) }
 
-    private var fileManager: any FileManaging { Application.dependency(\.fileManager) }
+    /// The owning application's file operations (in an isolated application, its sandbox).
+    var fileManager: any FileManaging { owner.dependency(\.fileManager, for: "FileState \(filePath)") }
+
+    /// The path the file manager actually uses for the file: inside the sandbox for an isolated
+    /// application, `filePath` otherwise.
+    var resolvedPath: String {
+        (fileManager as? SandboxFileManager)?.mapped(filePath) ?? filePath
+    }
 
     /// The file's value, or the initial value when there is no file.
     func read() throws -> Value {
@@ -69,16 +82,21 @@ final class FileStateEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked
         let files = fileManager
         let path = filePath
         try notifyingObservers {
-            try preserveCorruptFile(files, path: path)
-            if let optional = newValue as? any OptionalValue, optional.wrappedAny == nil {
-                try files.removeFile(path)
-                lock.withLock { cache = nil }
-                return
-            }
-            let data = try FileStateCodec.encode(newValue, base64Encoded: isBase64Encoded, path: path)
-            let stamp = try files.writeAtomicallyWithStamp(data, toFile: path)
-            lock.withLock { cache = stamp.map { ($0, newValue) } }
+            try write(newValue, through: files, path: path)
         }
+    }
+
+    /// The write itself, without notifying observers (callers do, outside any file lock).
+    private func write(_ newValue: Value, through files: any FileManaging, path: String) throws {
+        try preserveCorruptFile(files, path: path)
+        if let optional = newValue as? any OptionalValue, optional.wrappedAny == nil {
+            try files.removeFile(path)
+            lock.withLock { cache = nil }
+            return
+        }
+        let data = try FileStateCodec.encode(newValue, base64Encoded: isBase64Encoded, path: path)
+        let stamp = try files.writeAtomicallyWithStamp(data, toFile: path)
+        lock.withLock { cache = stamp.map { ($0, newValue) } }
     }
 
     /// Deletes the file so reads return the initial value.
@@ -91,6 +109,69 @@ final class FileStateEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked
             try files.removeFile(path)
             lock.withLock { cache = nil }
         }
+    }
+
+    /// Reads, changes and writes the file as one step: a compare-and-set loop on the file's stamp.
+    ///
+    /// `body` runs on the current value with no lock held; the result is written only if the
+    /// file is still the one `body` started from (same stamp), otherwise `body` runs again on the
+    /// newer contents. The comparison and the write happen under an exclusive `flock` on
+    /// `<file>.lock` when the file manager is `FileManager` or an isolated application's sandbox,
+    /// so updates are atomic across processes; with another file manager, under a lock of this
+    /// entry (atomic among this entry's updates in the process).
+    ///
+    /// - Parameter storeFailure: Called with a read, decode or write error: rethrow it, or
+    ///   report it (a read or decode error then starts `body` from the initial value, and the
+    ///   corrupt file is moved aside by the write; a write error returns `body`'s result).
+    func update<Result>(
+        _ body: (inout Value) throws -> Result,
+        storeFailure: (any Error) throws -> Void
+    ) rethrows -> Result {
+        let files = fileManager
+        let path = filePath
+        while true {
+            var value = initial
+            var startStamp: FileStamp?
+            do {
+                if let filenameProblem { throw filenameProblem }
+                startStamp = try files.existingStamp(ofFile: path)
+                if startStamp != nil {
+                    value = try read()
+                }
+            } catch {
+                try storeFailure(error)
+            }
+            let result = try body(&value)
+            do {
+                if let filenameProblem { throw filenameProblem }
+                // Under `modification` too, so an in-place mutation (`value += 1`) of this entry
+                // in this process can't land between the comparison and the write.
+                let written = try notifyingObservers {
+                    try modification.withLock(self) {
+                        try withExclusiveLock(files, path: path) {
+                            guard try files.existingStamp(ofFile: path) == startStamp else { return false }
+                            try write(value, through: files, path: path)
+                            return true
+                        }
+                    }
+                }
+                if written { return result }
+            } catch {
+                try storeFailure(error)
+                return result
+            }
+        }
+    }
+
+    /// Runs `body` holding the lock that serialises updates of `path` (see ``update(_:storeFailure:)``).
+    private func withExclusiveLock<Result>(_ files: any FileManaging, path: String, _ body: () throws -> Result) throws -> Result {
+        let lockFile: String? = switch files {
+        case is FileManager: path + ".lock"
+        case let sandbox as SandboxFileManager: sandbox.mapped(path) + ".lock"
+        default: nil
+        }
+        guard let lockFile else { return try updateLock.withLock(body) }
+        return try FileLock.withExclusiveLock(lockFile, body)
     }
 
     /// The value, or the initial value after reporting why the file can't be used.
@@ -112,7 +193,7 @@ final class FileStateEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked
             defer { lastReported = message }
             return lastReported != message
         }
-        if isNew { Application.logger.error(message) }
+        if isNew { owner.reportError(message) }
     }
 
     /// Moves an undecodable file aside before it is replaced or removed, so its bytes are never
@@ -140,8 +221,8 @@ final class FileStateEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked
         }
         if let problem {
             let aside = try files.moveAside(path)
-            Application.logger.error("AppStateKit: \(problem); the file was moved to \(aside)")
-            Application.logger.debug("AppStateKit: moved corrupt data aside: \(path) → \(aside)")
+            owner.reportError("AppStateKit: \(problem); the file was moved to \(aside)")
+            owner.dependency(\.logger).debug("AppStateKit: moved corrupt data aside: \(path) → \(aside)")
         }
         lock.withLock { corruptStamp = nil }
     }

@@ -79,8 +79,8 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
         self.lockPath = AtomicFileWriter.sibling(of: path, suffix: ".lock")
     }
 
-    /// The default file for a process: `$XDG_CONFIG_HOME/<executable>/defaults.json`, falling
-    /// back to `~/.config/<executable>/defaults.json`.
+    /// The default file for a process: `$XDG_CONFIG_HOME/<name>/defaults.json`, falling back to
+    /// `~/.config/<name>/defaults.json`, where `<name>` is ``Application/storageName``.
     public static var defaultPath: String {
         let environment = ProcessInfo.processInfo.environment
         let base: String
@@ -90,8 +90,7 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
             let home = environment["HOME"] ?? NSHomeDirectory()
             base = (home as NSString).appendingPathComponent(".config")
         }
-        let executable = (CommandLine.arguments.first.map { ($0 as NSString).lastPathComponent } ?? "")
-        let name = executable.isEmpty ? "AppStateKit" : executable
+        let name = StorageName.resolvedForDefaultLocation()
         return ((base as NSString).appendingPathComponent(name) as NSString).appendingPathComponent("defaults.json")
     }
 
@@ -169,6 +168,38 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
         try modifyEntries { entries in
             entries[key] = converted.map(StoreEntry.value)
         }
+    }
+
+    /// Stores `newValue` for `key` (removing it for `nil`) only if the stored value still equals
+    /// `expected` (`nil`: nothing stored, or an entry that can't be read), as one step no other
+    /// thread or process interleaves with: a ``modifyEntries(_:)`` cycle. Returns whether it
+    /// stored. `StoredState`'s `update` is a compare-and-set loop over this.
+    ///
+    /// - Throws: As ``write(_:forKey:)`` does; nothing is written then.
+    func replaceValue(forKey key: String, ifEqualTo expected: Any?, with newValue: Any?) throws -> Bool {
+        struct Changed: Error {}
+        let expectedValue = try expected.map { try Self.propertyList($0, key: key, path: path) }
+        let converted = try newValue.map { try Self.propertyList($0, key: key, path: path) }
+        do {
+            try modifyEntries { entries in
+                let current: PropertyListValue? = if case let .value(value)? = entries[key] { value } else { nil }
+                // Compared as text too: `==` never holds for a NaN, which would retry forever.
+                guard current == expectedValue || String(reflecting: current) == String(reflecting: expectedValue) else {
+                    throw Changed()
+                }
+                entries[key] = converted.map(StoreEntry.value)
+            }
+            return true
+        } catch is Changed {
+            return false
+        }
+    }
+
+    private static func propertyList(_ value: Any, key: String, path: String) throws -> PropertyListValue {
+        guard let plist = PropertyListValue(value) else {
+            throw PersistenceError(.encodingFailed, subject: subject(key: key, path: path), detail: "\(type(of: value)) is not a property-list value")
+        }
+        return plist
     }
 
     /// Reads the value for `key`, throwing on an unreadable file (see ``value(forKey:)``).

@@ -10,16 +10,26 @@ extension Application {
     /// port.value = 9090          // on disk when this returns
     /// ```
     ///
-    /// The store key is `"<feature>/<id>"`. Property-list values are stored natively,
+    /// The handle acts on the application it was taken from — used after an isolation scope
+    /// ended, or inside another one, it still reads and writes that application's store.
+    ///
+    /// The store key is `"<feature>/<id>"` (a feature containing `/` or `%` is escaped, see
+    /// ``storageKey``). Property-list values are stored natively,
     /// `RawRepresentable` values as their raw value, anything else as JSON data. The initial
     /// value is never written: until you assign, reads return it and the store stays untouched.
     /// A stored value that can't be decoded reads as the initial value, is reported through the
     /// logger, and is left as it is until the next assignment; ``read()`` throws instead.
     public struct StoredState<Value: Codable & Sendable>: MutableApplicationState, Sendable {
-        let entry: StoredStateEntry<Value>
+        /// The memo slot of the entry; it keeps the owning application's registry alive.
+        let slot: ThreadLookupCache.Slot
 
-        init(entry: StoredStateEntry<Value>) {
-            self.entry = entry
+        init(slot: ThreadLookupCache.Slot) {
+            self.slot = slot
+        }
+
+        /// The registry entry.
+        var entry: StoredStateEntry<Value> {
+            unsafeDowncast(slot.entry, to: StoredStateEntry<Value>.self)
         }
 
         /// The stored value, or the initial value when nothing (usable) is stored.
@@ -61,7 +71,31 @@ extension Application {
             try entry.write(newValue)
         }
 
-        /// The key the value is stored under: `"<feature>/<id>"`.
+        /// Reads, changes and writes the value as one atomic step, throwing instead of reporting.
+        ///
+        /// See `Application.update(_:_:)`; `body` may
+        /// run more than once.
+        ///
+        /// - Throws: `body`'s error, or ``PersistenceError`` when the stored value can't be read,
+        ///   decoded or written (the store is then unchanged).
+        @discardableResult
+        public func update<Result>(_ body: (inout Value) throws -> Result) throws -> Result {
+            try entry.update(body, storeFailure: { throw $0 })
+        }
+
+        /// Reads, changes and writes the value as one atomic step, reporting store failures
+        /// through the logger; the same as `Application.update(_:_:)`.
+        @discardableResult
+        public mutating func modify<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+            let entry = entry
+            return try entry.update(body, storeFailure: { entry.report($0) })
+        }
+
+        /// The key the value is stored under: `"<feature>/<id>"`, where a feature containing `/`
+        /// or `%` has them escaped as `%2F` and `%25` (so features `T` with id `a/b` and `T/a`
+        /// with id `b` don't share a key). Values such features stored under the unescaped key
+        /// by earlier versions are read while nothing is stored under this key, unless the
+        /// unescaped key is another declaration's key (a feature with `/` in it).
         public var storageKey: String { entry.storageKey }
 
         /// The entry's identity as AppState exposes it.
@@ -86,10 +120,12 @@ extension Application {
         store: (any UserDefaultsManaging)? = nil
     ) -> StoredState<Value> {
         let key = EntryKey(kind: .storedState, valueType: Value.self, name: EntryName(feature: feature, id: id))
-        let entry = registry.entry(for: key) {
-            Application.announcingCreation(StoredStateEntry(key: key, storageKey: "\(feature)/\(id)", initial: initial(), store: store))
+        let slot = registry.slot(for: key) {
+            Application.announcingCreation(
+                StoredStateEntry(key: $0, feature: feature, id: id, initial: initial(), store: store, owner: EntryOwner(self))
+            )
         }
-        return StoredState(entry: entry)
+        return StoredState(slot: slot.takeUnretainedValue())
     }
 
     /// Declares an optional persisted value named by `feature` and `id`; `nil` until assigned,
@@ -114,10 +150,38 @@ extension Application {
         current[keyPath: keyPath].reset()
     }
 
+    /// Atomically reads, changes and writes a stored state: no other `update` of the same key
+    /// can interleave — in this process, and with a ``FileKeyValueStore`` (the default store) in
+    /// any process sharing its file.
+    ///
+    /// ```swift
+    /// Application.update(\.launchCount) { $0 += 1 }
+    /// ```
+    ///
+    /// It is a compare-and-set loop: `body` runs on the current value with no lock held, and
+    /// the result is stored only if the stored value is still the one `body` started from;
+    /// otherwise `body` runs again on the newer value. So `body` may run more than once: let it
+    /// only compute the new value. It may read and write other entries. Failures are reported
+    /// through the logger, as for an assignment; ``Application/StoredState/update(_:)`` throws them instead.
+    /// Plain assignments are not compared: one racing with an update is either overwritten by it
+    /// or seen by its next attempt.
+    @discardableResult
+    public static func update<Value: Codable & Sendable, Result>(
+        _ keyPath: KeyPath<Application, StoredState<Value>>,
+        _ body: (inout Value) throws -> Result
+    ) rethrows -> Result {
+        var handle = current[keyPath: keyPath]
+        return try handle.modify(body)
+    }
+
     /// The store ``StoredState`` entries use unless they name their own: a durable
     /// ``FileKeyValueStore`` at ``FileKeyValueStore/defaultPath``. Promote or override it to use
     /// a `UserDefaults` suite (``UserDefaultsStore``), an in-memory store or your own.
     public var userDefaults: Dependency<any UserDefaultsManaging> {
-        dependency(FileKeyValueStore(path: FileKeyValueStore.defaultPath), feature: "AppStateKit", id: "userDefaults")
+        dependency(FileKeyValueStore(path: FileKeyValueStore.defaultPath), feature: Self.userDefaultsName.feature, id: Self.userDefaultsName.id)
     }
+
+    /// The name of the `\.userDefaults` dependency, so an isolated application can create it
+    /// without evaluating the default store's path.
+    static let userDefaultsName = (feature: "AppStateKit", id: "userDefaults")
 }

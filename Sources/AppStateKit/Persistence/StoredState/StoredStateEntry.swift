@@ -1,20 +1,30 @@
-/// The registry entry behind an ``Application/StoredState``: its storage key, its initial value
-/// and, optionally, its own store. The value itself always lives in the store, so a value
-/// written by plain `UserDefaults` code or another process is what the next read returns.
+import Foundation
+
+/// The registry entry behind an ``Application/StoredState``: its storage key, its initial value,
+/// optionally its own store, and the application that owns it. The value itself always lives in
+/// the store, so a value written by plain `UserDefaults` code or another process is what the
+/// next read returns.
 final class StoredStateEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked Sendable {
     // Safe: `lastReported` is only accessed while `lock` is held; everything else is immutable.
     let storageKey: String
+    /// The key earlier versions used, read while nothing is stored under `storageKey` (see
+    /// ``StoredStateKey``).
+    let legacyKey: String?
     let initial: Value
     let store: (any UserDefaultsManaging)?
+    /// The application whose `\.userDefaults` and `\.logger` this entry uses.
+    let owner: EntryOwner
     private let lock = Lock()
     private var lastReported: String?
     /// Held while the value is written or mutated in place (see `PersistedEntry`).
     let modification = ModificationLock()
 
-    init(key: EntryKey, storageKey: String, initial: Value, store: (any UserDefaultsManaging)?) {
-        self.storageKey = storageKey
+    init(key: EntryKey, feature: String, id: String, initial: Value, store: (any UserDefaultsManaging)?, owner: EntryOwner) {
+        self.storageKey = StoredStateKey.key(feature: feature, id: id)
+        self.legacyKey = StoredStateKey.legacyKey(feature: feature, id: id)
         self.initial = initial
         self.store = store
+        self.owner = owner
         super.init(key: key)
     }
 
@@ -22,31 +32,115 @@ final class StoredStateEntry<Value: Codable & Sendable>: RegistryEntry, @uncheck
     override var valueTypeName: String { String(reflecting: Value.self) }
     override var valueDescription: String { String(describing: value) }
 
-    /// The store in use: the entry's own, or the current `\.userDefaults` dependency.
+    /// The store in use: the entry's own, or its application's `\.userDefaults` dependency.
     var activeStore: any UserDefaultsManaging {
-        store ?? Application.dependency(\.userDefaults)
+        store ?? owner.dependency(\.userDefaults, for: "StoredState \(storageKey)")
+    }
+
+    /// The stored object and the key it was found under: `storageKey`, or the legacy key while
+    /// nothing is stored under `storageKey`.
+    func storedObject(in store: any UserDefaultsManaging) throws -> (object: Any?, key: String) {
+        if let object = try store.readObject(forKey: storageKey) { return (object, storageKey) }
+        if let legacyKey, let object = try store.readObject(forKey: legacyKey) { return (object, legacyKey) }
+        return (nil, storageKey)
     }
 
     /// The stored value, or the initial value when nothing is stored.
     func read() throws -> Value {
         trackAccess()
         let store = activeStore
-        guard let object = try store.readObject(forKey: storageKey) else { return initial }
-        return try StoredValueCodec.decode(object, as: Value.self, key: storageKey, store: store)
+        if let object = try store.readObject(forKey: storageKey) {
+            return try StoredValueCodec.decode(object, as: Value.self, key: storageKey, store: store)
+        }
+        if let legacyKey, let object = try store.readObject(forKey: legacyKey) {
+            return try StoredValueCodec.decode(object, as: Value.self, key: legacyKey, store: store)
+        }
+        return initial
     }
 
     /// Stores `newValue` (removing the key for `nil`).
     func write(_ newValue: Value) throws {
         let object = try StoredValueCodec.encode(newValue, key: storageKey)
+        let store = activeStore
         try notifyingObservers {
-            try activeStore.writeObject(object, forKey: storageKey)
+            try store.writeObject(object, forKey: storageKey)
+            if object == nil { try removeLegacyValue(from: store) }
         }
     }
 
     /// Removes the stored value so reads return the initial value again.
     func remove() throws {
+        let store = activeStore
         try notifyingObservers {
-            try activeStore.writeObject(nil, forKey: storageKey)
+            try store.writeObject(nil, forKey: storageKey)
+            try removeLegacyValue(from: store)
+        }
+    }
+
+    /// Removes the value under the legacy key, if any, so it can't reappear as a fallback.
+    private func removeLegacyValue(from store: any UserDefaultsManaging) throws {
+        if let legacyKey, try store.readObject(forKey: legacyKey) != nil {
+            try store.writeObject(nil, forKey: legacyKey)
+        }
+    }
+
+    /// Reads, changes and writes the value as one step: a compare-and-set loop.
+    ///
+    /// `body` runs on the current value without any lock held; the result is stored only if the
+    /// stored value is still the one `body` started from, otherwise `body` runs again on the new
+    /// value. With a ``FileKeyValueStore`` the comparison and the write happen under the store's
+    /// `flock`, so updates are atomic across processes; other stores compare and write under a
+    /// process-wide lock, so updates are atomic within the process.
+    ///
+    /// - Parameter storeFailure: Called with a read, decode or write error: rethrow it, or
+    ///   report it (a read or decode error then starts `body` from the initial value, a write
+    ///   error returns `body`'s result without storing it, as an assignment would).
+    func update<Result>(
+        _ body: (inout Value) throws -> Result,
+        storeFailure: (any Error) throws -> Void
+    ) rethrows -> Result {
+        let store = activeStore
+        while true {
+            var expected: Any?
+            var value = initial
+            do {
+                let stored = try storedObject(in: store)
+                // A legacy value is moved under the new key: nothing is stored there yet.
+                expected = stored.key == storageKey ? stored.object : nil
+                if let object = stored.object {
+                    value = try StoredValueCodec.decode(object, as: Value.self, key: stored.key, store: store)
+                }
+            } catch {
+                try storeFailure(error)
+            }
+            let result = try body(&value)
+            do {
+                let object = try StoredValueCodec.encode(value, key: storageKey)
+                // Under `modification` too, so an in-place mutation (`value += 1`) of this entry
+                // in this process can't land between the comparison and the write.
+                let swapped = try notifyingObservers {
+                    try modification.withLock(self) {
+                        try Self.replace(storageKey, in: store, ifStillEqualTo: expected, with: object)
+                    }
+                }
+                if swapped { return result }
+            } catch {
+                try storeFailure(error)
+                return result
+            }
+        }
+    }
+
+    /// Stores `object` under `key` if the stored value still equals `expected`.
+    private static func replace(_ key: String, in store: any UserDefaultsManaging, ifStillEqualTo expected: Any?, with object: Any?) throws -> Bool {
+        if let fileStore = store as? FileKeyValueStore {
+            return try fileStore.replaceValue(forKey: key, ifEqualTo: expected, with: object)
+        }
+        return try LocalStoreUpdates.lock.withLock {
+            let current = try store.readObject(forKey: key)
+            guard try LocalStoreUpdates.same(current, expected, key: key) else { return false }
+            try store.writeObject(object, forKey: key)
+            return true
         }
     }
 
@@ -62,13 +156,33 @@ final class StoredStateEntry<Value: Codable & Sendable>: RegistryEntry, @uncheck
         }
     }
 
-    /// Reports `error` through the logger, once per distinct message in a row.
+    /// Reports `error` through the owning application's logger, once per distinct message in a row.
     func report(_ error: any Error) {
         let message = "AppStateKit: \(error)"
         let isNew = lock.withLock {
             defer { lastReported = message }
             return lastReported != message
         }
-        if isNew { Application.logger.error(message) }
+        if isNew { owner.reportError(message) }
+    }
+}
+
+/// The compare-and-set of ``StoredStateEntry/update(_:storeFailure:)`` for stores that have none
+/// of their own: comparisons and writes of every such update in the process take one lock.
+enum LocalStoreUpdates {
+    static let lock = Lock()
+
+    /// Whether two stored objects hold the same property-list value (`nil` for none).
+    static func same(_ current: Any?, _ expected: Any?, key: String) throws -> Bool {
+        switch (current, expected) {
+        case (nil, nil): return true
+        case (nil, _), (_, nil): return false
+        case let (current?, expected?):
+            guard let currentValue = PropertyListValue(current), let expectedValue = PropertyListValue(expected) else {
+                throw PersistenceError(.typeMismatch, subject: key, detail: "the stored \(type(of: current)) is not a property-list value, so update can't compare it")
+            }
+            // The textual form too: `==` never holds for a NaN, which would retry forever.
+            return currentValue == expectedValue || String(reflecting: currentValue) == String(reflecting: expectedValue)
+        }
     }
 }

@@ -1,0 +1,72 @@
+/// The application a persisted entry belongs to, handed to the entry when it is created.
+///
+/// A persisted entry (StoredState, FileState, SyncState) reaches its collaborators — the
+/// `\.userDefaults` store, the `\.fileManager` (an isolated application's sandbox), the
+/// `\.logger` — through its owner and never through `Application.current`, so a handle acts on
+/// the application that created it wherever it is used: a handle taken inside an isolation scope
+/// keeps using the isolated application after the scope, and a handle of the shared application
+/// used inside an isolation scope keeps using the shared one — exactly as a `State` handle does.
+///
+/// The owner resolves a collaborator on every call, like any dependency read: a
+/// ``Application/promote(_:with:)`` or global ``Application/override(_:with:)`` of that
+/// application changes where its existing entries read and write, and a scoped
+/// ``Application/withOverrides(_:operation:)-(_,()->R)`` of the calling task applies too, as it
+/// does to every dependency that task resolves in any application.
+///
+/// Lifetime: the registry owns its entries and each entry owns its owner, so the owner refers to
+/// the registry weakly (no cycle; an isolated application is freed once nothing uses it). Every
+/// path to an entry keeps the registry alive: handles hold the calling thread's memo slot, whose
+/// owner is the registry, and ``Application/description`` walks the registry itself.
+///
+/// ```swift
+/// let entry = registry.slot(for: key) { MyEntry(key: $0, owner: EntryOwner(self)) }
+/// // in the entry, at each access:
+/// let store = owner.dependency(\.userDefaults)
+/// ```
+final class EntryOwner: Sendable {
+    private weak let registry: Registry?
+    /// The registry's identity number, so the common case — the entry used in its own
+    /// application — is recognised without loading the weak reference.
+    private let registryIdentity: UInt64
+
+    /// The owner for entries created in `application`'s registry.
+    init(_ application: Application) {
+        registry = application.registry
+        registryIdentity = application.registry.identity
+    }
+
+    /// The owning application's current value of the dependency at `keyPath`.
+    ///
+    /// - Parameter entry: The entry asking, named if the application is gone (a broken invariant).
+    @inline(__always)
+    func dependency<Value: Sendable>(
+        _ keyPath: KeyPath<Application, Application.Dependency<Value>>,
+        for entry: @autoclosure () -> String = "an entry"
+    ) -> Value {
+        guard let value = dependencyIfAlive(keyPath) else {
+            preconditionFailure("AppStateKit: \(entry()) was used after the application that owns it was released")
+        }
+        return value
+    }
+
+    /// The owning application's current value of the dependency at `keyPath`, or `nil` once the
+    /// application was released — for work that may outlive every handle (a background feed),
+    /// which should then stop. (Inlined, like `dependency`, so that a key-path literal at the
+    /// call site becomes a direct property call.)
+    @inline(__always)
+    func dependencyIfAlive<Value: Sendable>(_ keyPath: KeyPath<Application, Application.Dependency<Value>>) -> Value? {
+        let resolved: Value? = Application.withCurrent { current in
+            // Usually the entry is used in its own application: resolve through it, allocating
+            // nothing. (Identities are never reused, so an equal one means the same registry.)
+            current.registry.identity == registryIdentity ? current[keyPath: keyPath].value : nil
+        }
+        if let resolved { return resolved }
+        guard let registry else { return nil }
+        return Application(resolvingIn: registry)[keyPath: keyPath].value
+    }
+
+    /// Reports `message` through the owning application's `\.logger`.
+    func reportError(_ message: String) {
+        dependency(\.logger).error(message)
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+
+/// The temporary directory of one isolated application, removed when the isolation scope ends
+/// and again when the application is released (it belongs to the application's `\.fileManager`),
+/// so a write made after the scope — by a handle or an unstructured task that outlived it — is
+/// never left behind. Directories of applications still alive when the process exits normally
+/// are removed then.
+final class SandboxDirectory: Sendable {
+    let root: String
+
+    init(root: String) {
+        self.root = root
+        LiveSandboxes.add(root)
+    }
+
+    deinit {
+        LiveSandboxes.remove(root)
+        SandboxDirectory.remove(root)
+    }
+
+    /// Deletes the directory and everything in it; a failure is reported through the shared
+    /// application's logger (the isolated one may be the application being released).
+    static func remove(_ root: String) {
+        do {
+            if FileManager.default.fileExists(atPath: root) {
+                try FileManager.default.removeItem(atPath: root)
+            }
+        } catch {
+            Application.shared[keyPath: \.logger].value.error("AppStateKit: could not remove the isolated file-state directory \(root): \(error)")
+        }
+    }
+}
+
+/// The roots of sandboxes whose application is alive, removed at process exit.
+private enum LiveSandboxes {
+    static let lock = Lock()
+    // Safe: only accessed while `lock` is held.
+    nonisolated(unsafe) static var roots: Set<String> = []
+    // Safe: only accessed while `lock` is held.
+    nonisolated(unsafe) static var exitHandlerInstalled = false
+
+    static func add(_ root: String) {
+        let install = lock.withLock {
+            roots.insert(root)
+            defer { exitHandlerInstalled = true }
+            return !exitHandlerInstalled
+        }
+        if install {
+            atexit {
+                for root in LiveSandboxes.lock.withLock({ LiveSandboxes.roots }) {
+                    SandboxDirectory.remove(root)
+                }
+            }
+        }
+    }
+
+    static func remove(_ root: String) {
+        _ = lock.withLock { roots.remove(root) }
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+
+/// A ``SyncStore`` that keeps its records in memory: shared by everything in one process that
+/// holds the same instance, gone when the last reference is released.
+///
+/// Use it in tests, or to simulate several processes sharing a store: give two applications the
+/// same instance and each sees the other's writes through ``changes()``, exactly as processes
+/// sharing a real store would. An isolated application (`withIsolatedApplication`,
+/// the `.isolatedApplication` test trait) gets a fresh one.
+///
+/// ```swift
+/// let store = InMemorySyncStore()
+/// Application.promote(\.syncStore, with: store)
+/// // Act as another process: write the store directly.
+/// _ = try await store.write(Data("true".utf8), forKey: "App/maintenance")
+/// ```
+///
+/// Behaviour, as for every ``SyncStore``:
+/// - Thread-safe: every method may be called from any thread or task at once.
+/// - Each committed write of a key increases its version by one, starting at 1; removals
+///   (`nil`) keep the key as a tombstone with a new version.
+/// - ``compareAndSet(_:forKey:expectedVersion:)`` commits only when the key's version is the
+///   expected one (0 for a key never written), atomically.
+/// - ``SyncLimits`` are enforced: an over-long key or an oversized value throws
+///   ``SyncStoreError`` and commits nothing.
+/// - Every committed record is delivered to every live ``changes()`` feed. Two writes
+///   committed at the same moment by different threads may arrive in either order; compare
+///   versions.
+/// - After ``shutDown()`` every feed ends and every operation throws ``SyncStoreError`` of kind
+///   `shutDown`.
+public final class InMemorySyncStore: SyncStore, @unchecked Sendable {
+    // Safe: `storage` is only read or written while `lock` is held.
+    private let lock = Lock()
+    private var storage = Storage()
+
+    private struct Storage {
+        var records: [String: SyncRecord] = [:]
+        var feeds: [UInt64: AsyncStream<SyncRecord>.Continuation] = [:]
+        var nextFeed: UInt64 = 0
+        var isShutDown = false
+    }
+
+    /// Creates an empty store.
+    public init() {}
+
+    deinit {
+        for feed in storage.feeds.values {
+            feed.finish()
+        }
+    }
+
+    /// The record for `key`, or `nil` if it was never written.
+    public func cachedRecord(forKey key: String) throws -> SyncRecord? {
+        try lock.withLock {
+            try checkRunning(key: key)
+            return storage.records[key]
+        }
+    }
+
+    /// The record for `key`, or `nil` if it was never written (same as ``cachedRecord(forKey:)``).
+    public func fetchRecord(forKey key: String) async throws -> SyncRecord? {
+        try cachedRecord(forKey: key)
+    }
+
+    /// Commits `value` (removes the key for `nil`) and returns the new record.
+    public func write(_ value: Data?, forKey key: String) async throws -> SyncRecord {
+        try SyncLimits.check(key: key, value: value)
+        let (record, feeds) = try lock.withLock {
+            try checkRunning(key: key)
+            return (commit(value, forKey: key), Array(storage.feeds.values))
+        }
+        deliver(record, to: feeds)
+        return record
+    }
+
+    /// Commits `value` only if `key` is at `expectedVersion` (0: never written).
+    public func compareAndSet(_ value: Data?, forKey key: String, expectedVersion: Int64) async throws -> SyncCommit {
+        try SyncLimits.check(key: key, value: value)
+        let (outcome, feeds): (SyncCommit, [AsyncStream<SyncRecord>.Continuation]) = try lock.withLock {
+            try checkRunning(key: key)
+            let current = storage.records[key]
+            guard (current?.version ?? 0) == expectedVersion else { return (.conflict(current: current), []) }
+            return (.committed(commit(value, forKey: key)), Array(storage.feeds.values))
+        }
+        if case let .committed(record) = outcome {
+            deliver(record, to: feeds)
+        }
+        return outcome
+    }
+
+    /// Every record, tombstones included, in no particular order.
+    public func snapshot() async throws -> [SyncRecord] {
+        try lock.withLock {
+            try checkRunning(key: "")
+            return Array(storage.records.values)
+        }
+    }
+
+    /// A new feed of every record committed from now on; it ends when the consuming task is
+    /// cancelled or the store shuts down.
+    public func changes() -> AsyncStream<SyncRecord> {
+        let (stream, continuation) = AsyncStream.makeStream(of: SyncRecord.self, bufferingPolicy: .unbounded)
+        let token: UInt64? = lock.withLock {
+            guard !storage.isShutDown else { return nil }
+            storage.nextFeed += 1
+            storage.feeds[storage.nextFeed] = continuation
+            return storage.nextFeed
+        }
+        guard let token else {
+            continuation.finish()
+            return stream
+        }
+        continuation.onTermination = { [weak self] _ in
+            self?.removeFeed(token)
+        }
+        return stream
+    }
+
+    /// Ends every feed and makes every later operation throw ``SyncStoreError`` of kind
+    /// `shutDown`.
+    public func shutDown() {
+        let feeds = lock.withLock {
+            storage.isShutDown = true
+            defer { storage.feeds = [:] }
+            return Array(storage.feeds.values)
+        }
+        for feed in feeds {
+            feed.finish()
+        }
+    }
+
+    /// The number of live ``changes()`` feeds, for tests and leak checks.
+    public var feedCount: Int {
+        lock.withLock { storage.feeds.count }
+    }
+
+    private func removeFeed(_ token: UInt64) {
+        lock.withLock { _ = storage.feeds.removeValue(forKey: token) }
+    }
+
+    /// Called with `lock` held.
+    private func checkRunning(key: String) throws {
+        if storage.isShutDown {
+            throw SyncStoreError(.shutDown, key: key, detail: "the in-memory sync store was shut down")
+        }
+    }
+
+    /// Called with `lock` held.
+    private func commit(_ value: Data?, forKey key: String) -> SyncRecord {
+        let record = SyncRecord(key: key, value: value, version: (storage.records[key]?.version ?? 0) + 1)
+        storage.records[key] = record
+        return record
+    }
+
+    private func deliver(_ record: SyncRecord, to feeds: [AsyncStream<SyncRecord>.Continuation]) {
+        for feed in feeds {
+            feed.yield(record)
+        }
+    }
+}

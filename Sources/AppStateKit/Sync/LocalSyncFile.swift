@@ -1,0 +1,191 @@
+import Foundation
+
+/// The content of a ``LocalSyncStore``'s file: one versioned record per key.
+///
+/// The file is JSON, one record per line so a person can read it:
+///
+/// ```json
+/// {
+///   "format" : 1,
+///   "sequence" : 42,
+///   "records" : {
+///     "App/flags" : {"version":41,"value":"{\"beta\":true}"},
+///     "App/gone" : {"version":42,"value":null}
+///   }
+/// }
+/// ```
+///
+/// `value` holds the record's JSON text as a string (`null`: a tombstone); a value that is not
+/// UTF-8 is kept exactly as `"base64"` instead. `sequence` is the highest version ever assigned
+/// in the file: every commit takes the next one, so versions of a key only grow, even across a
+/// damaged record whose own version can't be read.
+///
+/// Records are decoded one by one: a record that doesn't decode is kept byte for byte as a
+/// ``Slot/damaged(_:)`` slot, so it damages only its own key.
+struct LocalSyncFile: Sendable, Equatable {
+    /// The file format this code reads and writes.
+    static let format = 1
+
+    /// What the file holds for one key.
+    enum Slot: Sendable, Equatable {
+        /// A record that decoded.
+        case intact(SyncRecord)
+        /// A record that didn't: kept as found and written back unchanged.
+        case damaged(Damage)
+
+        /// The slot's version, if it can be read.
+        var version: Int64? {
+            switch self {
+            case let .intact(record): record.version
+            case let .damaged(damage): damage.version
+            }
+        }
+    }
+
+    /// A record that doesn't decode.
+    struct Damage: Sendable, Equatable {
+        /// The record's JSON, re-serialised from what the file holds.
+        var raw: Data
+        /// Its version, if that part is readable.
+        var version: Int64?
+        /// What is wrong with it.
+        var reason: String
+    }
+
+    /// Why the whole file can't be used.
+    enum Unusable: Error, Sendable, Equatable {
+        /// Not JSON, or not shaped like a store file: moved aside by the next write.
+        case corrupt(String)
+        /// Written by a newer AppStateKit; left alone (reads and writes fail).
+        case unsupportedFormat(Int)
+    }
+
+    /// Every key's slot.
+    var slots: [String: Slot] = [:]
+    /// The highest version ever assigned in this file (at least every slot's version).
+    var sequence: Int64 = 0
+
+    /// The file of a store that has none yet.
+    static let empty = LocalSyncFile()
+
+    /// The records that decoded, sorted by key.
+    var intactRecords: [SyncRecord] {
+        slots.keys.sorted().compactMap { key in
+            if case let .intact(record) = slots[key] { record } else { nil }
+        }
+    }
+
+    // MARK: Decoding
+
+    /// Decodes a file's bytes.
+    ///
+    /// - Throws: ``Unusable`` when the bytes are not a store file at all; damaged records
+    ///   don't throw.
+    static func decode(_ data: Data) throws(Unusable) -> LocalSyncFile {
+        let object: Any
+        do {
+            object = try JSONSerialization.jsonObject(with: data)
+        } catch {
+            throw .corrupt("not JSON (\(data.count) bytes): \(error)")
+        }
+        guard let top = object as? [String: Any] else {
+            throw .corrupt("the top level is not a JSON object")
+        }
+        if let format = top["format"] {
+            guard let number = format as? Int else { throw .corrupt("\"format\" is not an integer") }
+            guard number <= Self.format else { throw .unsupportedFormat(number) }
+        }
+        guard let records = top["records"] as? [String: Any] else {
+            throw .corrupt("\"records\" is missing or not a JSON object")
+        }
+        var file = LocalSyncFile()
+        for (key, record) in records {
+            file.slots[key] = try slot(key: key, decoding: record)
+        }
+        // A damaged or missing sequence is recovered from the versions it must exceed.
+        let highest = file.slots.values.compactMap(\.version).max() ?? 0
+        file.sequence = max(top["sequence"] as? Int64 ?? 0, highest)
+        return file
+    }
+
+    /// Decodes one record, or keeps it as damaged.
+    ///
+    /// - Throws: ``Unusable/corrupt(_:)`` only if a damaged record can't be re-serialised (then
+    ///   the whole file is kept aside rather than losing its bytes).
+    private static func slot(key: String, decoding object: Any) throws(Unusable) -> Slot {
+        let fields = object as? [String: Any]
+        let version = (fields?["version"] as? Int64).flatMap { $0 > 0 ? $0 : nil }
+        func damaged(_ reason: String) throws(Unusable) -> Slot {
+            do {
+                let raw = try JSONSerialization.data(withJSONObject: object, options: [.fragmentsAllowed, .sortedKeys])
+                return .damaged(Damage(raw: raw, version: version, reason: reason))
+            } catch {
+                throw .corrupt("the damaged record of \"\(key)\" cannot be kept: \(error)")
+            }
+        }
+        guard let fields else { return try damaged("the record is not a JSON object") }
+        guard let version else { return try damaged("\"version\" is missing or not a positive integer") }
+        switch (fields["value"], fields["base64"]) {
+        case (let text as String, nil):
+            return .intact(SyncRecord(key: key, value: Data(text.utf8), version: version))
+        case (is NSNull, nil):
+            return .intact(SyncRecord(key: key, value: nil, version: version))
+        case (nil, let encoded as String):
+            guard let bytes = Data(base64Encoded: encoded) else { return try damaged("\"base64\" is not valid base64") }
+            return .intact(SyncRecord(key: key, value: bytes, version: version))
+        default:
+            return try damaged("the record needs exactly one of \"value\" (a string or null) and \"base64\" (a string)")
+        }
+    }
+
+    // MARK: Encoding
+
+    /// The file's bytes: damaged records are written back as they were found.
+    func encoded() -> Data {
+        var out = Data()
+        out.append(contentsOf: "{\n  \"format\" : \(Self.format),\n  \"sequence\" : \(sequence),\n  \"records\" : {".utf8)
+        var first = true
+        for key in slots.keys.sorted() {
+            out.append(contentsOf: (first ? "\n    " : ",\n    ").utf8)
+            first = false
+            Self.appendString(key.utf8, to: &out)
+            out.append(contentsOf: " : ".utf8)
+            switch slots[key]! {
+            case let .intact(record):
+                out.append(contentsOf: "{\"version\":\(record.version),".utf8)
+                if let value = record.value {
+                    if let text = String(validating: value, as: UTF8.self) {
+                        out.append(contentsOf: "\"value\":".utf8)
+                        Self.appendString(text.utf8, to: &out)
+                    } else {
+                        out.append(contentsOf: "\"base64\":\"\(value.base64EncodedString())\"".utf8)
+                    }
+                } else {
+                    out.append(contentsOf: "\"value\":null".utf8)
+                }
+                out.append(UInt8(ascii: "}"))
+            case let .damaged(damage):
+                out.append(damage.raw)
+            }
+        }
+        out.append(contentsOf: (first ? "}\n}\n" : "\n  }\n}\n").utf8)
+        return out
+    }
+
+    /// Appends `bytes` (valid UTF-8) as a JSON string literal.
+    private static func appendString(_ bytes: some Sequence<UInt8>, to out: inout Data) {
+        let hex = Array("0123456789abcdef".utf8)
+        out.append(UInt8(ascii: "\""))
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+            case UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+            case UInt8(ascii: "\n"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+            case 0..<0x20:
+                out.append(contentsOf: Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+            default: out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+
+extension LocalSyncStore {
+    /// Commits `value` for `key` (`nil` removes it) and returns the committed record once the
+    /// file is durable.
+    ///
+    /// A damaged record of `key` is first saved to a `.corrupt-record-<time>` sibling and
+    /// reported through `Application.logger`.
+    ///
+    /// - Throws: ``SyncStoreError`` of kind `invalidKey` or `valueTooLarge` (nothing written);
+    ///   `ioFailure` when the file can't be read, written or flushed (the file is then unchanged,
+    ///   except when only the final directory flush failed: the new file is then in place but may
+    ///   not survive a power loss); `ioFailure` for a file written by a newer AppStateKit.
+    public func write(_ value: Data?, forKey key: String) async throws -> SyncRecord {
+        switch try await commit(value, forKey: key, expectedVersion: nil) {
+        case let .committed(record):
+            return record
+        case .conflict:
+            preconditionFailure("an unconditional write cannot conflict")
+        }
+    }
+
+    /// Commits `value` for `key` (`nil` removes it) only if the key's version in the file is
+    /// `expectedVersion` (0: never written), holding the inter-process lock from the check to
+    /// the durable write.
+    ///
+    /// - Returns: ``SyncCommit/committed(_:)`` with the new record, or
+    ///   ``SyncCommit/conflict(current:)`` with the record in the file (nothing written).
+    /// - Throws: ``SyncStoreError`` as ``write(_:forKey:)`` does, and `corruptRecord` when the
+    ///   key's record is damaged (its version can't be compared).
+    public func compareAndSet(_ value: Data?, forKey key: String, expectedVersion: Int64) async throws -> SyncCommit {
+        try await commit(value, forKey: key, expectedVersion: expectedVersion)
+    }
+
+    private func commit(_ value: Data?, forKey key: String, expectedVersion: Int64?) async throws -> SyncCommit {
+        try SyncLimits.check(key: key, value: value)
+        // Messages are logged here, in the caller's task, so they reach its application's logger.
+        let (result, reports) = await withCheckedContinuation { continuation in
+            commitQueue.async {
+                var reports: [String] = []
+                let result = Result { try self.commitNow(value, forKey: key, expectedVersion: expectedVersion, reports: &reports) }
+                continuation.resume(returning: (result, reports))
+            }
+        }
+        log(reports)
+        return try result.get()
+    }
+
+    /// The read-check-write cycle, run on `commitQueue` while holding the inter-process lock.
+    /// Messages to log are appended to `reports`.
+    private func commitNow(_ value: Data?, forKey key: String, expectedVersion: Int64?, reports: inout [String]) throws -> SyncCommit {
+        do {
+            return try FileLock.withExclusiveLock(lockPath, in: fileSystem) {
+                // 1. Catch up with the file (other processes' commits reach the feeds here too).
+                let loaded = cache.withLock { contents in
+                    reports += contents.refresh()
+                    return Loaded(contents)
+                }
+                var file = loaded.file
+                var base = loaded.stamp
+                switch loaded.failure {
+                case nil:
+                    break
+                case .unreadable, .unusable(.unsupportedFormat):
+                    throw error(for: loaded.failure!, key: key)
+                case .unusable(.corrupt):
+                    if try FileStamp.ofExistingFile(atPath: path, in: fileSystem) != nil {
+                        let aside = try AtomicFileWriter.moveAside(path, in: fileSystem)
+                        reports.append("AppStateKit: the sync store \(path) could not be decoded; its bytes were kept at \(aside)")
+                    }
+                    file = .empty
+                    base = nil
+                }
+
+                // 2. Check.
+                let current = file.slots[key]
+                if let expectedVersion {
+                    switch current {
+                    case let .damaged(damage):
+                        throw SyncStoreError(.corruptRecord, key: key, detail: "the record in \(path) is damaged (\(damage.reason)), so its version can't be compared; write the key unconditionally to replace it")
+                    case let .intact(record) where record.version != expectedVersion:
+                        return .conflict(current: record)
+                    case nil where expectedVersion != 0:
+                        return .conflict(current: nil)
+                    default:
+                        break
+                    }
+                } else if case let .damaged(damage) = current {
+                    reports.append(try keepAside(damage, key: key))
+                }
+
+                // 3. Write.
+                let version = max(file.sequence, loaded.highestKnownVersion) + 1
+                let record = SyncRecord(key: key, value: value, version: version)
+                file.slots[key] = .intact(record)
+                file.sequence = version
+                let stamp = try AtomicFileWriter.write(file.encoded(), to: path, durable: true, in: fileSystem)
+
+                // 4. Publish: unless a reader already re-read the file after the rename.
+                cache.withLock { contents in
+                    if contents.stamp == base, contents.failure == nil, let stamp {
+                        contents.install(file, stamp: stamp)
+                    } else {
+                        reports += contents.refresh()
+                    }
+                }
+                return .committed(record)
+            }
+        } catch let error as SyncStoreError {
+            throw error
+        } catch {
+            throw SyncStoreError(.ioFailure, key: key, detail: "\(error)")
+        }
+    }
+
+    /// Saves a damaged record about to be replaced to a `.corrupt-record-<time>` sibling and
+    /// returns the message to log.
+    private func keepAside(_ damage: LocalSyncFile.Damage, key: String) throws -> String {
+        let time = Int(Date().timeIntervalSince1970 * 1000)
+        let aside = AtomicFileWriter.sibling(of: path, suffix: ".corrupt-record-\(time)-\(UInt32.random(in: 0...UInt32.max))")
+        var data = Data("{\"key\":".utf8)
+        data.append(try JSONEncoder().encode(key))
+        data.append(contentsOf: ",\"record\":".utf8)
+        data.append(damage.raw)
+        data.append(contentsOf: "}\n".utf8)
+        try AtomicFileWriter.write(data, to: aside, durable: true, in: fileSystem)
+        return "AppStateKit: the damaged record of sync key \"\(key)\" in \(path) (\(damage.reason)) is replaced by a write; it was kept at \(aside)"
+    }
+
+    /// What a commit needs from the cache, copied out under its lock.
+    private struct Loaded {
+        let file: LocalSyncFile
+        let stamp: FileStamp?
+        let failure: LocalSyncCache.Contents.Failure?
+        let highestKnownVersion: Int64
+
+        init(_ contents: LocalSyncCache.Contents) {
+            file = contents.file
+            stamp = contents.stamp
+            failure = contents.failure
+            highestKnownVersion = contents.highestKnownVersion
+        }
+    }
+}

@@ -1,0 +1,221 @@
+import Foundation
+
+/// The embedded ``SyncStore``: processes on one machine share ``Application/SyncState`` values
+/// through one JSON file, with nothing to set up.
+///
+/// A command-line tool and a server on the same machine that use the same file see each other's
+/// writes:
+///
+/// ```swift
+/// let store = LocalSyncStore(path: "/var/lib/myapp/sync.json")
+/// let record = try await store.write(Data("true".utf8), forKey: "App/maintenance")
+/// for await change in store.changes() {   // in another process: the record above, at once
+///     print(change)                         // App/maintenance@1 (4 bytes)
+/// }
+/// ```
+///
+/// - **Durable:** ``write(_:forKey:)`` and ``compareAndSet(_:forKey:expectedVersion:)`` return
+///   once the new file and its directory entry are flushed (`fsync`): a crash, `SIGKILL` or power
+///   loss after that keeps the write. The file is replaced atomically (temporary file, `fsync`,
+///   `rename`), so a crash at any moment leaves the previous or the new complete file.
+/// - **Atomic across processes:** each commit holds an exclusive `flock` on the sibling `.lock`
+///   file while it re-reads the file (when its stamp changed), checks the expected version,
+///   assigns the next version and writes. Versions come from one sequence per file, so they
+///   also order commits of different keys.
+/// - **Fresh, cheaply:** ``cachedRecord(forKey:)`` answers from an in-memory copy after one
+///   `stat`; it re-reads the file only when another process replaced it, and never waits for
+///   the inter-process lock.
+/// - **Change feeds:** ``changes()`` delivers this process's commits as they are made and other
+///   processes' commits as the store notices them (see ``ChangeDetection``: by default inotify,
+///   within about a millisecond; idle, one wake-up a second). One watcher thread serves all of a
+///   store's feeds and runs only while a feed is open.
+/// - **Never destroys data:** a file that is not a store file is reported through
+///   `Application.logger`, its keys read as errors, and the next write moves it aside to a
+///   `.corrupt-<time>` sibling. A damaged record only affects its own key: it is kept as it is,
+///   its key reads as an error, and an unconditional write of that key first saves the damaged
+///   record to a `.corrupt-record-<time>` sibling. A file written by a newer AppStateKit is left
+///   untouched.
+///
+/// Every commit rewrites the whole file and costs two `fsync`s, so the store suits the small,
+/// rarely written values SyncState is for (flags, switches, counters), not bulk data.
+public final class LocalSyncStore: SyncStore {
+    /// The store's file.
+    public let path: String
+    /// How the store notices other processes' writes.
+    public let changeDetection: ChangeDetection
+
+    /// Where the file lives: the real file system unless a test passes another.
+    let fileSystem: any FileSystem
+    let cache: LocalSyncCache
+    /// Runs commits one at a time, off the cooperative thread pool (they may wait for another
+    /// process's lock and for the disk).
+    let commitQueue: DispatchQueue
+
+    /// Creates a store backed by the file at `path` (created, with its directory, on the first
+    /// write).
+    public convenience init(path: String, changeDetection: ChangeDetection = .automatic) {
+        self.init(path: path, changeDetection: changeDetection, fileSystem: POSIXFileSystem())
+    }
+
+    /// Creates a store whose file lives in `fileSystem`. Other processes' writes are then
+    /// noticed by polling every ``ChangeDetection/fallbackInterval`` (file notifications only
+    /// see the real file system), unless `changeDetection` polls already.
+    package init(path: String, changeDetection: ChangeDetection = .automatic, fileSystem: any FileSystem) {
+        self.path = path
+        self.changeDetection = changeDetection
+        self.fileSystem = fileSystem
+        cache = LocalSyncCache(path: path, fileSystem: fileSystem)
+        commitQueue = DispatchQueue(label: "AppStateKit.LocalSyncStore.commits")
+    }
+
+    deinit {
+        let (feeds, watcher) = cache.withLock { contents in
+            defer {
+                contents.feeds = [:]
+                contents.watcher = nil
+            }
+            return (contents.feeds.values, contents.watcher)
+        }
+        watcher?.stop()
+        for feed in feeds { feed.finish() }
+    }
+
+    /// The default file: `sync.json` in the directory of ``FileKeyValueStore/defaultPath``
+    /// (`$XDG_CONFIG_HOME/<executable>/sync.json`, falling back to
+    /// `~/.config/<executable>/sync.json`), so processes of one app share it.
+    public static var defaultPath: String {
+        let directory = (FileKeyValueStore.defaultPath as NSString).deletingLastPathComponent
+        return (directory as NSString).appendingPathComponent("sync.json")
+    }
+
+    var lockPath: String { path + ".lock" }
+
+    // MARK: Reading
+
+    /// The record for `key` in the file as it is now: one `stat`, and a re-read only when
+    /// another process replaced the file. Never waits for another process.
+    ///
+    /// - Throws: ``SyncStoreError`` of kind `invalidKey`; `corruptRecord` when the file or the
+    ///   key's record can't be decoded; `ioFailure` when the file can't be read.
+    public func cachedRecord(forKey key: String) throws -> SyncRecord? {
+        try SyncLimits.check(key: key, value: nil)
+        let (slot, failure, reports) = cache.withLock { contents in
+            let reports = contents.refresh()
+            return (contents.file.slots[key], contents.failure, reports)
+        }
+        log(reports)
+        if let failure { throw error(for: failure, key: key) }
+        switch slot {
+        case nil:
+            return nil
+        case let .intact(record):
+            return record
+        case let .damaged(damage):
+            throw SyncStoreError(.corruptRecord, key: key, detail: "the record in \(path) is damaged (\(damage.reason)); it is kept as it is until the key is written again")
+        }
+    }
+
+    /// The record for `key` in the file: the same as ``cachedRecord(forKey:)``, since the file is
+    /// the backing store.
+    public func fetchRecord(forKey key: String) async throws -> SyncRecord? {
+        try cachedRecord(forKey: key)
+    }
+
+    /// Every intact record in the file, tombstones included, sorted by key. Damaged records are
+    /// left out (they are reported through `Application.logger` when the file is read).
+    ///
+    /// - Throws: ``SyncStoreError`` of kind `corruptRecord` or `ioFailure` when the file can't be
+    ///   used at all.
+    public func snapshot() async throws -> [SyncRecord] {
+        let (file, failure, reports) = cache.withLock { contents in
+            let reports = contents.refresh()
+            return (contents.file, contents.failure, reports)
+        }
+        log(reports)
+        if let failure { throw error(for: failure, key: "") }
+        return file.intactRecords
+    }
+
+    // MARK: Change feed
+
+    /// A new feed of the records this store commits (delivered before the commit's call returns)
+    /// and the records other processes commit to the same file (delivered once their file is in
+    /// place, which can be just before the writer's final directory flush returns).
+    ///
+    /// Other processes' commits are noticed as ``changeDetection`` says; several commits of one
+    /// key between two checks arrive as the newest one. The feed ends when the consuming task is
+    /// cancelled or the store is deinitialised. The first feed starts the store's watcher
+    /// thread; it stops when the last feed ends.
+    public func changes() -> AsyncStream<SyncRecord> {
+        let (stream, continuation) = AsyncStream.makeStream(of: SyncRecord.self, bufferingPolicy: .unbounded)
+        let (id, reports) = cache.withLock { contents in
+            // The baseline the feed's changes are measured from.
+            let reports = contents.isLoaded ? [] : contents.refresh()
+            defer { contents.nextFeedID += 1 }
+            return (contents.nextFeedID, reports)
+        }
+        log(reports)
+        continuation.onTermination = { [weak self] _ in self?.endFeed(id) }
+        // The watcher's thread has no task: it reports to the logger of the application that
+        // opened the first feed.
+        let logger = Application.logger
+        let started: Result<Void, any Error> = cache.withLock { contents in
+            contents.feeds[id] = continuation
+            guard contents.watcher == nil else { return .success(()) }
+            do {
+                // A link's target is replaced in its own directory: watch that one.
+                let directory = AtomicFileWriter.directory(of: try AtomicFileWriter.resolvingLinks(path, in: fileSystem))
+                let detection = fileSystem is POSIXFileSystem || changeDetection != .automatic
+                    ? changeDetection : .polling(every: ChangeDetection.fallbackInterval)
+                let watcher = try LocalSyncWatcher(directory: directory, changeDetection: detection) { [weak self] in
+                    self?.refreshFromWatcher(logger: logger)
+                }
+                contents.watcher = watcher
+                watcher.start()
+                return .success(())
+            } catch {
+                return .failure(error)
+            }
+        }
+        if case let .failure(error) = started {
+            Application.logger.error(error, message: "AppStateKit: the sync store \(path) cannot watch for other processes' writes; this feed gets only this process's")
+        }
+        return stream
+    }
+
+    /// The watcher running now, if any (for tests).
+    var watcher: LocalSyncWatcher? {
+        cache.withLock { $0.watcher }
+    }
+
+    private func endFeed(_ id: Int) {
+        let watcher: LocalSyncWatcher? = cache.withLock { contents in
+            contents.feeds[id] = nil
+            guard contents.feeds.isEmpty else { return nil }
+            defer { contents.watcher = nil }
+            return contents.watcher
+        }
+        watcher?.stop()
+    }
+
+    private func refreshFromWatcher(logger: ApplicationLogger) {
+        for report in cache.withLock({ $0.refresh() }) { logger.error(report) }
+    }
+
+    // MARK: Helpers
+
+    func log(_ reports: [String]) {
+        for report in reports { Application.logger.error(report) }
+    }
+
+    func error(for failure: LocalSyncCache.Contents.Failure, key: String) -> SyncStoreError {
+        switch failure {
+        case let .unreadable(detail):
+            SyncStoreError(.ioFailure, key: key, detail: "cannot read \(path): \(detail)")
+        case let .unusable(.corrupt(detail)):
+            SyncStoreError(.corruptRecord, key: key, detail: "the file \(path) cannot be decoded (\(detail)); it is kept and moved aside on the next write")
+        case let .unusable(.unsupportedFormat(format)):
+            SyncStoreError(.ioFailure, key: key, detail: "\(path) has format \(format), written by a newer AppStateKit; it is left untouched")
+        }
+    }
+}

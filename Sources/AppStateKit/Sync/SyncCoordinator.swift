@@ -1,0 +1,330 @@
+import Foundation
+import Observation
+
+/// One application's connection to its sync store: the change-feed consumer that keeps the
+/// application's ``SyncStateEntry`` caches current, the ordered write-behind queue, and the
+/// store and logger those entries use.
+///
+/// **Binding to the owning application.** The coordinator is itself an entry of the registry it
+/// serves (created with the first SyncState), and holds that registry's `\.syncStore` and
+/// `\.logger` dependency entries. (Unlike ``EntryOwner``, which resolves a dependency per call
+/// and honours the calling task's scoped overrides, it keeps the entries: the caches are fed by
+/// the one store the binding consumes.) A SyncState entry reaches its store and logger only through
+/// its coordinator, so it always acts on the application that created it, whatever application
+/// is current for the calling task; `promote` and global `override` of those dependencies on
+/// that application apply (task-local `withOverrides` don't: an entry has one cache, fed by one
+/// store).
+///
+/// **A new store.** The coordinator is bound to the store the `\.syncStore` entry held when it
+/// last looked. A replacement (promotion, global override and its cancellation) is noticed by
+/// the next read of any of the application's SyncStates (each read compares the entry's
+/// version word with the bound one: two relaxed loads), the next write, `read()` or `update`,
+/// and without any access through observation of that entry, within milliseconds. It then subscribes to the new
+/// store's feed, stops consuming the old one, and reloads every live entry from the new store's
+/// local copy. Versions of different stores are never compared (each binding has its own
+/// generation number).
+///
+/// **The feed consumer** is one detached task per binding. It holds the coordinator weakly and
+/// ends when the feed ends (the store shut down or was released), when the store is replaced,
+/// or when the application's registry is released.
+///
+/// **Writes** run one at a time in the order they were queued (across all keys of the
+/// application), each on the store that was bound when it was queued. ``barrier()`` waits until
+/// everything queued before it has settled.
+final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
+    // Safe: `state` is only accessed while `lock` is held; `rebinding` serialises rebinding;
+    // the dependency entries synchronise themselves.
+    private let storeEntry: DependencyEntry<any SyncStore>
+    /// The `\.syncStore` entry's version word: it changes when the store is replaced.
+    let storeVersion: AtomicWord
+    /// The store version the current binding was made at (`.max` before the first), so a read
+    /// can tell with two loads whether the store was replaced since.
+    let boundVersion = AtomicWord(.max)
+    private let loggerEntry: DependencyEntry<ApplicationLogger>
+    private let lock = Lock()
+    private let rebinding = Lock()
+    private var state = State()
+
+    private struct State {
+        var binding: Binding?
+        var lastGeneration: UInt64 = 0
+        var entries: [String: [WeakEntry]] = [:]
+        var queue: [QueueItem] = []
+        var isDraining = false
+        var reportedScopedOverride = false
+    }
+
+    /// The store the coordinator consumes, and the dependency version it was read at.
+    private struct Binding {
+        let store: any SyncStore
+        let storeVersion: UInt64
+        let generation: UInt64
+        let feed: Task<Void, Never>
+    }
+
+    private struct WeakEntry {
+        weak var entry: (any SyncCacheEntry)?
+    }
+
+    /// One step of the write queue.
+    enum QueueItem: Sendable {
+        case write(QueuedWrite)
+        case barrier(CheckedContinuation<Void, Never>)
+    }
+
+    /// A write waiting in the queue; `settle` receives its outcome.
+    struct QueuedWrite: Sendable {
+        let key: String
+        let data: Data?
+        let store: any SyncStore
+        let settle: @Sendable (Result<SyncRecord, any Error>) -> Void
+    }
+
+    private init(key: EntryKey, storeEntry: DependencyEntry<any SyncStore>, loggerEntry: DependencyEntry<ApplicationLogger>) {
+        self.storeEntry = storeEntry
+        self.storeVersion = storeEntry.version
+        self.loggerEntry = loggerEntry
+        super.init(key: key)
+    }
+
+    deinit {
+        state.binding?.feed.cancel()
+        boundVersion.destroy()
+    }
+
+    override var kindName: String { "SyncConnection" }
+    override var valueTypeName: String { String(reflecting: type(of: storeEntry.snapshot().0.value)) }
+    override var valueDescription: String {
+        let (keys, queued) = lock.withLock { (state.entries.count, state.queue.count) }
+        return "keys cached: \(keys), writes queued: \(queued)"
+    }
+
+    /// The coordinator of `registry`, created with the registry's first SyncState.
+    static func of(_ registry: Registry) -> SyncCoordinator {
+        let key = EntryKey(kind: ObjectIdentifier(SyncCoordinator.self), name: EntryName(feature: "AppStateKit", id: "sync"))
+        return registry.entry(for: key) {
+            // An application over `registry` (not the caller's current one), outside every
+            // task-local scope, so the registry's own dependency entries are the ones found.
+            let (store, logger) = ScopeContext.$current.withValue(nil) {
+                let owner = Application(resolvingIn: registry)
+                return (owner.syncStore.entry!, owner.logger.entry!)
+            }
+            let coordinator = SyncCoordinator(key: key, storeEntry: store, loggerEntry: logger)
+            // On a task of its own: registering here would also register the caller's
+            // `withObservationTracking` closure, if any, for changes of the store.
+            Task.detached { [weak coordinator] in coordinator?.watchStore() }
+            return coordinator
+        }
+    }
+
+    // MARK: Store binding
+
+    /// The store writes go to now, and its binding's generation; rebinds first if the
+    /// `\.syncStore` dependency changed.
+    func binding() -> (store: any SyncStore, generation: UInt64) {
+        let version = storeEntry.snapshot().1
+        if let current = lock.withLock({ state.binding }), current.storeVersion == version {
+            return (current.store, current.generation)
+        }
+        return rebind()
+    }
+
+    private func rebind() -> (store: any SyncStore, generation: UInt64) {
+        let (bound, entries): ((store: any SyncStore, generation: UInt64), [any SyncCacheEntry]) = rebinding.withLock {
+            let (box, version) = storeEntry.snapshot()
+            if let current = lock.withLock({ state.binding }), current.storeVersion == version {
+                return ((current.store, current.generation), [])
+            }
+            let store = box.value
+            // Subscribe before reloading, so nothing committed in between is missed.
+            let feed = store.changes()
+            let generation = lock.withLock {
+                state.lastGeneration += 1
+                return state.lastGeneration
+            }
+            let task = Task.detached { [weak self] in
+                for await record in feed {
+                    guard let self else { return }
+                    self.deliver(record, generation: generation)
+                }
+                if !Task.isCancelled { self?.feedEnded(generation: generation) }
+            }
+            let (old, entries) = lock.withLock {
+                let old = state.binding
+                state.binding = Binding(store: store, storeVersion: version, generation: generation, feed: task)
+                boundVersion.storeRelaxed(version)
+                return (old, liveEntries())
+            }
+            old?.feed.cancel()
+            return ((store, generation), entries)
+        }
+        for entry in entries {
+            load(entry, from: bound.store, generation: bound.generation)
+        }
+        return bound
+    }
+
+    /// Rebinds soon after the `\.syncStore` entry changes. Observation calls back before the
+    /// change is published, so the follow-up waits (briefly, bounded) for the new version.
+    private func watchStore() {
+        withObservationTracking {
+            storeEntry.trackAccess()
+        } onChange: { [weak self] in
+            Task.detached { await self?.storeWillChange() }
+        }
+    }
+
+    private func storeWillChange() async {
+        watchStore()
+        var delay = Duration.microseconds(100)
+        for _ in 0..<12 {
+            let bound = lock.withLock { state.binding?.storeVersion }
+            if storeEntry.snapshot().1 != bound {
+                _ = binding()
+                return
+            }
+            do {
+                try await Task.sleep(for: delay)
+            } catch {
+                return
+            }
+            delay *= 2
+        }
+    }
+
+    // MARK: Entries
+
+    /// Starts feeding `entry` and fills it from the store's local copy.
+    func attach(_ entry: any SyncCacheEntry) {
+        guard entry.keyProblem == nil else {
+            report("AppStateKit: SyncState \"\(entry.storeKey)\" can't be used and reads as its initial value: \(entry.keyProblem!)")
+            return
+        }
+        lock.withLock {
+            var list = state.entries[entry.storeKey, default: []].filter { $0.entry != nil }
+            list.append(WeakEntry(entry: entry))
+            state.entries[entry.storeKey] = list
+        }
+        noteScopedStoreOverride(storeKey: entry.storeKey)
+        let bound = binding()
+        load(entry, from: bound.store, generation: bound.generation)
+    }
+
+    /// Fills `entry` from `store`'s local copy of its key.
+    private func load(_ entry: any SyncCacheEntry, from store: any SyncStore, generation: UInt64) {
+        do {
+            entry.receive(try store.cachedRecord(forKey: entry.storeKey), generation: generation, force: false)
+        } catch {
+            report("AppStateKit: SyncState \"\(entry.storeKey)\" could not be read from the sync store's local copy: \(error)")
+        }
+    }
+
+    /// Called with `lock` held.
+    private func liveEntries() -> [any SyncCacheEntry] {
+        state.entries.values.flatMap { $0.compactMap(\.entry) }
+    }
+
+    private func deliver(_ record: SyncRecord, generation: UInt64) {
+        let targets: [any SyncCacheEntry] = lock.withLock {
+            guard state.binding?.generation == generation else { return [] }
+            return state.entries[record.key]?.compactMap(\.entry) ?? []
+        }
+        for entry in targets {
+            entry.receive(record, generation: generation, force: false)
+        }
+    }
+
+    private func feedEnded(generation: UInt64) {
+        let isCurrent = lock.withLock { state.binding?.generation == generation }
+        guard isCurrent else { return }
+        report("AppStateKit: the sync store's change feed ended; SyncStates keep their last values and won't hear of other processes' changes until \\.syncStore is replaced")
+    }
+
+    /// Fetches `entry`'s key from the store and shows it: after a failed write, the value
+    /// converges to what the store holds.
+    func converge(_ entry: any SyncCacheEntry) {
+        let bound = binding()
+        Task.detached { [self] in
+            do {
+                let record = try await bound.store.fetchRecord(forKey: entry.storeKey)
+                entry.receive(record, generation: bound.generation, force: true)
+            } catch {
+                report("AppStateKit: SyncState \"\(entry.storeKey)\" could not be re-read after a failed write: \(error); it shows the last value the store reported")
+            }
+        }
+    }
+
+    // MARK: Write queue
+
+    /// Queues `write` behind every write queued before it.
+    func enqueue(_ write: QueuedWrite) {
+        enqueue(.write(write))
+    }
+
+    /// Returns once every write queued before the call has settled.
+    func barrier() async {
+        await withCheckedContinuation { continuation in
+            enqueue(.barrier(continuation))
+        }
+    }
+
+    private func enqueue(_ item: QueueItem) {
+        let startDraining = lock.withLock {
+            state.queue.append(item)
+            defer { state.isDraining = true }
+            return !state.isDraining
+        }
+        if startDraining {
+            Task.detached { [self] in await drain() }
+        }
+    }
+
+    private func drain() async {
+        while let item = nextItem() {
+            switch item {
+            case let .barrier(continuation):
+                continuation.resume()
+            case let .write(write):
+                do {
+                    write.settle(.success(try await write.store.write(write.data, forKey: write.key)))
+                } catch {
+                    write.settle(.failure(error))
+                }
+            }
+        }
+    }
+
+    private func nextItem() -> QueueItem? {
+        lock.withLock {
+            guard !state.queue.isEmpty else {
+                state.isDraining = false
+                return nil
+            }
+            return state.queue.removeFirst()
+        }
+    }
+
+    // MARK: Reporting
+
+    /// Reports, once per application, that a task-local override of `\.syncStore` in the
+    /// calling task is not used by SyncState `storeKey`.
+    func noteScopedStoreOverride(storeKey: String) {
+        guard ScopeContext.isAnyLive, let context = ScopeContext.current, context.hasOverrides,
+            context.overriddenValue(for: Application.syncStoreKey) != nil
+        else { return }
+        let isFirst = lock.withLock {
+            defer { state.reportedScopedOverride = true }
+            return !state.reportedScopedOverride
+        }
+        guard isFirst else { return }
+        report(
+            "AppStateKit: SyncState \"\(storeKey)\" ignores the task-local override of \\.syncStore (withOverrides, .overriding): "
+                + "a SyncState's cache is fed by one store, its application's. Promote the store instead, inside an isolated application for a test"
+        )
+    }
+
+    /// Reports `message` through the owning application's logger.
+    func report(_ message: String) {
+        loggerEntry.snapshot().0.value.error(message)
+    }
+}

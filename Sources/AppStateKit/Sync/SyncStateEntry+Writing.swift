@@ -1,0 +1,138 @@
+import Foundation
+
+extension SyncStateEntry {
+    /// The synchronous setter: shows `newValue` now and queues its write behind this
+    /// application's earlier writes. Failures are reported, and the value then converges to the
+    /// store's.
+    func set(_ newValue: Value) {
+        let problem = modification.withLock(self) { assign(newValue) }
+        if let problem { coordinator.report(problem) }
+    }
+
+    /// Reads the cached value, lets `body` mutate it and assigns the result, with
+    /// ``modification`` held throughout: atomic within this process (not across processes; see
+    /// ``update(maxAttempts:_:)``).
+    func modify<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        modification.lock(self)
+        var current = value
+        var problem: String?
+        defer {
+            problem = assign(current)
+            modification.unlock()
+            if let problem { coordinator.report(problem) }
+        }
+        return try body(&current)
+    }
+
+    /// ``set(_:)`` with ``modification`` held by the caller; returns the problem to report
+    /// once it is released.
+    func assign(_ newValue: Value) -> String? {
+        if let keyProblem {
+            return "AppStateKit: SyncState \"\(storeKey)\" was not written: \(keyProblem)"
+        }
+        let data: Data?
+        do {
+            data = try SyncValueCodec.encode(newValue, key: storeKey)
+        } catch {
+            return "AppStateKit: SyncState \"\(storeKey)\" was not written: \(error)"
+        }
+        return queueWrite(newValue, data: data, completion: nil)
+    }
+
+    /// Removes the key from the store (queued like ``set(_:)``), so reads return the initial
+    /// value.
+    func remove() {
+        if let keyProblem {
+            coordinator.report("AppStateKit: SyncState \"\(storeKey)\" was not reset: \(keyProblem)")
+            return
+        }
+        let problem = modification.withLock(self) { queueWrite(initial, data: nil, completion: nil) }
+        if let problem { coordinator.report(problem) }
+    }
+
+    /// Shows `newValue` now, queues it, and returns once the store committed it.
+    func write(_ newValue: Value) async throws -> SyncRecord {
+        if let keyProblem { throw keyProblem }
+        let data = try SyncValueCodec.encode(newValue, key: storeKey)
+        return try await withCheckedThrowingContinuation { continuation in
+            let problem = modification.withLock(self) {
+                queueWrite(newValue, data: data) { continuation.resume(with: $0) }
+            }
+            if let problem { coordinator.report(problem) }
+        }
+    }
+
+    /// Shows `newValue` (whose encoding is `data`) now and queues its write; `completion`
+    /// receives the outcome, or failures are reported when there is none. Returns a message to
+    /// report (after releasing ``modification``) when the write replaces an unusable record.
+    private func queueWrite(_ newValue: Value, data: Data?, completion: (@Sendable (Result<SyncRecord, any Error>) -> Void)?) -> String? {
+        coordinator.noteScopedStoreOverride(storeKey: storeKey)
+        let bound = coordinator.binding()
+        let replaced = beginWrite(newValue)
+        let key = storeKey
+        let coordinator = coordinator
+        coordinator.enqueue(
+            SyncCoordinator.QueuedWrite(key: key, data: data, store: bound.store) { [self] result in
+                endWrite(result, written: newValue, generation: bound.generation)
+                if let completion {
+                    completion(result)
+                } else if case let .failure(error) = result {
+                    coordinator.report("AppStateKit: SyncState \"\(key)\" could not be written to the sync store: \(error); it shows the store's value again")
+                }
+            }
+        )
+        return replaced.map { "AppStateKit: SyncState \"\(key)\": replacing a stored value that could not be used (\($0))" }
+    }
+
+    /// Applies `body` to the store's current value with compare-and-set, retrying on conflict,
+    /// and returns the committed value.
+    func update(maxAttempts: Int, _ body: (inout Value) throws -> Void) async throws -> Value {
+        if let keyProblem { throw keyProblem }
+        coordinator.noteScopedStoreOverride(storeKey: storeKey)
+        await coordinator.barrier()
+        let bound = coordinator.binding()
+        var current: (record: SyncRecord?, decoded: Result<Value, SyncStoreError>)
+        if let settled = settledRecord(generation: bound.generation), case .success = settled.1 {
+            current = settled
+        } else {
+            let record = try await bound.store.fetchRecord(forKey: storeKey)
+            current = (record, decode(record))
+        }
+        var attempt = 0
+        while true {
+            var value = try current.decoded.get()
+            try body(&value)
+            let data = try SyncValueCodec.encode(value, key: storeKey)
+            switch try await bound.store.compareAndSet(data, forKey: storeKey, expectedVersion: current.record?.version ?? 0) {
+            case let .committed(record):
+                receive(record, decoded: .success(value), generation: bound.generation, force: false)
+                return value
+            case let .conflict(now):
+                let decoded = decode(now)
+                receive(now, decoded: decoded, generation: bound.generation, force: false)
+                attempt += 1
+                if attempt >= maxAttempts {
+                    throw SyncStoreError(
+                        .contention, key: storeKey,
+                        detail: "update lost to other writers \(attempt) times in a row; the store holds version \(now?.version ?? 0)"
+                    )
+                }
+                try await Task.sleep(for: .microseconds(Int.random(in: 0...min(50_000, 100 << min(attempt, 9)))))
+                current = (now, decoded)
+            }
+        }
+    }
+
+    /// Waits for this application's queued writes, fetches the key from the store and shows
+    /// it; returns the store's value.
+    func read() async throws -> Value {
+        if let keyProblem { throw keyProblem }
+        coordinator.noteScopedStoreOverride(storeKey: storeKey)
+        await coordinator.barrier()
+        let bound = coordinator.binding()
+        let record = try await bound.store.fetchRecord(forKey: storeKey)
+        let decoded = decode(record)
+        receive(record, decoded: decoded, generation: bound.generation, force: false)
+        return try decoded.get()
+    }
+}

@@ -1,0 +1,65 @@
+// The snippets of SyncState-LocalStore.md, compiled and run, with the file in a temporary
+// directory instead of /var/lib/myapp.
+import AppStateKitTesting
+import Foundation
+import Testing
+@testable import AppStateKit
+
+@Suite("SyncState-LocalStore.md snippets", .isolatedApplication)
+struct LocalSyncStoreGuideSnippets {
+    @Test("the introduction's store (created only: it touches no file until written)")
+    func introductionStore() {
+        let store = LocalSyncStore(path: "/var/lib/myapp/sync.json")
+        #expect(store.path == "/var/lib/myapp/sync.json")
+    }
+
+    @Test("the introduction's write and read, on a store in a temporary directory")
+    func introduction() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let store = LocalSyncStore(path: directory.file("myapp/sync.json"))
+        try await introduction(store)
+    }
+
+    private func introduction(_ store: LocalSyncStore) async throws {
+        let committed = try await store.write(Data("true".utf8), forKey: "App/maintenance")
+        print(committed)                            // App/maintenance@1 (4 bytes)
+        print(try store.cachedRecord(forKey: "App/maintenance") == committed)   // true
+        #expect("\(committed)" == "App/maintenance@1 (4 bytes)")
+        #expect(try store.cachedRecord(forKey: "App/maintenance") == committed)
+    }
+
+    @Test("choosing polling")
+    func polling() {
+        let polled = LocalSyncStore(path: "/var/lib/myapp/sync.json", changeDetection: .polling(every: .milliseconds(20)))
+        #expect(polled.changeDetection == .polling(every: .milliseconds(20)))
+        #expect("\(polled.changeDetection)" == "polling every 0.02 seconds")
+    }
+
+    @Test("the file format shown is what the store writes and reads")
+    func fileFormat() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("sync.json")
+        let shown = #"""
+            {
+              "format" : 1,
+              "sequence" : 42,
+              "records" : {
+                "App/flags" : {"version":41,"value":"{\"beta\":true}"},
+                "App/gone" : {"version":42,"value":null}
+              }
+            }
+
+            """#
+        try Data(shown.utf8).write(to: URL(fileURLWithPath: path))
+        let store = LocalSyncStore(path: path)
+        #expect(try await store.snapshot() == [
+            SyncRecord(key: "App/flags", value: Data(#"{"beta":true}"#.utf8), version: 41),
+            SyncRecord(key: "App/gone", value: nil, version: 42),
+        ])
+        // Rewriting the same records gives the same text.
+        let file = try LocalSyncFile.decode(Data(shown.utf8))
+        #expect(String(decoding: file.encoded(), as: UTF8.self) == shown)
+    }
+}

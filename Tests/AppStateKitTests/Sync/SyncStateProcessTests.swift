@@ -1,0 +1,81 @@
+import AppStateKitTesting
+import Foundation
+import Testing
+@testable import AppStateKit
+
+extension Application {
+    /// Declared like the child's `childSyncCounter` (feature "Child", id "counter").
+    fileprivate var sharedCounter: SyncState<Int> { syncState(initial: 0, feature: "Child", id: "counter") }
+}
+
+/// SyncState itself (not only its store) across real processes on the embedded store: what a CLI
+/// and a server on one machine see of each other.
+@Suite("SyncState across processes (embedded store)", .serialized, .isolatedApplication)
+struct SyncStateProcessTests {
+    @Test("another process's assignment reaches this process's values(of:) stream and value")
+    func streamSeesOtherProcess() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("sync.json")
+        Application.promote(\.syncStore, with: LocalSyncStore(path: path))
+        #expect(Application.syncState(\.sharedCounter).value == 0)
+
+        var iterator = Application.values(of: \.sharedCounter).makeAsyncIterator()
+        #expect(await iterator.next() == 0)
+        let child = try PersistenceChild.start(["sync-state-set", path, "42"])
+        #expect(String(decoding: child.read(), as: UTF8.self) == "set\n")
+        #expect(child.waitForExit())
+        #expect(child.process.terminationStatus == 0)
+
+        // Bounded: a feed that never delivers fails the test instead of hanging the suite.
+        let seen = await firstValue(equalTo: 42, from: iterator, within: .seconds(30))
+        #expect(seen == 42, "the child's write never reached this process's stream")
+        #expect(Application.syncState(\.sharedCounter).value == 42)
+    }
+
+    @Test("3 processes × 100 SyncState updates, plus 100 in this process, end at exactly 400")
+    func fleetAtomicUpdate() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("sync.json")
+        Application.promote(\.syncStore, with: LocalSyncStore(path: path))
+
+        let children = try (0..<3).map { _ in try PersistenceChild.start(["sync-state-increment", path, "100"]) }
+        for _ in 0..<100 {
+            try await Application.syncState(\.sharedCounter).update { $0 += 1 }
+        }
+        for child in children {
+            let said = String(decoding: child.read(), as: UTF8.self)
+            #expect(said.hasPrefix("done "), "\(said)")
+            #expect(child.waitForExit())
+            #expect(child.process.terminationStatus == 0)
+        }
+        #expect(try await Application.syncState(\.sharedCounter).read() == 400)
+        let record = try #require(try LocalSyncStore(path: path).cachedRecord(forKey: "Child/counter"))
+        #expect(record.value.map { String(decoding: $0, as: UTF8.self) } == "400")
+    }
+}
+
+/// Reads `iterator` until it yields `expected`, or gives up after `limit` and returns `nil`.
+private func firstValue(
+    equalTo expected: Int,
+    from iterator: Application.Values<Int>.AsyncIterator,
+    within limit: Duration
+) async -> Int? {
+    await withTaskGroup(of: Int?.self) { group in
+        group.addTask {
+            var iterator = iterator
+            while let value = await iterator.next() {
+                if value == expected { return value }
+            }
+            return nil
+        }
+        group.addTask {
+            try? await Task.sleep(for: limit)
+            return nil
+        }
+        let first = await group.next() ?? nil
+        group.cancelAll()
+        return first
+    }
+}
