@@ -1,15 +1,30 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
-// Target names are global in a package graph, so this package declares only its two libraries
-// and, for its own tests, targets whose names no user picks (`_AppStateKit…`). The examples are
-// packages of their own under Examples/.
+// Target names are global in a package graph, so this package declares only its libraries
+// (AppStateKitPostgres behind the PostgreSQL trait) and, for its own tests, targets whose names
+// no user picks (`_AppStateKit…`). The examples are packages of their own under Examples/.
 let package = Package(
     name: "AppStateKit",
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "AppStateKit", targets: ["AppStateKit"]),
         .library(name: "AppStateKitTesting", targets: ["AppStateKitTesting"]),
+        // PostgreSQL sync store; its dependencies resolve only for clients enabling the trait.
+        .library(name: "AppStateKitPostgres", targets: ["AppStateKitPostgres"]),
+    ],
+    traits: [
+        .trait(
+            name: "PostgreSQL",
+            description: "Builds AppStateKitPostgres (PostgresSyncStore) with postgres-nio and swift-service-lifecycle."
+        ),
+    ],
+    dependencies: [
+        // Used only by targets below whose dependency is guarded by the PostgreSQL trait, so a
+        // client that leaves the trait off resolves none of them (.ci/steps/15-trait-resolution.sh).
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
     ],
     targets: [
         .target(
@@ -25,6 +40,39 @@ let package = Package(
             name: "_AppStateKitTestChild",
             dependencies: ["AppStateKit"],
             path: "Tests/PersistenceChild",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .target(
+            name: "AppStateKitPostgres",
+            dependencies: [
+                "AppStateKit",
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["PostgreSQL"])),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: .when(traits: ["PostgreSQL"])),
+            ],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        // Child process for AppStateKitPostgresTests' multi-process tests; not a product.
+        .executableTarget(
+            name: "_AppStateKitPostgresChild",
+            dependencies: [
+                "AppStateKit",
+                "AppStateKitPostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
+            ],
+            path: "Tests/PostgresChild",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .testTarget(
+            name: "AppStateKitPostgresTests",
+            dependencies: [
+                "AppStateKit",
+                "AppStateKitTesting",
+                "AppStateKitPostgres",
+                "_AppStateKitPostgresChild",
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["PostgreSQL"])),
+            ],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         .testTarget(

@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import Foundation
 import PackageDescription
 
@@ -10,8 +10,12 @@ let rootPackage = URL(fileURLWithPath: #filePath).deletingLastPathComponent().de
 let package = Package(
     name: "AppStateKitBenchmarks",
     platforms: [.macOS(.v15)],
+    // PostgreSQL: builds appstatekit-postgres-benchmarks against AppStateKitPostgres; off by
+    // default, so the default benchmark run resolves no PostgreSQL packages and needs no server.
+    traits: [.trait(name: "PostgreSQL", description: "Builds the PostgresSyncStore benchmarks.")],
     dependencies: [
-        .package(path: ".."),
+        .package(path: "..", traits: [.trait(name: "PostgreSQL", condition: .when(traits: ["PostgreSQL"]))]),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/Swinject/Swinject", exact: "2.10.0"),
         .package(url: "https://github.com/pointfreeco/swift-dependencies", exact: "1.17.1"),
     ],
@@ -29,6 +33,16 @@ let package = Package(
         .executableTarget(
             name: "appstatekit-profile",
             dependencies: [.product(name: "AppStateKit", package: rootPackage)],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        // PostgresSyncStore latency, propagation and fleet update throughput (needs a server).
+        .executableTarget(
+            name: "appstatekit-postgres-benchmarks",
+            dependencies: [
+                .product(name: "AppStateKit", package: rootPackage),
+                .product(name: "AppStateKitPostgres", package: rootPackage, condition: .when(traits: ["PostgreSQL"])),
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
+            ],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
     ]

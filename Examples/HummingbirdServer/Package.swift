@@ -1,4 +1,4 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import Foundation
 import PackageDescription
 
@@ -11,7 +11,10 @@ let package = Package(
     name: "HummingbirdServer",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(path: "../.."),
+        // The PostgreSQL trait brings AppStateKitPostgres: instances share flags through PostgreSQL.
+        .package(path: "../..", traits: ["PostgreSQL"]),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
@@ -29,7 +32,12 @@ let package = Package(
         ),
         .executableTarget(
             name: "FlagServer",
-            dependencies: ["FlagService"],
+            dependencies: [
+                "FlagService",
+                .product(name: "AppStateKitPostgres", package: rootPackage),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         .testTarget(

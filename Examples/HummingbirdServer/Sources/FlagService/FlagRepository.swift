@@ -5,7 +5,7 @@ import Foundation
 public protocol FlagRepository: Sendable {
     func all() throws -> [Flag]
     func flag(named name: String) throws -> Flag?
-    func save(_ flag: Flag) throws
+    func save(_ flag: Flag) async throws
 }
 
 /// Flags in a FileState (human-readable JSON), changed under a lock so concurrent requests

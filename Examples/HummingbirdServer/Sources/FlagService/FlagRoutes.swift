@@ -37,7 +37,7 @@ public func buildRouter() -> Router<BasicRequestContext> {
         let name = try context.parameters.require("name")
         let update = try await request.decode(as: FlagUpdate.self, context: context)
         let flag = Flag(name: name, enabled: update.enabled, updatedAt: AppStateKit.Application.dependency(\.serverClock).now())
-        try AppStateKit.Application.dependency(\.flagRepository).save(flag)
+        try await AppStateKit.Application.dependency(\.flagRepository).save(flag)
         let info = AppStateKit.Application.dependency(\.requestInfo)
         AppStateKit.Application.logger.debug("request \(info.id) (tenant \(info.tenant)) set \(name) = \(update.enabled)")
         return flag

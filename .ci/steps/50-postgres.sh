@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The PostgreSQL store against a real server: starts a private PostgreSQL 15 cluster
+# (.ci/postgres/start.sh: installs Debian's postgresql-15 if missing, initdb as a non-root user
+# into a temporary folder, loopback + a Unix socket in that folder only), builds the package with
+# the PostgreSQL trait (no warnings allowed), runs AppStateKitPostgresTests — which must run, not
+# skip — then the Hummingbird fleet demo (three instances sharing flags), and always stops and
+# deletes the cluster.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+started=$(date +%s)
+
+eval "$(.ci/postgres/start.sh)"
+trap '.ci/postgres/stop.sh "$APPSTATEKIT_POSTGRES_DIR"' EXIT
+
+swift build --traits PostgreSQL --build-tests --scratch-path .build-postgres 2>&1 | tee .build-ci-postgres.log
+if grep -E "warning:|error:" .build-ci-postgres.log | grep -v "^warning: 'main'"; then
+    echo "error: the PostgreSQL build produced warnings (listed above)" >&2
+    exit 1
+fi
+
+timeout 600 swift test --traits PostgreSQL --skip-build --scratch-path .build-postgres --filter AppStateKitPostgresTests 2>&1 \
+    | tee .build-ci-postgres-tests.log
+status=${PIPESTATUS[0]}
+[ "$status" = "0" ] || { echo "error: the PostgreSQL tests failed" >&2; exit "$status"; }
+# A reachable server must mean the tests ran: any skip here is a failure.
+if grep -E "(Test|Suite) [^ ]+ skipped" .build-ci-postgres-tests.log; then
+    echo "error: PostgreSQL tests were skipped although the server is running (above)" >&2
+    exit 1
+fi
+grep -E "Test run with [0-9]+ tests" .build-ci-postgres-tests.log | tail -1
+
+bash Examples/HummingbirdServer/Scripts/fleet-demo.sh
+
+echo "postgres step: $(( $(date +%s) - started )) s"

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Three FlagServer instances on loopback sharing their flags through PostgreSQL:
+# starts a private PostgreSQL (the CI scripts; reused if APPSTATEKIT_POSTGRES_HOST is already
+# set), builds and starts three instances, flips a flag on the first with curl, shows the other
+# two serving it, then stops everything (also on failure or Ctrl-C).
+set -euo pipefail
+HERE="$(cd "$(dirname "$0")/.." && pwd)"
+REPO="$(cd "$HERE/../.." && pwd)"
+PIDS=()
+OWN_CLUSTER=""
+LOGS=""
+
+cleanup() {
+    for pid in "${PIDS[@]}"; do kill "$pid" 2> /dev/null || true; done
+    for pid in "${PIDS[@]}"; do wait "$pid" 2> /dev/null || true; done
+    if [ -n "$LOGS" ]; then rm -rf "$LOGS"; fi
+    if [ -n "$OWN_CLUSTER" ]; then "$REPO/.ci/postgres/stop.sh" "$OWN_CLUSTER"; fi
+}
+trap cleanup EXIT
+
+if [ -z "${APPSTATEKIT_POSTGRES_HOST:-}" ]; then
+    eval "$("$REPO/.ci/postgres/start.sh")"
+    OWN_CLUSTER="$APPSTATEKIT_POSTGRES_DIR"
+fi
+# A fresh table, so every run starts with no flags.
+export FLAG_SYNC_TABLE="flag_demo_$RANDOM$RANDOM"
+
+echo "--- building FlagServer"
+swift build --package-path "$HERE" --product FlagServer 2>&1 | grep -E "error:|Compiling FlagS|Build complete" || true
+SERVER="$(swift build --package-path "$HERE" --show-bin-path)/FlagServer"
+
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'; }
+PORTS=("$(free_port)" "$(free_port)" "$(free_port)")
+LOGS="$(mktemp -d /tmp/flag-demo.XXXXXX)"
+for index in 0 1 2; do
+    PORT="${PORTS[$index]}" FLAG_DATA_DIR="$LOGS" "$SERVER" > "$LOGS/instance$index.log" 2>&1 &
+    PIDS+=("$!")
+done
+for index in 0 1 2; do
+    for _ in $(seq 1 300); do
+        curl -sf "http://127.0.0.1:${PORTS[$index]}/plain" > /dev/null && break
+        sleep 0.1
+    done
+    curl -sf "http://127.0.0.1:${PORTS[$index]}/plain" > /dev/null \
+        || { cat "$LOGS/instance$index.log" >&2; echo "error: instance $index didn't start" >&2; exit 1; }
+done
+echo "--- three instances on ports ${PORTS[*]}, sharing table $FLAG_SYNC_TABLE on $APPSTATEKIT_POSTGRES_HOST:$APPSTATEKIT_POSTGRES_PORT"
+
+for index in 0 1 2; do
+    echo "instance $index before: $(curl -sf "http://127.0.0.1:${PORTS[$index]}/api/flags/beta")"
+done
+echo "--- PUT beta = true on instance 0"
+curl -sf -X PUT "http://127.0.0.1:${PORTS[0]}/api/flags/beta" -H 'content-type: application/json' -d '{"enabled":true}'
+echo
+for index in 1 2; do
+    served=""
+    for _ in $(seq 1 100); do
+        served="$(curl -sf "http://127.0.0.1:${PORTS[$index]}/api/flags/beta")"
+        case "$served" in *'"enabled":true'*) break ;; esac
+        sleep 0.05
+    done
+    echo "instance $index serves: $served"
+    case "$served" in
+        *'"enabled":true'*) ;;
+        *) cat "$LOGS/instance$index.log" >&2; echo "error: instance $index doesn't serve the flag" >&2; exit 1 ;;
+    esac
+done
+echo "--- all three instances serve beta = true; stopping"
