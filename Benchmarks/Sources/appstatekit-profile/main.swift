@@ -6,8 +6,34 @@ import Foundation
 //
 // Usage: appstatekit-profile <operation> <count> [--rss], or --list for the operations. With
 // --rss it prints the resident set size before and after the loop.
+//
+// Persisted operations keep their files in a temporary directory the program creates at start
+// and deletes before it exits; they never touch the user's real stores.
 
 final class ProfiledService: Sendable {}
+
+/// The temporary directory of this run's persisted entries (a fixed-length name from `mkdtemp`,
+/// so its path costs the same number of instructions in every run).
+enum ProfileDirectory {
+    static let path: String = {
+        var template = Array(URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("appstatekit-profile-XXXXXX").path.utf8CString)
+        guard let created = mkdtemp(&template) else {
+            FileHandle.standardError.write(Data("appstatekit-profile: mkdtemp failed (errno \(errno))\n".utf8))
+            exit(1)
+        }
+        return String(cString: created)
+    }()
+
+    /// Deletes the directory and everything the run wrote into it.
+    static func remove() {
+        do {
+            try FileManager.default.removeItem(atPath: path)
+        } catch {
+            FileHandle.standardError.write(Data("appstatekit-profile: could not remove \(path): \(error)\n".utf8))
+            exit(1)
+        }
+    }
+}
 
 extension Application {
     var profiledService: Dependency<ProfiledService> { dependency(ProfiledService()) }
@@ -15,6 +41,16 @@ extension Application {
     var profiledNamedCounter: State<Int> { state(initial: 0, feature: "Profile", id: "named") }
     var profiledSyncCounter: SyncState<Int> { syncState(initial: 0, feature: "Profile", id: "sync") }
     subscript(profiledRequest id: String) -> State<Int> { state(initial: 0, feature: "Request", id: id) }
+    var profiledStored: StoredState<Int> { storedState(initial: 0, feature: "Profile", id: "stored") }
+    var profiledFile: FileState<Int> { fileState(initial: 0, path: ProfileDirectory.path, filename: "profiled.json") }
+}
+
+/// Points `\.userDefaults` at a store in the run's temporary directory (default durability,
+/// as an application gets it) and writes the profiled key once, so reads find a file.
+func useTemporaryStore() {
+    Application.promote(\.userDefaults, with: FileKeyValueStore(path: ProfileDirectory.path + "/store.json"))
+    var stored = Application.storedState(\.profiledStored)
+    stored.value = 1
 }
 
 struct ProfiledHolder: Sendable {
@@ -53,6 +89,29 @@ let operations: [String: (Int) -> Void] = [
     "sync-read": { count in
         Application.promote(\.syncStore, with: InMemorySyncStore())
         for _ in 0..<count { consume(Application.syncState(\.profiledSyncCounter).value) }
+    },
+    "stored-read": { count in
+        useTemporaryStore()
+        for _ in 0..<count { consume(Application.storedState(\.profiledStored).value) }
+    },
+    // Alternates two values so every write costs the same (the encoded length doesn't grow).
+    "stored-write": { count in
+        useTemporaryStore()
+        for index in 0..<count {
+            var stored = Application.storedState(\.profiledStored)
+            stored.value = index & 1
+        }
+    },
+    "file-read": { count in
+        var file = Application.fileState(\.profiledFile)
+        file.value = 1
+        for _ in 0..<count { consume(Application.fileState(\.profiledFile).value) }
+    },
+    "file-write": { count in
+        for index in 0..<count {
+            var file = Application.fileState(\.profiledFile)
+            file.value = index & 1
+        }
     },
     "state-write": { count in
         for index in 0..<count {
@@ -112,6 +171,8 @@ guard operationArguments.count == 2, let operation = operations[operationArgumen
     FileHandle.standardError.write(Data("usage: appstatekit-profile <\(names)> <count> [--rss]\n".utf8))
     exit(2)
 }
+_ = ProfileDirectory.path
+defer { ProfileDirectory.remove() }
 if reportsMemory {
     _ = Application.state(\.profiledCounter).value
     let before = residentMegabytes()
