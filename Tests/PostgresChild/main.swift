@@ -6,6 +6,9 @@
 //   write-acks <table> <key>          writes 1, 2, 3, … and prints "ACK <n>" after each commit
 //   watch <table> <key> <json>        prints "READY" once listening, "SEEN" when the feed
 //                                     delivers <json> for <key>
+//   state-watch <table> <key> <on>    SyncState level: prints "READY" once its values(of:) loop
+//                                     runs, "SEEN" when the Fleet/flags value's "beta" is <on>
+//   state-increment <table> <key> <count>  SyncState level: `update { $0 += 1 }` on Fleet/counter
 import Foundation
 #if PostgreSQL
 import AppStateKit
@@ -55,8 +58,31 @@ func increment() async throws {
     }
 }
 
+extension Application {
+    /// Declared like `PostgresSyncStateTests`' entries (same feature and id, same table key).
+    var fleetFlags: SyncState<[String: Bool]> { syncState(initial: [:], feature: "Fleet", id: "flags") }
+    var fleetCounter: SyncState<Int> { syncState(initial: 0, feature: "Fleet", id: "counter") }
+}
+
 func runCommand() async throws {
     switch command {
+    case "state-watch":
+        let expected = arguments[3] == "true"
+        while case .starting = store.status { try await Task.sleep(for: .milliseconds(10)) }
+        Application.promote(\.syncStore, with: store)
+        var iterator = Application.values(of: \.fleetFlags).makeAsyncIterator()
+        _ = await iterator.next()
+        say("READY")
+        while let flags = await iterator.next() {
+            if flags["beta"] == expected { say("SEEN"); return }
+        }
+    case "state-increment":
+        while case .starting = store.status { try await Task.sleep(for: .milliseconds(10)) }
+        Application.promote(\.syncStore, with: store)
+        for _ in 0..<(Int(arguments[3]) ?? 0) {
+            try await Application.syncState(\.fleetCounter).update { $0 += 1 }
+        }
+        say("DONE")
     case "increment":
         let count = Int(arguments[3]) ?? 0
         for _ in 0..<count { try await increment() }

@@ -12,8 +12,10 @@ public struct SyncStoreError: Error, Sendable, Hashable, CustomStringConvertible
         public static let invalidKey = Kind("invalid key")
         /// The value's JSON is larger than ``SyncLimits/maxValueBytes``.
         public static let valueTooLarge = Kind("value too large")
-        /// The backing store cannot be reached (connection lost, server down); nothing was
-        /// committed.
+        /// The backing store cannot be reached (connection lost, server down). The write was
+        /// not acknowledged; if the connection failed after it was sent, it may still have been
+        /// committed (the outcome is unknown), so check with `fetchRecord(forKey:)` before
+        /// repeating a non-idempotent change. `SyncState.update` never retries after it.
         public static let unavailable = Kind("store unavailable")
         /// The store holds bytes for the key that are not a valid record or value.
         public static let corruptRecord = Kind("corrupt record")

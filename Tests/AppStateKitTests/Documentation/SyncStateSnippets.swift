@@ -68,7 +68,8 @@ struct SyncStateSnippets {
         do {
             try await Application.syncState(\.flags).write(Flags())
         } catch let error as SyncStoreError where error.kind == .unavailable {
-            // Nothing was committed; the cache shows the store's value again.
+            // Not acknowledged: if the connection broke after sending, it may still have committed;
+    // the cache converges on what the store holds. Check before repeating a non-idempotent change.
         }
         #expect(Application.syncState(\.flags).value.requestLimit == 100)
     }

@@ -1,0 +1,73 @@
+#if PostgreSQL
+import AppStateKit
+import AppStateKitTesting
+import AppStateKitPostgres
+import Foundation
+import Testing
+
+extension Application {
+    /// Declared like the child's entries (feature "Fleet"), so both name the same table keys.
+    fileprivate var fleetFlags: SyncState<[String: Bool]> { syncState(initial: [:], feature: "Fleet", id: "flags") }
+    fileprivate var fleetCounter: SyncState<Int> { syncState(initial: 0, feature: "Fleet", id: "counter") }
+}
+
+/// SyncState itself on PostgreSQL: what the declarations users write do across processes.
+extension PostgresServerTests {
+@Suite(.isolatedApplication)
+struct PostgresSyncStateTests {
+    @Test func aSyncStateWriteReachesAnotherProcesssValuesStream() async throws {
+        let table = PostgresTestServer.uniqueTable("state_stream")
+        try await PostgresTestServer.withStore(table: table) { store, _ in
+            Application.promote(\.syncStore, with: store)
+            var watcher = try PostgresChild(["state-watch", table, "Fleet/flags", "true"])
+            #expect(watcher.waitFor("READY"))
+            try await Application.syncState(\.fleetFlags).write(["beta": true])
+            #expect(watcher.waitFor("SEEN", timeout: .seconds(30)), "the write never reached the other process's values(of:) loop")
+            #expect(watcher.waitForExit() == 0)
+            #expect(PostgresTestServer.text(try await store.fetchRecord(forKey: "Fleet/flags")) == #"{"beta":true}"#)
+        }
+    }
+
+    @Test func threeProcessesOfSyncStateUpdatesPlusThisOneEndAtTheExactSum() async throws {
+        let table = PostgresTestServer.uniqueTable("state_counter")
+        try await PostgresTestServer.withStore(table: table) { store, _ in
+            Application.promote(\.syncStore, with: store)
+            let children = try (0..<3).map { _ in try PostgresChild(["state-increment", table, "Fleet/counter", "100"]) }
+            for _ in 0..<100 {
+                try await Application.syncState(\.fleetCounter).update { $0 += 1 }
+            }
+            for var child in children {
+                #expect(child.waitFor("DONE", timeout: .seconds(300)))
+                #expect(child.waitForExit() == 0)
+            }
+            #expect(try await Application.syncState(\.fleetCounter).read() == 400)
+            #expect(PostgresTestServer.text(try await store.fetchRecord(forKey: "Fleet/counter")) == "400")
+        }
+    }
+
+    @Test func anIsolatedApplicationNeverTouchesTheRealStore() async throws {
+        let table = PostgresTestServer.uniqueTable("isolation")
+        try await PostgresTestServer.withStore(table: table) { store, _ in
+            Application.promote(\.syncStore, with: store)
+            try await Application.syncState(\.fleetCounter).write(7)
+            let outer = Application.syncState(\.fleetCounter)
+
+            try await Application.withIsolatedApplication {
+                var inner = Application.syncState(\.fleetCounter)
+                #expect(inner.value == 0, "an isolated application starts from the initial value")
+                inner.value = 99
+                try await Application.syncState(\.fleetCounter).write(100)
+                try await Application.syncState(\.fleetFlags).write(["beta": true])
+                var outerInside = outer
+                outerInside.value = 8  // the outer handle still acts on the outer application
+                _ = try await outer.read()
+            }
+
+            #expect(PostgresTestServer.text(try await store.fetchRecord(forKey: "Fleet/counter")) == "8")
+            #expect(try await store.fetchRecord(forKey: "Fleet/flags") == nil, "the isolated write reached PostgreSQL")
+            #expect(try await store.snapshot().map(\.key) == ["Fleet/counter"])
+        }
+    }
+}
+}
+#endif
