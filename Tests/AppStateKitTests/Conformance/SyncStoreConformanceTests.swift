@@ -69,3 +69,41 @@ struct SyncStoreConformanceFailureTests {
             """)
     }
 }
+
+/// Every sync store the package ships passes the suite.
+@Suite("Sync store conformance", .isolatedApplication)
+struct SyncStoreConformanceTests {
+    @Test("InMemorySyncStore")
+    func inMemorySyncStore() async throws {
+        try await SyncStoreConformance(store: InMemorySyncStore()).run()
+    }
+
+    @Test("the isolated application's sync store (\\.syncStore)")
+    func isolatedApplicationStore() async throws {
+        try await SyncStoreConformance(store: Application.dependency(\.syncStore)).run()
+    }
+
+    @Test("LocalSyncStore in a temporary directory")
+    func localSyncStore() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        try await SyncStoreConformance(store: LocalSyncStore(path: directory.file("sync.json"))).run()
+    }
+
+    @Test("LocalSyncStore on an InMemoryFileSystem")
+    func localSyncStoreInMemory() async throws {
+        let fileSystem = InMemoryFileSystem()
+        fileSystem.createDirectory(atPath: "/sync")
+        try await SyncStoreConformance(store: LocalSyncStore(path: "/sync/sync.json", fileSystem: fileSystem)).run()
+    }
+
+    @Test("two LocalSyncStores over one file each pass while the other runs")
+    func twoLocalSyncStoresOverOneFile() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("shared.json")
+        async let first: Void = SyncStoreConformance(store: LocalSyncStore(path: path)).run()
+        async let second: Void = SyncStoreConformance(store: LocalSyncStore(path: path)).run()
+        _ = try await (first, second)
+    }
+}
