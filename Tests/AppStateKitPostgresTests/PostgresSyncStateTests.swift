@@ -20,9 +20,11 @@ struct PostgresSyncStateTests {
         try await PostgresTestServer.withStore(table: table) { store, _ in
             Application.promote(\.syncStore, with: store)
             var watcher = try PostgresChild(["state-watch", table, "Fleet/flags", "true"])
-            #expect(watcher.waitFor("READY"))
+            let ready = watcher.waitFor("READY")
+            #expect(ready)
             try await Application.syncState(\.fleetFlags).write(["beta": true])
-            #expect(watcher.waitFor("SEEN", timeout: .seconds(30)), "the write never reached the other process's values(of:) loop")
+            let seen = watcher.waitFor("SEEN", timeout: .seconds(30))
+            #expect(seen, "the write never reached the other process's values(of:) loop")
             #expect(watcher.waitForExit() == 0)
             #expect(PostgresTestServer.text(try await store.fetchRecord(forKey: "Fleet/flags")) == #"{"beta":true}"#)
         }
@@ -37,7 +39,8 @@ struct PostgresSyncStateTests {
                 try await Application.syncState(\.fleetCounter).update { $0 += 1 }
             }
             for var child in children {
-                #expect(child.waitFor("DONE", timeout: .seconds(300)))
+                let done = child.waitFor("DONE", timeout: .seconds(300))
+                #expect(done)
                 #expect(child.waitForExit() == 0)
             }
             #expect(try await Application.syncState(\.fleetCounter).read() == 400)

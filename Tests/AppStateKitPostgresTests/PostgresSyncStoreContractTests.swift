@@ -11,6 +11,13 @@ import Testing
 extension PostgresServerTests {
 @Suite(.isolatedApplication)
 struct PostgresSyncStoreContractTests {
+    @Test func passesTheSyncStoreConformanceSuite() async throws {
+        let table = PostgresTestServer.uniqueTable("conformance")
+        try await PostgresTestServer.withStore(table: table) { store, _ in
+            try await SyncStoreConformance(store: store).run()
+        }
+    }
+
     @Test func writesIncreaseTheVersionAndAreReadBackFromCacheAndDatabase() async throws {
         try await PostgresTestServer.withStore(table: PostgresTestServer.uniqueTable("write")) { store, _ in
             #expect(try store.cachedRecord(forKey: "App.a") == nil)
