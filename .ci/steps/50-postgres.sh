@@ -23,7 +23,8 @@ timeout 600 swift test --traits PostgreSQL --skip-build --scratch-path .build-po
 status=${PIPESTATUS[0]}
 [ "$status" = "0" ] || { echo "error: the PostgreSQL tests failed" >&2; exit "$status"; }
 # A reachable server must mean the tests ran: any skip here is a failure.
-if grep -E "(Test|Suite) [^ ]+ skipped" .build-ci-postgres-tests.log; then
+# Display names may contain spaces ("Suite \"PostgreSQL server\" skipped: …"), so match the whole line.
+if grep -E "^[^ ]+ (Test|Suite) .* skipped" .build-ci-postgres-tests.log; then
     echo "error: PostgreSQL tests were skipped although the server is running (above)" >&2
     exit 1
 fi

@@ -17,7 +17,10 @@ extension PostgresSyncStore: Service {
     /// starts after ``reconnectDelay`` — so a PostgreSQL restart needs no process restart. When
     /// it returns, ``status`` is `stopped` and every feed has ended.
     public func run() async throws {
-        precondition(runGuard.claim(), "PostgresSyncStore.run() must be called only once")
+        precondition(
+            runGuard.claim(),
+            "AppStateKit: PostgresSyncStore.run() was called a second time; run each store once, for the life of the process (in a ServiceGroup or one task), and create a new store to run again"
+        )
         defer {
             connection.stop()
             cache.finishFeeds()

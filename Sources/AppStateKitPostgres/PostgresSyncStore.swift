@@ -77,7 +77,7 @@ public final class PostgresSyncStore: SyncStore, Sendable {
     ) {
         precondition(
             Self.isValidTableName(table),
-            "PostgresSyncStore: table name \"\(table)\" must have 1 to 50 characters of a-z, 0-9 and _, not starting with a digit"
+            "AppStateKit: PostgresSyncStore's table name \"\(table)\" is not usable: use 1 to 50 characters of a-z, 0-9 and _, not starting with a digit"
         )
         self.client = client
         self.table = table

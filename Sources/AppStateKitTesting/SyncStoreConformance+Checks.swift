@@ -129,8 +129,8 @@ extension SyncStoreConformance {
         for index in 0..<3 {
             committed.append(try await store.write(Self.json("v\(index)"), forKey: key))
         }
-        committed.append(try await store.write(nil, forKey: key))
-        let last = committed.last!
+        let last = try await store.write(nil, forKey: key)
+        committed.append(last)
         let delivered = await collect(from: feed, key: key, until: last.version)
         recorder.expect(delivered.last == last, "a feed taken before writes committing \(committed.map { Self.describe($0) }) delivered \(delivered.map { Self.describe($0) }) for the key within \(timeout); expected it to end with \(Self.describe(last))")
         for record in delivered where !committed.contains(record) {

@@ -30,11 +30,14 @@ struct PostgresSyncStateTests {
         }
     }
 
-    @Test func threeProcessesOfSyncStateUpdatesPlusThisOneEndAtTheExactSum() async throws {
+    /// The figure at the level users write: three processes each run
+    /// `Application.syncState(\.x).update { $0 += 1 }` 300 times on one counter, while this
+    /// process runs 100 more and watches; every increment is counted exactly once.
+    @Test func threeProcessesOfThreeHundredSyncStateUpdatesPlusThisOneEndAtTheExactSum() async throws {
         let table = PostgresTestServer.uniqueTable("state_counter")
         try await PostgresTestServer.withStore(table: table) { store, _ in
             Application.promote(\.syncStore, with: store)
-            let children = try (0..<3).map { _ in try PostgresChild(["state-increment", table, "Fleet/counter", "100"]) }
+            let children = try (0..<3).map { _ in try PostgresChild(["state-increment", table, "Fleet/counter", "300"]) }
             for _ in 0..<100 {
                 try await Application.syncState(\.fleetCounter).update { $0 += 1 }
             }
@@ -43,8 +46,8 @@ struct PostgresSyncStateTests {
                 #expect(done)
                 #expect(child.waitForExit() == 0)
             }
-            #expect(try await Application.syncState(\.fleetCounter).read() == 400)
-            #expect(PostgresTestServer.text(try await store.fetchRecord(forKey: "Fleet/counter")) == "400")
+            #expect(try await Application.syncState(\.fleetCounter).read() == 1_000)
+            #expect(PostgresTestServer.text(try await store.fetchRecord(forKey: "Fleet/counter")) == "1000")
         }
     }
 

@@ -6,6 +6,10 @@ import Logging
 import PostgresNIO
 import ServiceLifecycle
 
+// One name for the default data and settings folders, however the binary is deployed
+// (a symlink, a renamed copy); set before any StoredState or FileState is used.
+AppStateKit.Application.storageName = "flag-server"
+
 var logger = Logger(label: "flag-server")
 let environment = ProcessInfo.processInfo.environment
 logger.logLevel = environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
