@@ -33,8 +33,12 @@ extension PostgresSyncStore: Service {
     private func reconnectLoop() async throws {
         while !Task.isCancelled {
             do {
-                try await client.withConnection { connection in
-                    try await self.listen(on: connection)
+                // Abandonable: a failed heartbeat, or cancellation, ends the round even when an
+                // await on the dead connection never returns.
+                try await Abandonable.run { abandon in
+                    try await self.client.withConnection { connection in
+                        try await self.listen(on: connection, abandon: abandon)
+                    }
                 }
                 throw SyncStoreError(.unavailable, key: "", detail: "the listening connection closed")
             } catch {
@@ -42,7 +46,7 @@ extension PostgresSyncStore: Service {
                 let reason = Self.describe(error)
                 let previous = connection.set(.disconnected(since: Date(), reason: reason))
                 if case .disconnected = previous {} else {
-                    Application.logger.error("AppStateKitPostgres: lost PostgreSQL (table \(table)): \(reason); serving cached values, writes fail until reconnected")
+                    Application.logger.error("AppStateKit: PostgresSyncStore lost PostgreSQL (table \(table)): \(reason); serving cached values, writes fail until reconnected")
                 }
             }
             do {
@@ -53,38 +57,38 @@ extension PostgresSyncStore: Service {
         }
     }
 
-    /// One connected round: table, LISTEN, snapshot, then notifications and heartbeats until
-    /// the connection fails.
-    private func listen(on connection: PostgresConnection) async throws {
+    /// One connected round: table, LISTEN, snapshot, then notifications until the connection
+    /// fails. A heartbeat beside it checks the connection every ``heartbeatInterval`` and, when
+    /// it fails, abandons the round through `abandon`.
+    private func listen(on connection: PostgresConnection, abandon: @escaping @Sendable (any Error) -> Void) async throws {
         try await connection.query(createTableQuery, logger: queryLogger)
         try await connection.listen(on: table) { notifications in
             // LISTEN is active before the snapshot, so no commit falls between the two.
             let changed = cache.apply(try await selectAll(on: connection))
             let previous = self.connection.set(.connected(since: Date()))
             if case .disconnected = previous {
-                Application.logger.debug("AppStateKitPostgres: reconnected to PostgreSQL (table \(table)); resynced \(changed.count) changed keys")
+                Application.logger.debug("AppStateKit: PostgresSyncStore reconnected to PostgreSQL (table \(table)); resynced \(changed.count) changed keys")
             }
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    for try await notification in notifications {
-                        try await self.refresh(from: notification.payload, on: connection)
-                    }
-                    throw SyncStoreError(.unavailable, key: "", detail: "the notification stream ended")
-                }
-                group.addTask {
-                    let interval = self.heartbeatInterval
-                    while true {
-                        try await Task.sleep(for: interval)
-                        _ = try await OperationDeadline.run(timeout: interval, timeoutError: {
-                            SyncStoreError(.unavailable, key: "", detail: "the listening connection did not answer SELECT 1 within \(interval)")
+            let heartbeat = Task { [heartbeatInterval, queryLogger] in
+                while true {
+                    do {
+                        try await Task.sleep(for: heartbeatInterval)
+                        _ = try await OperationDeadline.run(timeout: heartbeatInterval, timeoutError: {
+                            SyncStoreError(.unavailable, key: "", detail: "the listening connection did not answer SELECT 1 within \(heartbeatInterval)")
                         }) {
-                            try await connection.query("SELECT 1", logger: self.queryLogger)
+                            try await connection.query("SELECT 1", logger: queryLogger)
                         }
+                    } catch {
+                        if !Task.isCancelled { abandon(error) }
+                        return
                     }
                 }
-                defer { group.cancelAll() }
-                try await group.next()
             }
+            defer { heartbeat.cancel() }
+            for try await notification in notifications {
+                try await self.refresh(from: notification.payload, on: connection)
+            }
+            throw SyncStoreError(.unavailable, key: "", detail: "the notification stream ended")
         }
     }
 
@@ -92,7 +96,7 @@ extension PostgresSyncStore: Service {
     /// holds that version or a newer one.
     private func refresh(from payload: String, on connection: PostgresConnection) async throws {
         guard let space = payload.firstIndex(of: " "), let version = Int64(payload[..<space]) else {
-            Application.logger.error("AppStateKitPostgres: ignored a notification on channel \(table) that is not \"<version> <key>\": \(payload.prefix(300))")
+            Application.logger.error("AppStateKit: PostgresSyncStore ignored a notification on channel \(table) that is not \"<version> <key>\": \(payload.prefix(300))")
             return
         }
         let key = String(payload[payload.index(after: space)...])
@@ -102,7 +106,7 @@ extension PostgresSyncStore: Service {
                 cache.apply([record])
             }
         } catch let error as SyncStoreError where error.kind == .corruptRecord {
-            Application.logger.error("AppStateKitPostgres: \(error)")
+            Application.logger.error("AppStateKit: PostgresSyncStore: \(error)")
         }
     }
 }

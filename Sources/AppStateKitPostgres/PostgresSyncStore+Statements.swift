@@ -96,7 +96,7 @@ extension PostgresSyncStore {
         for try await (key, text, version) in rows.decode((String, String?, Int64?).self) {
             guard let version, version > 0 else {
                 let error = SyncStoreError(.corruptRecord, key: key, detail: corruptVersionDetail(version))
-                Application.logger.error("AppStateKitPostgres: skipped a row in the snapshot: \(error)")
+                Application.logger.error("AppStateKit: PostgresSyncStore skipped a row in the snapshot: \(error)")
                 continue
             }
             records.append(SyncRecord(key: key, value: text.map { Data($0.utf8) }, version: version))

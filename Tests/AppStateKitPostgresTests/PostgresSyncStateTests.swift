@@ -3,6 +3,8 @@ import AppStateKit
 import AppStateKitTesting
 import AppStateKitPostgres
 import Foundation
+import PostgresNIO
+import Synchronization
 import Testing
 
 extension Application {
@@ -48,6 +50,34 @@ struct PostgresSyncStateTests {
             }
             #expect(try await Application.syncState(\.fleetCounter).read() == 1_000)
             #expect(PostgresTestServer.text(try await store.fetchRecord(forKey: "Fleet/counter")) == "1000")
+        }
+    }
+
+    /// The written error policy on a real table: a row of another type (put there with SQL, as
+    /// another program or an older version might) reads as the initial value with one report;
+    /// the throwing calls throw `typeMismatch`; nothing overwrites the row.
+    @Test func aRowOfAnotherTypeReadsAsTheInitialValueAndIsNeverOverwritten() async throws {
+        let table = PostgresTestServer.uniqueTable("wrong_type")
+        try await PostgresTestServer.withStore(table: table) { store, client in
+            let errors = Mutex<[String]>([])
+            Application.promote(\.logger, with: ApplicationLogger(debug: { _ in }, error: { message in errors.withLock { $0.append(message) } }))
+            Application.promote(\.syncStore, with: store)
+            try await client.query("INSERT INTO \(unescaped: table) (key, value, version) VALUES ('Fleet/counter', '\"a string\"', 1)")
+            _ = try await store.fetchRecord(forKey: "Fleet/counter")
+
+            #expect(Application.syncState(\.fleetCounter).value == 0)
+            #expect(Application.syncState(\.fleetCounter).value == 0)
+            let reports = errors.withLock { $0 }.filter { $0.contains("\"Fleet/counter\"") && $0.contains("type mismatch") }
+            #expect(reports.count == 1, "reports: \(errors.withLock { $0 })")
+            await #expect { try await Application.syncState(\.fleetCounter).read() } throws: { error in
+                (error as? SyncStoreError)?.kind == .typeMismatch
+            }
+            await #expect { try await Application.syncState(\.fleetCounter).update { $0 += 1 } } throws: { error in
+                (error as? SyncStoreError)?.kind == .typeMismatch
+            }
+            let row = try await store.fetchRecord(forKey: "Fleet/counter")
+            #expect(row?.version == 1)
+            #expect(PostgresTestServer.text(row) == #""a string""#)
         }
     }
 

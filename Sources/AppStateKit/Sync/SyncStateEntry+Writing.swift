@@ -117,8 +117,16 @@ extension SyncStateEntry {
                         detail: "update lost to other writers \(attempt) times in a row; the store holds version \(now?.version ?? 0)"
                     )
                 }
-                try await Task.sleep(for: .microseconds(Int.random(in: 0...min(50_000, 100 << min(attempt, 9)))))
-                current = (now, decoded)
+                if attempt == 1 {
+                    // `now` is the record that won: retry on it at once.
+                    current = (now, decoded)
+                } else {
+                    // Others keep writing this key: back off for a random, growing while, then
+                    // start from the store's newest record — `now` is stale after the pause.
+                    try await Task.sleep(for: .microseconds(Int.random(in: 0...min(50_000, 100 << min(attempt, 9)))))
+                    let latest = try await bound.store.fetchRecord(forKey: storeKey)
+                    current = (latest, decode(latest))
+                }
             }
         }
     }
