@@ -1,5 +1,11 @@
 /// A registry entry whose value lives outside the process (``StoredStateEntry``,
-/// ``FileStateEntry``): what an in-place mutation of its value needs.
+/// ``FileStateEntry``): what the two kinds share, written once.
+///
+/// An entry supplies where its value lives — ``read()``, ``write(_:)``, ``remove()`` and the
+/// compare-and-set ``update(_:storeFailure:)`` — and gets from here everything its handle does
+/// with them: the value that falls back to ``initial`` and reports why (once in a row, see
+/// ``RepeatedReportFilter``), the setter that reports instead of throwing, the in-place accessor,
+/// and the handle operations in `PersistedEntry+Handle.swift`.
 ///
 /// Mutations in place — the handles' `value += 1`, `modify(_:)`, and ``modify(_:)`` here — read,
 /// mutate and write while holding ``modification``, so within this process no other write of
@@ -12,18 +18,44 @@ protocol PersistedEntry: RegistryEntry {
     var modification: ModificationLock { get }
     /// What reads return when nothing (usable) is persisted.
     var initial: Value { get }
+    /// The application whose logger reports this entry's failures.
+    var owner: EntryOwner { get }
+    /// The last failure reported, so that one repeated on every read is reported once.
+    var reports: RepeatedReportFilter { get }
 
     /// The persisted value, or ``initial`` when there is none; throws when it can't be used.
     func read() throws -> Value
     /// Persists `newValue`.
     func write(_ newValue: Value) throws
-    /// Reports `error` through the logger.
-    func report(_ error: any Error)
-    /// The value, or ``initial`` after reporting why the persisted one can't be used.
-    var value: Value { get }
+    /// Removes the persisted value, so reads return ``initial``.
+    func remove() throws
+    /// Reads, changes and writes the value as one step (a compare-and-set loop); calls
+    /// `storeFailure` with a read, decode or write error, which rethrows or reports it.
+    func update<Result>(
+        _ body: (inout Value) throws -> Result,
+        storeFailure: (any Error) throws -> Void
+    ) rethrows -> Result
 }
 
 extension PersistedEntry {
+    /// The value, or ``initial`` after reporting why the persisted one can't be used.
+    var value: Value {
+        do {
+            let value = try read()
+            reports.clear()
+            return value
+        } catch {
+            report(error)
+            return initial
+        }
+    }
+
+    /// Reports `error` through the owning application's logger, once per distinct message in a row.
+    func report(_ error: any Error) {
+        let message = "AppStateKit: \(error)"
+        if reports.isNew(message) { owner.reportError(message) }
+    }
+
     /// Reads, mutates with `body` and writes the value as one step within the process; throws
     /// when the value can't be read or written (nothing is written then).
     ///
@@ -60,46 +92,6 @@ extension PersistedEntry {
 
     /// The handles' in-place accessor: see ``PersistedValueInPlace``.
     var inPlace: PersistedValueInPlace<Self> { PersistedValueInPlace(entry: self) }
-}
-
-/// Yields a persisted entry's value for mutation in place: the entry's ``PersistedEntry/modification``
-/// lock is held from the read to the write, so `value += 1` from many threads loses nothing.
-///
-/// A value that can't be read is reported and the mutation starts from the initial value (as
-/// `value = value + 1` would); a failed write is reported and leaves the persisted value as it
-/// was. Reports are made after the lock is released. As with any `inout` access, what a throwing
-/// mutation changed before it threw is kept (written), exactly as for an in-memory state.
-struct PersistedValueInPlace<Entry: PersistedEntry> {
-    let entry: Entry
-
-    var value: Entry.Value {
-        get { entry.valueOutsideModification }
-        nonmutating set { entry.assign(newValue) }
-        nonmutating _modify {
-            entry.modification.lock(entry)
-            var problems: [any Error] = []
-            var current: Entry.Value
-            do {
-                current = try entry.read()
-            } catch {
-                problems.append(error)
-                current = entry.initial
-            }
-            // Written in `defer` so that a mutation that throws (which unwinds this accessor
-            // when it is the outermost, but ends it normally when a wrapper or slice yields it)
-            // keeps its changes either way.
-            defer {
-                do {
-                    try entry.write(current)
-                } catch {
-                    problems.append(error)
-                }
-                entry.modification.unlock()
-                for problem in problems { entry.report(problem) }
-            }
-            yield &current
-        }
-    }
 }
 
 extension StoredStateEntry: PersistedEntry {}

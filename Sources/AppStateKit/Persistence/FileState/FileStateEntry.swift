@@ -5,8 +5,8 @@ import Foundation
 /// (so a read costs one `stat` unless the file changed — in this process or another). It reads
 /// and writes through the `\.fileManager` of the application that owns it (see ``EntryOwner``).
 final class FileStateEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked Sendable {
-    // Safe: `cache`, `corruptStamp` and `lastReported` are only accessed while `lock` is held;
-    // everything else is immutable.
+    // Safe: `cache` and `corruptStamp` are only accessed while `lock` is held; everything else
+    // is immutable (`reports` and `modification` lock themselves).
     let directory: String
     let filename: String
     let isBase64Encoded: Bool
@@ -21,7 +21,8 @@ final class FileStateEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked
     private var cache: (stamp: FileStamp, value: Value)?
     /// The stamp of a file found undecodable: its bytes are moved aside before the next write.
     private var corruptStamp: FileStamp?
-    private var lastReported: String?
+    /// The last failure reported (see `PersistedEntry`).
+    let reports = RepeatedReportFilter()
     /// Held while the value is written or mutated in place (see `PersistedEntry`).
     let modification = ModificationLock()
 
@@ -172,28 +173,6 @@ final class FileStateEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked
         }
         guard let lockFile else { return try updateLock.withLock(body) }
         return try FileLock.withExclusiveLock(lockFile, body)
-    }
-
-    /// The value, or the initial value after reporting why the file can't be used.
-    var value: Value {
-        do {
-            let value = try read()
-            lock.withLock { lastReported = nil }
-            return value
-        } catch {
-            report(error)
-            return initial
-        }
-    }
-
-    /// Reports `error` through the logger, once per distinct message in a row.
-    func report(_ error: any Error) {
-        let message = "AppStateKit: \(error)"
-        let isNew = lock.withLock {
-            defer { lastReported = message }
-            return lastReported != message
-        }
-        if isNew { owner.reportError(message) }
     }
 
     /// Moves an undecodable file aside before it is replaced or removed, so its bytes are never

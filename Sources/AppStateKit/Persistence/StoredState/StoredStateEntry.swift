@@ -5,7 +5,7 @@ import Foundation
 /// the store, so a value written by plain `UserDefaults` code or another process is what the
 /// next read returns.
 final class StoredStateEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked Sendable {
-    // Safe: `lastReported` is only accessed while `lock` is held; everything else is immutable.
+    // Safe: every stored property is immutable; `reports` and `modification` lock themselves.
     let storageKey: String
     /// The key earlier versions used, read while nothing is stored under `storageKey` (see
     /// ``StoredStateKey``).
@@ -14,8 +14,8 @@ final class StoredStateEntry<Value: Codable & Sendable>: RegistryEntry, @uncheck
     let store: (any UserDefaultsManaging)?
     /// The application whose `\.userDefaults` and `\.logger` this entry uses.
     let owner: EntryOwner
-    private let lock = Lock()
-    private var lastReported: String?
+    /// The last failure reported (see `PersistedEntry`).
+    let reports = RepeatedReportFilter()
     /// Held while the value is written or mutated in place (see `PersistedEntry`).
     let modification = ModificationLock()
 
@@ -142,28 +142,6 @@ final class StoredStateEntry<Value: Codable & Sendable>: RegistryEntry, @uncheck
             try store.writeObject(object, forKey: key)
             return true
         }
-    }
-
-    /// The value, or the initial value after reporting why the stored one can't be used.
-    var value: Value {
-        do {
-            let value = try read()
-            lock.withLock { lastReported = nil }
-            return value
-        } catch {
-            report(error)
-            return initial
-        }
-    }
-
-    /// Reports `error` through the owning application's logger, once per distinct message in a row.
-    func report(_ error: any Error) {
-        let message = "AppStateKit: \(error)"
-        let isNew = lock.withLock {
-            defer { lastReported = message }
-            return lastReported != message
-        }
-        if isNew { owner.reportError(message) }
     }
 }
 
