@@ -8,7 +8,7 @@ extension InMemoryFileSystem: FileManaging {
     public func removeItem(atPath path: String) throws {
         let path = Self.normalized(path)
         guard itemExists(atPath: path) else {
-            throw PersistenceError(.ioFailure(errno: ENOENT), subject: path, detail: "there is no such file")
+            throw PersistenceError(.ioFailure, errno: ENOENT, subject: path, detail: "there is no such file")
         }
         for name in contentsOfDirectory(atPath: path) {
             try removeItem(atPath: (path as NSString).appendingPathComponent(name))

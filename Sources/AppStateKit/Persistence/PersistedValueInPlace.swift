@@ -5,16 +5,16 @@
 /// `value = value + 1` would); a failed write is reported and leaves the persisted value as it
 /// was. Reports are made after the lock is released. As with any `inout` access, what a throwing
 /// mutation changed before it threw is kept (written), exactly as for an in-memory state.
-struct PersistedValueInPlace<Entry: PersistedEntry> {
-    let entry: Entry
+struct PersistedValueInPlace<Value: Codable & Sendable> {
+    let entry: PersistedEntry<Value>
 
-    var value: Entry.Value {
+    var value: Value {
         get { entry.valueOutsideModification }
         nonmutating set { entry.assign(newValue) }
         nonmutating _modify {
             entry.modification.lock(entry)
             var problems: [any Error] = []
-            var current: Entry.Value
+            var current: Value
             do {
                 current = try entry.read()
             } catch {

@@ -4,41 +4,29 @@ import Foundation
 /// encoded, its initial value, and a cache of the last decoded value keyed by the file's stamp
 /// (so a read costs one `stat` unless the file changed — in this process or another). It reads
 /// and writes through the `\.fileManager` of the application that owns it (see ``EntryOwner``).
-final class FileStateEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked Sendable {
-    // Safe: `cache` and `corruptStamp` are only accessed while `lock` is held; everything else
-    // is immutable (`reports` and `modification` lock themselves).
+final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @unchecked Sendable {
+    // Safe: `cache` and `corruptStamp` are only accessed while `lock` (the base class's) is held;
+    // everything else is immutable.
     let directory: String
     let filename: String
     let isBase64Encoded: Bool
-    let initial: Value
     /// Why the file name was refused, if it was.
     let filenameProblem: PersistenceError?
-    /// The application whose `\.fileManager` and `\.logger` this entry uses.
-    let owner: EntryOwner
-    private let lock = Lock()
     /// Serialises this entry's updates with each other when the file manager can't lock files.
     private let updateLock = Lock()
     private var cache: (stamp: FileStamp, value: Value)?
     /// The stamp of a file found undecodable: its bytes are moved aside before the next write.
     private var corruptStamp: FileStamp?
-    /// The last failure reported (see `PersistedEntry`).
-    let reports = RepeatedReportFilter()
-    /// Held while the value is written or mutated in place (see `PersistedEntry`).
-    let modification = ModificationLock()
 
     init(key: EntryKey, directory: String, filename: String, isBase64Encoded: Bool, initial: Value, owner: EntryOwner) {
-        self.owner = owner
         self.directory = directory
         self.filename = filename
         self.isBase64Encoded = isBase64Encoded
-        self.initial = initial
         self.filenameProblem = FileStateEntry.validate(filename: filename, directory: directory)
-        super.init(key: key)
+        super.init(key: key, initial: initial, owner: owner)
     }
 
     override var kindName: String { "FileState" }
-    override var valueTypeName: String { String(reflecting: Value.self) }
-    override var valueDescription: String { String(describing: value) }
 
     /// `directory/filename`.
     var filePath: String { (directory as NSString).appendingPathComponent(filename) }
@@ -53,7 +41,7 @@ final class FileStateEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked
     }
 
     /// The file's value, or the initial value when there is no file.
-    func read() throws -> Value {
+    override func read() throws -> Value {
         trackAccess()
         if let filenameProblem { throw filenameProblem }
         let files = fileManager
@@ -78,7 +66,7 @@ final class FileStateEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked
     }
 
     /// Writes `newValue` atomically; an optional holding `nil` deletes the file.
-    func write(_ newValue: Value) throws {
+    override func write(_ newValue: Value) throws {
         if let filenameProblem { throw filenameProblem }
         let files = fileManager
         let path = filePath
@@ -101,7 +89,7 @@ final class FileStateEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked
     }
 
     /// Deletes the file so reads return the initial value.
-    func remove() throws {
+    override func remove() throws {
         if let filenameProblem { throw filenameProblem }
         let files = fileManager
         let path = filePath
@@ -124,7 +112,7 @@ final class FileStateEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked
     /// - Parameter storeFailure: Called with a read, decode or write error: rethrow it, or
     ///   report it (a read or decode error then starts `body` from the initial value, and the
     ///   corrupt file is moved aside by the write; a write error returns `body`'s result).
-    func update<Result>(
+    override func update<Result>(
         _ body: (inout Value) throws -> Result,
         storeFailure: (any Error) throws -> Void
     ) rethrows -> Result {

@@ -69,7 +69,7 @@ extension FileManaging {
     public func `in`<Value: Decodable>(path: String, filename: String) throws -> Value {
         let filePath = (path as NSString).appendingPathComponent(filename)
         guard let data = try contents(ofFile: filePath) else {
-            throw PersistenceError(.ioFailure(errno: ENOENT), subject: filePath, detail: "there is no such file")
+            throw PersistenceError(.ioFailure, errno: ENOENT, subject: filePath, detail: "there is no such file")
         }
         return try FileStateCodec.decode(data, as: Value.self, path: filePath)
     }
