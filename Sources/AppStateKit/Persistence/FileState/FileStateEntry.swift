@@ -32,7 +32,7 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
     var filePath: String { (directory as NSString).appendingPathComponent(filename) }
 
     /// The owning application's file operations (in an isolated application, its sandbox).
-    var fileManager: any FileManaging { owner.dependency(\.fileManager, for: "FileState \(filePath)") }
+    var fileManager: any AtomicFileManaging { owner.dependency(\.fileManager, for: "FileState \(filePath)").atomicFiles }
 
     /// The path the file manager actually uses for the file: inside the sandbox for an isolated
     /// application, `filePath` otherwise.
@@ -76,7 +76,7 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
     }
 
     /// The write itself, without notifying observers (callers do, outside any file lock).
-    private func write(_ newValue: Value, through files: any FileManaging, path: String) throws {
+    private func write(_ newValue: Value, through files: any AtomicFileManaging, path: String) throws {
         try preserveCorruptFile(files, path: path)
         if let optional = newValue as? any OptionalValue, optional.wrappedAny == nil {
             try files.removeFile(path)
@@ -153,7 +153,7 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
     }
 
     /// Runs `body` holding the lock that serialises updates of `path` (see ``update(_:storeFailure:)``).
-    private func withExclusiveLock<Result>(_ files: any FileManaging, path: String, _ body: () throws -> Result) throws -> Result {
+    private func withExclusiveLock<Result>(_ files: any AtomicFileManaging, path: String, _ body: () throws -> Result) throws -> Result {
         let lockFile: String? = switch files {
         case is FileManager: path + ".lock"
         case let sandbox as SandboxFileManager: sandbox.mapped(path) + ".lock"
@@ -169,7 +169,7 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
     ///
     /// Costs nothing when the file is the one this entry last read or wrote (same stamp);
     /// otherwise the file is read and decoded once.
-    private func preserveCorruptFile(_ files: any FileManaging, path: String) throws {
+    private func preserveCorruptFile(_ files: any AtomicFileManaging, path: String) throws {
         guard let stamp = try files.existingStamp(ofFile: path) else {
             lock.withLock { corruptStamp = nil }
             return
