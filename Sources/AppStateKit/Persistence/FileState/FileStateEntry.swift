@@ -10,6 +10,8 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
     let directory: String
     let filename: String
     let isBase64Encoded: Bool
+    /// `directory/filename`, joined once (every read and write uses it).
+    let filePath: String
     /// Why the file name was refused, if it was.
     let filenameProblem: PersistenceError?
     /// Serialises this entry's updates with each other when the file manager can't lock files.
@@ -22,14 +24,13 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
         self.directory = directory
         self.filename = filename
         self.isBase64Encoded = isBase64Encoded
+        self.filePath = (directory as NSString).appendingPathComponent(filename)
         self.filenameProblem = FileStateEntry.validate(filename: filename, directory: directory)
         super.init(key: key, initial: initial, owner: owner)
     }
 
     override var kindName: String { "FileState" }
 
-    /// `directory/filename`.
-    var filePath: String { (directory as NSString).appendingPathComponent(filename) }
 
     /// The owning application's file operations (in an isolated application, its sandbox).
     var fileManager: any AtomicFileManaging { owner.dependency(\.fileManager, for: "FileState \(filePath)").atomicFiles }
