@@ -3,12 +3,12 @@ public import Foundation
 
 /// ``InMemoryFileSystem`` as the `\.fileManager` of file states: the same atomic writes,
 /// symbolic-link handling and corrupt-file backups as `FileManager`, in memory.
-extension InMemoryFileSystem: FileManaging {
+extension InMemoryFileSystem: FileManaging, AtomicFileManaging {
     /// Removes the file, link or directory (with everything beneath it) at `path`.
     public func removeItem(atPath path: String) throws {
         let path = Self.normalized(path)
         guard itemExists(atPath: path) else {
-            throw PersistenceError(.ioFailure(errno: ENOENT), subject: path, detail: "there is no such file")
+            throw PersistenceError(.ioFailure, errno: ENOENT, subject: path, detail: "there is no such file")
         }
         for name in contentsOfDirectory(atPath: path) {
             try removeItem(atPath: (path as NSString).appendingPathComponent(name))
@@ -27,12 +27,12 @@ extension InMemoryFileSystem: FileManaging {
     }
 
     /// Replaces the file at `path` atomically and returns the new file's stamp.
-    public func writeAtomicallyWithStamp(_ data: Data, toFile path: String) throws -> FileStamp? {
+    package func writeAtomicallyWithStamp(_ data: Data, toFile path: String) throws -> FileStamp? {
         try AtomicFileWriter.write(data, to: path, in: self)
     }
 
     /// The stamp of the file at `path`, or `nil` when there is none or `stat` fails.
-    public func stamp(ofFile path: String) -> FileStamp? {
+    package func stamp(ofFile path: String) -> FileStamp? {
         do {
             return try existingStamp(ofFile: path)
         } catch {
@@ -41,7 +41,7 @@ extension InMemoryFileSystem: FileManaging {
     }
 
     /// The stamp of the file at `path`, or `nil` when there is none; throws an injected failure.
-    public func existingStamp(ofFile path: String) throws -> FileStamp? {
+    package func existingStamp(ofFile path: String) throws -> FileStamp? {
         try FileStamp.ofExistingFile(atPath: path, in: self)
     }
 

@@ -17,6 +17,9 @@ public import Testing
 /// ```
 ///
 /// See ``AppStateKit/Application/withIsolatedApplication(_:)-(()->R)`` for what is isolated.
+///
+/// Hidden from the documentation: tests name it only through `.isolatedApplication`.
+@_documentation(visibility: private)
 public struct IsolatedApplicationTrait: TestTrait, SuiteTrait, TestScoping {
     /// Applies to every test in a suite.
     public var isRecursive: Bool { true }
@@ -39,6 +42,7 @@ public struct IsolatedApplicationTrait: TestTrait, SuiteTrait, TestScoping {
 }
 
 extension Trait where Self == IsolatedApplicationTrait {
-    /// Runs each test against a fresh, private application. See ``IsolatedApplicationTrait``.
+    /// Runs each test against a fresh, private application (see
+    /// ``AppStateKit/Application/withIsolatedApplication(_:)-(()->R)`` for what is isolated).
     public static var isolatedApplication: Self { IsolatedApplicationTrait() }
 }

@@ -10,6 +10,9 @@ public import Testing
 ///
 /// The value is an autoclosure evaluated once per test, so parallel tests never share an
 /// instance. The override is scoped to the test's task and its children.
+///
+/// Hidden from the documentation: tests name it only through `.overriding(_:with:)`.
+@_documentation(visibility: private)
 public struct OverridingTrait<Value: Sendable>: TestTrait, SuiteTrait, TestScoping {
     let keyPath: any KeyPath<Application, Application.Dependency<Value>> & Sendable
     let makeValue: @Sendable () -> Value

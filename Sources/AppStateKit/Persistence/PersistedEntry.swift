@@ -1,35 +1,97 @@
-/// A registry entry whose value lives outside the process (``StoredStateEntry``,
-/// ``FileStateEntry``): what an in-place mutation of its value needs.
+/// The base class of the registry entries whose value lives outside the process
+/// (``StoredStateEntry``, ``FileStateEntry``): what the two kinds share, written once.
+///
+/// A subclass supplies where its value lives — ``read()``, ``write(_:)``, ``remove()`` and the
+/// compare-and-set ``update(_:storeFailure:)`` — and inherits everything its handle does with
+/// them: the value that falls back to ``initial`` and reports why (once in a row), the setter
+/// that reports instead of throwing, the in-place accessor (``PersistedValueInPlace``), and the
+/// handle operations in `PersistedEntry+Handle.swift`.
 ///
 /// Mutations in place — the handles' `value += 1`, `modify(_:)`, and ``modify(_:)`` here — read,
 /// mutate and write while holding ``modification``, so within this process no other write of
 /// the entry interleaves. Plain assignments hold it too; plain reads don't (they only check that
 /// they aren't made from inside a mutation of the same entry on the same thread).
-protocol PersistedEntry: RegistryEntry {
-    associatedtype Value: Codable & Sendable
+class PersistedEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked Sendable {
+    // Safe: `lastReported` is only accessed while `lock` is held, as are the mutable fields
+    // subclasses declare; everything else is immutable.
 
-    /// Serialises this entry's writes and read-modify-writes within the process.
-    var modification: ModificationLock { get }
     /// What reads return when nothing (usable) is persisted.
-    var initial: Value { get }
+    let initial: Value
+    /// The application whose collaborators (store, file manager) and logger this entry uses.
+    let owner: EntryOwner
+    /// Serialises this entry's writes and read-modify-writes within the process.
+    let modification = ModificationLock()
+    /// Guards ``lastReported`` and the mutable fields of subclasses. Never held while calling
+    /// out (I/O, the logger, observers).
+    let lock = Lock()
+    /// The last failure reported, so that one repeated on every read is reported once.
+    private var lastReported: String?
+
+    init(key: EntryKey, initial: Value, owner: EntryOwner) {
+        self.initial = initial
+        self.owner = owner
+        super.init(key: key)
+    }
+
+    override final var valueTypeName: String { String(reflecting: Value.self) }
+    override final var valueDescription: String { String(describing: value) }
+
+    // MARK: Supplied by each kind
 
     /// The persisted value, or ``initial`` when there is none; throws when it can't be used.
-    func read() throws -> Value
-    /// Persists `newValue`.
-    func write(_ newValue: Value) throws
-    /// Reports `error` through the logger.
-    func report(_ error: any Error)
-    /// The value, or ``initial`` after reporting why the persisted one can't be used.
-    var value: Value { get }
-}
+    func read() throws -> Value {
+        preconditionFailure("AppStateKit: \(type(of: self)) must override read()")
+    }
 
-extension PersistedEntry {
+    /// Persists `newValue`.
+    func write(_ newValue: Value) throws {
+        preconditionFailure("AppStateKit: \(type(of: self)) must override write(_:)")
+    }
+
+    /// Removes the persisted value, so reads return ``initial``.
+    func remove() throws {
+        preconditionFailure("AppStateKit: \(type(of: self)) must override remove()")
+    }
+
+    /// Reads, changes and writes the value as one step (a compare-and-set loop); calls
+    /// `storeFailure` with a read, decode or write error, which rethrows or reports it.
+    func update<Result>(
+        _ body: (inout Value) throws -> Result,
+        storeFailure: (any Error) throws -> Void
+    ) rethrows -> Result {
+        preconditionFailure("AppStateKit: \(type(of: self)) must override update(_:storeFailure:)")
+    }
+
+    // MARK: Shared
+
+    /// The value, or ``initial`` after reporting why the persisted one can't be used.
+    final var value: Value {
+        do {
+            let value = try read()
+            lock.withLock { lastReported = nil }
+            return value
+        } catch {
+            report(error)
+            return initial
+        }
+    }
+
+    /// Reports `error` through the owning application's logger, once per distinct message in a row.
+    final func report(_ error: any Error) {
+        let message = "AppStateKit: \(error)"
+        let isNew = lock.withLock {
+            defer { lastReported = message }
+            return lastReported != message
+        }
+        if isNew { owner.reportError(message) }
+    }
+
     /// Reads, mutates with `body` and writes the value as one step within the process; throws
     /// when the value can't be read or written (nothing is written then).
     ///
     /// `body` runs with ``modification`` held: touching this same entry from inside it stops
     /// the process with the entry's key.
-    func modify<Result>(_ body: (inout Value) throws -> Result) throws -> Result {
+    final func modify<Result>(_ body: (inout Value) throws -> Result) throws -> Result {
         modification.lock(self)
         defer { modification.unlock() }
         var current = try read()
@@ -39,14 +101,14 @@ extension PersistedEntry {
     }
 
     /// The handles' `value` getter: ``value``, refusing to be read from inside its own mutation.
-    var valueOutsideModification: Value {
+    final var valueOutsideModification: Value {
         modification.checkNotHeld(by: self)
         return value
     }
 
     /// The handles' `value` setter: writes under ``modification`` and reports a failure
     /// (after releasing it).
-    func assign(_ newValue: Value) {
+    final func assign(_ newValue: Value) {
         let problem: (any Error)? = modification.withLock(self) {
             do {
                 try write(newValue)
@@ -59,49 +121,5 @@ extension PersistedEntry {
     }
 
     /// The handles' in-place accessor: see ``PersistedValueInPlace``.
-    var inPlace: PersistedValueInPlace<Self> { PersistedValueInPlace(entry: self) }
+    final var inPlace: PersistedValueInPlace<Value> { PersistedValueInPlace(entry: self) }
 }
-
-/// Yields a persisted entry's value for mutation in place: the entry's ``PersistedEntry/modification``
-/// lock is held from the read to the write, so `value += 1` from many threads loses nothing.
-///
-/// A value that can't be read is reported and the mutation starts from the initial value (as
-/// `value = value + 1` would); a failed write is reported and leaves the persisted value as it
-/// was. Reports are made after the lock is released. As with any `inout` access, what a throwing
-/// mutation changed before it threw is kept (written), exactly as for an in-memory state.
-struct PersistedValueInPlace<Entry: PersistedEntry> {
-    let entry: Entry
-
-    var value: Entry.Value {
-        get { entry.valueOutsideModification }
-        nonmutating set { entry.assign(newValue) }
-        nonmutating _modify {
-            entry.modification.lock(entry)
-            var problems: [any Error] = []
-            var current: Entry.Value
-            do {
-                current = try entry.read()
-            } catch {
-                problems.append(error)
-                current = entry.initial
-            }
-            // Written in `defer` so that a mutation that throws (which unwinds this accessor
-            // when it is the outermost, but ends it normally when a wrapper or slice yields it)
-            // keeps its changes either way.
-            defer {
-                do {
-                    try entry.write(current)
-                } catch {
-                    problems.append(error)
-                }
-                entry.modification.unlock()
-                for problem in problems { entry.report(problem) }
-            }
-            yield &current
-        }
-    }
-}
-
-extension StoredStateEntry: PersistedEntry {}
-
-extension FileStateEntry: PersistedEntry {}

@@ -29,6 +29,7 @@ public struct AppDependency<Value: Sendable>: Sendable {
     /// This is what `@AppDependency(\.api)` calls: Swift turns the key-path literal into a
     /// function that calls the `api` property directly, so a read costs no key-path
     /// interpretation at run time.
+    @_documentation(visibility: private)
     public init(_ declaration: @escaping @Sendable (Application) -> Application.Dependency<Value>) {
         self.declaration = declaration
     }

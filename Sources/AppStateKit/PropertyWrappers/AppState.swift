@@ -11,14 +11,10 @@
 /// Each access resolves the entry anew, so the wrapper follows promotions, isolation scopes and
 /// resets. Usable in structs, classes and actors, from any thread.
 @propertyWrapper
-public struct AppState<Value, ApplicationState: MutableApplicationState>: @unchecked Sendable
+public struct AppState<Value, ApplicationState: MutableApplicationState>: Sendable
 where ApplicationState.Value == Value {
-    // Safe: `declaration` is immutable and is either a `@Sendable` function or a projection of an
-    // immutable key path; it isn't typed `@Sendable` only because a closure over the key path
-    // would capture the generic `ApplicationState` metatype.
-
-    /// Evaluates the declaring property on an application.
-    @usableFromInline let declaration: (Application) -> ApplicationState
+    /// The declaring property, evaluated on the current application at each access.
+    @usableFromInline let declaration: WrappedDeclaration<ApplicationState>
 
     /// Creates the wrapper for the entry at `keyPath`.
     ///
@@ -26,7 +22,7 @@ where ApplicationState.Value == Value {
     /// function instead, which reads faster; this one serves key paths held in variables.
     @_disfavoredOverload
     public init(_ keyPath: KeyPath<Application, ApplicationState>) {
-        self.declaration = { $0[keyPath: keyPath] }
+        self.declaration = WrappedDeclaration(keyPath)
     }
 
     /// Creates the wrapper from the declaring property as a function.
@@ -34,8 +30,9 @@ where ApplicationState.Value == Value {
     /// This is what `@AppState(\.username)` calls: Swift turns the key-path literal into a
     /// function that calls the `username` property directly, so an access costs no key-path
     /// interpretation at run time.
+    @_documentation(visibility: private)
     public init(_ declaration: @escaping @Sendable (Application) -> ApplicationState) {
-        self.declaration = declaration
+        self.declaration = WrappedDeclaration(declaration)
     }
 
     /// The entry's current value; setting it writes the shared entry.
@@ -44,14 +41,8 @@ where ApplicationState.Value == Value {
     /// ``Application/State/value``.
     @inlinable
     public var wrappedValue: Value {
-        get { Application.withCurrent { declaration($0).value } }
-        nonmutating set {
-            var state = Application.withCurrent { declaration($0) }
-            state.value = newValue
-        }
-        nonmutating _modify {
-            var state = Application.withCurrent { declaration($0) }
-            yield &state.value
-        }
+        get { declaration.value }
+        nonmutating set { declaration.value = newValue }
+        nonmutating _modify { yield &declaration.value }
     }
 }

@@ -8,8 +8,8 @@
 /// ```
 @propertyWrapper
 public struct FileState<Value: Codable & Sendable>: Sendable {
-    /// Evaluates the declaring property on an application.
-    private let declaration: @Sendable (Application) -> Application.FileState<Value>
+    /// The declaring property, evaluated on the current application at each access.
+    private let declaration: WrappedDeclaration<Application.FileState<Value>>
 
     /// Creates the wrapper for the file state at `keyPath`.
     ///
@@ -17,17 +17,16 @@ public struct FileState<Value: Codable & Sendable>: Sendable {
     /// function instead, which reads faster; this one serves key paths held in variables.
     @_disfavoredOverload
     public init(_ keyPath: KeyPath<Application, Application.FileState<Value>>) {
-        // Safe: key paths are immutable.
-        nonisolated(unsafe) let keyPath = keyPath
-        self.declaration = { $0[keyPath: keyPath] }
+        self.declaration = WrappedDeclaration(keyPath)
     }
 
     /// Creates the wrapper from the declaring property as a function.
     ///
     /// This is what `@FileState(\.settings)` calls: Swift turns the key-path literal into a function
     /// that calls the `settings` property directly.
+    @_documentation(visibility: private)
     public init(_ declaration: @escaping @Sendable (Application) -> Application.FileState<Value>) {
-        self.declaration = declaration
+        self.declaration = WrappedDeclaration(declaration)
     }
 
     /// The file's value; setting it writes the file.
@@ -35,14 +34,8 @@ public struct FileState<Value: Codable & Sendable>: Sendable {
     /// A mutation in place (`count += 1`, `items.append(item)`) reads, mutates and writes as one
     /// step in this process: see ``Application/FileState/value``.
     public var wrappedValue: Value {
-        get { Application.withCurrent { declaration($0) }.value }
-        nonmutating set {
-            var state = Application.withCurrent { declaration($0) }
-            state.value = newValue
-        }
-        nonmutating _modify {
-            var state = Application.withCurrent { declaration($0) }
-            yield &state.value
-        }
+        get { declaration.value }
+        nonmutating set { declaration.value = newValue }
+        nonmutating _modify { yield &declaration.value }
     }
 }

@@ -11,8 +11,8 @@
 /// background, like ``Application/SyncState/value``.
 @propertyWrapper
 public struct SyncState<Value: Codable & Sendable>: Sendable {
-    /// Evaluates the declaring property on an application.
-    private let declaration: @Sendable (Application) -> Application.SyncState<Value>
+    /// The declaring property, evaluated on the current application at each access.
+    private let declaration: WrappedDeclaration<Application.SyncState<Value>>
 
     /// Creates the wrapper for the sync state at `keyPath`.
     ///
@@ -20,17 +20,16 @@ public struct SyncState<Value: Codable & Sendable>: Sendable {
     /// instead, which reads faster; this one serves key paths held in variables.
     @_disfavoredOverload
     public init(_ keyPath: KeyPath<Application, Application.SyncState<Value>>) {
-        // Safe: key paths are immutable.
-        nonisolated(unsafe) let keyPath = keyPath
-        self.declaration = { $0[keyPath: keyPath] }
+        self.declaration = WrappedDeclaration(keyPath)
     }
 
     /// Creates the wrapper from the declaring property as a function.
     ///
     /// This is what `@SyncState(\.flags)` calls: Swift turns the key-path literal into a
     /// function that calls the `flags` property directly.
+    @_documentation(visibility: private)
     public init(_ declaration: @escaping @Sendable (Application) -> Application.SyncState<Value>) {
-        self.declaration = declaration
+        self.declaration = WrappedDeclaration(declaration)
     }
 
     /// The cached value; setting it writes the cache now and the store in the background.
@@ -38,14 +37,8 @@ public struct SyncState<Value: Codable & Sendable>: Sendable {
     /// A mutation in place (`count += 1`) reads, mutates and writes as one step within this
     /// process: see ``Application/SyncState/value``.
     public var wrappedValue: Value {
-        get { Application.withCurrent { declaration($0) }.value }
-        nonmutating set {
-            var state = Application.withCurrent { declaration($0) }
-            state.value = newValue
-        }
-        nonmutating _modify {
-            var state = Application.withCurrent { declaration($0) }
-            yield &state.value
-        }
+        get { declaration.value }
+        nonmutating set { declaration.value = newValue }
+        nonmutating _modify { yield &declaration.value }
     }
 }

@@ -7,7 +7,7 @@ import Foundation
 ///
 /// Writes are atomic but not durable: a sandbox is deleted when its application goes away, so
 /// nothing is `fsync`ed (neither files nor the directories created for them).
-struct SandboxFileManager: FileManaging {
+struct SandboxFileManager: AtomicFileManaging {
     let directory: SandboxDirectory
     /// Whether writes `fsync` (never, for a sandbox; a stored flag so tests can check it).
     let isDurable: Bool

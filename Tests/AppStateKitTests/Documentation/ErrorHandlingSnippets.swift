@@ -2,10 +2,19 @@
 // describes. Keep the two in step.
 import AppStateKit
 import AppStateKitTesting
+import Foundation
 import Testing
 
 extension Application {
     var guideBadFile: FileState<Int> { fileState(initial: 0, filename: "../escape") }
+}
+
+func advice(for error: PersistenceError) -> String {
+    switch error.kind {
+    case .diskFull, .readOnlyFileSystem: "make room or remount, then retry"
+    case .ioFailure where error.errno == EIO: "check the disk: \(error)"
+    default: "\(error)"
+    }
 }
 
 @Suite("Error handling guide snippets", .isolatedApplication)
@@ -32,5 +41,14 @@ struct ErrorHandlingSnippets {
         } catch {
             Issue.record("unexpected \(error)")
         }
+    }
+
+    @Test func switchingOverKinds() {
+        let full = PersistenceError(.diskFull, subject: "/srv/a.json", detail: "write failed (ENOSPC)")
+        #expect(advice(for: full) == "make room or remount, then retry")
+        let eio = PersistenceError(.ioFailure, errno: EIO, subject: "/srv/a.json", detail: "read failed (EIO)")
+        #expect(advice(for: eio) == "check the disk: I/O error EIO for /srv/a.json: read failed (EIO)")
+        let loop = PersistenceError(.ioFailure, errno: ELOOP, subject: "/srv/a.json", detail: "stat failed (ELOOP)")
+        #expect(advice(for: loop) == "I/O error ELOOP for /srv/a.json: stat failed (ELOOP)")
     }
 }

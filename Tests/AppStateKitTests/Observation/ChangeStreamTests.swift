@@ -264,7 +264,7 @@ struct ObservationChangeStreamTests {
             do {
                 // What another process would do: replace the file without telling this one.
                 let path = Application.fileState(\.streamFile).path
-                try Application.dependency(\.fileManager).writeAtomically(Data("7".utf8), toFile: path)
+                try Application.dependency(\.fileManager).atomicFiles.writeAtomically(Data("7".utf8), toFile: path)
             } catch {
                 Issue.record(error)
             }
@@ -279,7 +279,7 @@ struct ObservationChangeStreamTests {
     func pollingFollowsTheClock() async {
         let clock = ManualClock()
         let path = Application.fileState(\.streamFile).path
-        let fileManager = Application.dependency(\.fileManager)
+        let fileManager = Application.dependency(\.fileManager).atomicFiles
         let stream = PollClock.$current.withValue(clock) {
             Task {
                 var iterator = Application.values(of: \.streamFile, pollInterval: .seconds(2)).makeAsyncIterator()

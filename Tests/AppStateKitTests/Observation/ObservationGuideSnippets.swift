@@ -139,7 +139,7 @@ struct ObservationGuideSnippets {
 
         // An operator edits the file: seen at the next poll, or at once after `reloadNow()`.
         let edited = try JSONEncoder().encode(GreeterConfig(requestsPerMinute: 60, maintenanceMode: true))
-        try Application.dependency(\.fileManager).writeAtomically(edited, toFile: Application.fileState(\.greeterConfig).path)
+        try Application.dependency(\.fileManager).atomicFiles.writeAtomically(edited, toFile: Application.fileState(\.greeterConfig).path)
         reloadNow()
         #expect(await eventually { await limiter.requestsPerMinute == 0 })
 
@@ -159,7 +159,7 @@ struct ObservationGuideSnippets {
         #expect(await eventually { await limiter.requestsPerMinute == 600 })
         #expect(await eventually { clock.sleeperCount == 1 })  // waiting for a change or the next poll
         let edited = try JSONEncoder().encode(GreeterConfig(requestsPerMinute: 6))
-        try Application.dependency(\.fileManager).writeAtomically(edited, toFile: Application.fileState(\.greeterConfig).path)
+        try Application.dependency(\.fileManager).atomicFiles.writeAtomically(edited, toFile: Application.fileState(\.greeterConfig).path)
 
         clock.advance(by: .seconds(1))
         #expect(clock.sleeperCount == 1)  // half an interval: no poll yet

@@ -41,7 +41,7 @@ struct FailedReloadTests {
         let before = try #require(files.contents(atPath: Self.path))
         files.fail(.read, at: Self.path, with: EIO)
 
-        #expect(throws: PersistenceError(.ioFailure(errno: EIO), subject: Self.path, detail: "read failed (EIO)")) {
+        #expect(throws: PersistenceError(.ioFailure, errno: EIO, subject: Self.path, detail: "read failed (EIO)")) {
             try store.write(3, forKey: "c")
         }
         store.set(4, forKey: "d")  // the non-throwing form fails the same way

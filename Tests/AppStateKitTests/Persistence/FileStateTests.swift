@@ -28,7 +28,7 @@ private extension Application {
 }
 
 /// Files where another process replaces every file right after this one renamed it into place.
-private struct LosingTheRace: FileManaging {
+private struct LosingTheRace: AtomicFileManaging {
     func removeItem(atPath path: String) throws {
         try FileManager.default.removeItem(atPath: path)
     }

@@ -65,7 +65,7 @@ struct InMemoryFileSystemTests {
 
         files.createFile(atPath: "/data/b.json", text: "1")
         files.fail(.remove, at: "/data/b.json", with: EIO)
-        #expect(throws: PersistenceError(.ioFailure(errno: EIO), subject: "/data/b.json", detail: "unlink failed (EIO)")) {
+        #expect(throws: PersistenceError(.ioFailure, errno: EIO, subject: "/data/b.json", detail: "unlink failed (EIO)")) {
             try files.delete(path: "/data", filename: "b.json")
         }
     }

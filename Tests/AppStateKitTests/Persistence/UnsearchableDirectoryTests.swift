@@ -49,7 +49,7 @@ struct UnsearchableDirectoryTests {
         let state = Application().port(in: store)
         files.fail(.stat, at: "/config", with: EIO)
         let logs = capturingLogs {
-            #expect(throws: PersistenceError(.ioFailure(errno: EIO), subject: "/config/app/defaults.json", detail: "stat failed (EIO)")) {
+            #expect(throws: PersistenceError(.ioFailure, errno: EIO, subject: "/config/app/defaults.json", detail: "stat failed (EIO)")) {
                 try state.read()
             }
             #expect(state.value == 8080)
@@ -76,7 +76,7 @@ struct UnsearchableDirectoryTests {
                 _ = try state.read()
                 Issue.record("expected an error")
             } catch let error as PersistenceError {
-                #expect(error.kind == .ioFailure(errno: ELOOP))
+                #expect(error.kind == .ioFailure && error.errno == ELOOP)
                 #expect(error.description == "I/O error ELOOP for \(unsearchable)/note.json: stat failed (ELOOP)")
             }
         }

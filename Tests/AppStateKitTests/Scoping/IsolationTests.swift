@@ -62,7 +62,7 @@ extension ProcessGlobalTests {
                 file.value = [Item(name: "private")]
                 #expect(Application.fileState(\.isolatedFile).value == [Item(name: "private")])
                 let files = Application.dependency(\.fileManager)
-                #expect(files.stamp(ofFile: file.path) != nil)
+                #expect(files.atomicFiles.stamp(ofFile: file.path) != nil)
                 sandboxRoot = (files as? SandboxFileManager)?.root ?? ""
             }
             #expect(!sandboxRoot.isEmpty)

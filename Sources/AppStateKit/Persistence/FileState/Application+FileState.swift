@@ -50,11 +50,7 @@ extension Application {
 
         /// Deletes the file, so reads return the initial value.
         public func reset() {
-            do {
-                try entry.remove()
-            } catch {
-                entry.report(error)
-            }
+            entry.resetReportingFailure()
         }
 
         /// Reads the file, throwing instead of falling back to the initial value.
@@ -81,15 +77,14 @@ extension Application {
         ///   decoded or written (the file is then unchanged).
         @discardableResult
         public func update<Result>(_ body: (inout Value) throws -> Result) throws -> Result {
-            try entry.update(body, storeFailure: { throw $0 })
+            try entry.updateThrowing(body)
         }
 
         /// Reads, changes and writes the file as one atomic step, reporting failures through the
         /// logger; the same as `Application.update(_:_:)`.
         @discardableResult
         public mutating func modify<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-            let entry = entry
-            return try entry.update(body, storeFailure: { entry.report($0) })
+            try entry.updateReportingFailure(body)
         }
 
         /// The file's full path, as declared. (An isolated application keeps the file at this

@@ -4,46 +4,36 @@ import Foundation
 /// encoded, its initial value, and a cache of the last decoded value keyed by the file's stamp
 /// (so a read costs one `stat` unless the file changed — in this process or another). It reads
 /// and writes through the `\.fileManager` of the application that owns it (see ``EntryOwner``).
-final class FileStateEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked Sendable {
-    // Safe: `cache`, `corruptStamp` and `lastReported` are only accessed while `lock` is held;
+final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @unchecked Sendable {
+    // Safe: `cache` and `corruptStamp` are only accessed while `lock` (the base class's) is held;
     // everything else is immutable.
     let directory: String
     let filename: String
     let isBase64Encoded: Bool
-    let initial: Value
+    /// `directory/filename`, joined once (every read and write uses it).
+    let filePath: String
     /// Why the file name was refused, if it was.
     let filenameProblem: PersistenceError?
-    /// The application whose `\.fileManager` and `\.logger` this entry uses.
-    let owner: EntryOwner
-    private let lock = Lock()
     /// Serialises this entry's updates with each other when the file manager can't lock files.
     private let updateLock = Lock()
     private var cache: (stamp: FileStamp, value: Value)?
     /// The stamp of a file found undecodable: its bytes are moved aside before the next write.
     private var corruptStamp: FileStamp?
-    private var lastReported: String?
-    /// Held while the value is written or mutated in place (see `PersistedEntry`).
-    let modification = ModificationLock()
 
     init(key: EntryKey, directory: String, filename: String, isBase64Encoded: Bool, initial: Value, owner: EntryOwner) {
-        self.owner = owner
         self.directory = directory
         self.filename = filename
         self.isBase64Encoded = isBase64Encoded
-        self.initial = initial
+        self.filePath = (directory as NSString).appendingPathComponent(filename)
         self.filenameProblem = FileStateEntry.validate(filename: filename, directory: directory)
-        super.init(key: key)
+        super.init(key: key, initial: initial, owner: owner)
     }
 
     override var kindName: String { "FileState" }
-    override var valueTypeName: String { String(reflecting: Value.self) }
-    override var valueDescription: String { String(describing: value) }
 
-    /// `directory/filename`.
-    var filePath: String { (directory as NSString).appendingPathComponent(filename) }
 
     /// The owning application's file operations (in an isolated application, its sandbox).
-    var fileManager: any FileManaging { owner.dependency(\.fileManager, for: "FileState \(filePath)") }
+    var fileManager: any AtomicFileManaging { owner.dependency(\.fileManager, for: "FileState \(filePath)").atomicFiles }
 
     /// The path the file manager actually uses for the file: inside the sandbox for an isolated
     /// application, `filePath` otherwise.
@@ -52,7 +42,7 @@ final class FileStateEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked
     }
 
     /// The file's value, or the initial value when there is no file.
-    func read() throws -> Value {
+    override func read() throws -> Value {
         trackAccess()
         if let filenameProblem { throw filenameProblem }
         let files = fileManager
@@ -77,7 +67,7 @@ final class FileStateEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked
     }
 
     /// Writes `newValue` atomically; an optional holding `nil` deletes the file.
-    func write(_ newValue: Value) throws {
+    override func write(_ newValue: Value) throws {
         if let filenameProblem { throw filenameProblem }
         let files = fileManager
         let path = filePath
@@ -87,7 +77,7 @@ final class FileStateEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked
     }
 
     /// The write itself, without notifying observers (callers do, outside any file lock).
-    private func write(_ newValue: Value, through files: any FileManaging, path: String) throws {
+    private func write(_ newValue: Value, through files: any AtomicFileManaging, path: String) throws {
         try preserveCorruptFile(files, path: path)
         if let optional = newValue as? any OptionalValue, optional.wrappedAny == nil {
             try files.removeFile(path)
@@ -100,7 +90,7 @@ final class FileStateEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked
     }
 
     /// Deletes the file so reads return the initial value.
-    func remove() throws {
+    override func remove() throws {
         if let filenameProblem { throw filenameProblem }
         let files = fileManager
         let path = filePath
@@ -123,7 +113,7 @@ final class FileStateEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked
     /// - Parameter storeFailure: Called with a read, decode or write error: rethrow it, or
     ///   report it (a read or decode error then starts `body` from the initial value, and the
     ///   corrupt file is moved aside by the write; a write error returns `body`'s result).
-    func update<Result>(
+    override func update<Result>(
         _ body: (inout Value) throws -> Result,
         storeFailure: (any Error) throws -> Void
     ) rethrows -> Result {
@@ -164,7 +154,7 @@ final class FileStateEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked
     }
 
     /// Runs `body` holding the lock that serialises updates of `path` (see ``update(_:storeFailure:)``).
-    private func withExclusiveLock<Result>(_ files: any FileManaging, path: String, _ body: () throws -> Result) throws -> Result {
+    private func withExclusiveLock<Result>(_ files: any AtomicFileManaging, path: String, _ body: () throws -> Result) throws -> Result {
         let lockFile: String? = switch files {
         case is FileManager: path + ".lock"
         case let sandbox as SandboxFileManager: sandbox.mapped(path) + ".lock"
@@ -174,35 +164,13 @@ final class FileStateEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked
         return try FileLock.withExclusiveLock(lockFile, body)
     }
 
-    /// The value, or the initial value after reporting why the file can't be used.
-    var value: Value {
-        do {
-            let value = try read()
-            lock.withLock { lastReported = nil }
-            return value
-        } catch {
-            report(error)
-            return initial
-        }
-    }
-
-    /// Reports `error` through the logger, once per distinct message in a row.
-    func report(_ error: any Error) {
-        let message = "AppStateKit: \(error)"
-        let isNew = lock.withLock {
-            defer { lastReported = message }
-            return lastReported != message
-        }
-        if isNew { owner.reportError(message) }
-    }
-
     /// Moves an undecodable file aside before it is replaced or removed, so its bytes are never
     /// lost — also when this process never read it (a file edited by hand, or written by an
     /// older version of the program with another type).
     ///
     /// Costs nothing when the file is the one this entry last read or wrote (same stamp);
     /// otherwise the file is read and decoded once.
-    private func preserveCorruptFile(_ files: any FileManaging, path: String) throws {
+    private func preserveCorruptFile(_ files: any AtomicFileManaging, path: String) throws {
         guard let stamp = try files.existingStamp(ofFile: path) else {
             lock.withLock { corruptStamp = nil }
             return

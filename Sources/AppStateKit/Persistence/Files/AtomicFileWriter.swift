@@ -66,7 +66,7 @@ package enum AtomicFileWriter {
         guard !directory.isEmpty else { return }
         if let status = try FileStamp.status(of: directory, in: fileSystem) {
             guard status.isDirectory else {
-                throw PersistenceError(.ioFailure(errno: ENOTDIR), subject: directory, detail: "exists and is not a directory")
+                throw PersistenceError(.ioFailure, errno: ENOTDIR, subject: directory, detail: "exists and is not a directory")
             }
             return
         }

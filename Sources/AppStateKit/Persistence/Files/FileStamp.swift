@@ -12,7 +12,7 @@ import Darwin
 /// stamp was taken. AppStateKit's atomic writes date every new version after the one it
 /// replaces, so a stamp never comes back even when the file system reuses inode numbers and the
 /// kernel's clock is coarse.
-public struct FileStamp: Equatable, Sendable {
+package struct FileStamp: Equatable, Sendable {
     let device: UInt64
     let inode: UInt64
     let size: Int64
@@ -23,7 +23,7 @@ public struct FileStamp: Equatable, Sendable {
     /// examined* (for example, a directory on the way that may not be searched).
     ///
     /// Use ``ofExistingFile(atPath:)`` to tell the two apart.
-    public static func of(path: String) -> FileStamp? {
+    package static func of(path: String) -> FileStamp? {
         do {
             return try ofExistingFile(atPath: path)
         } catch {
@@ -34,7 +34,7 @@ public struct FileStamp: Equatable, Sendable {
     /// The stamp of the file at `path`, or `nil` when there is none (`ENOENT`, `ENOTDIR`).
     ///
     /// - Throws: ``PersistenceError`` naming `path` for every other failure (`EACCES`, `EIO`, …).
-    public static func ofExistingFile(atPath path: String) throws -> FileStamp? {
+    package static func ofExistingFile(atPath path: String) throws -> FileStamp? {
         try ofExistingFile(atPath: path, in: POSIXFileSystem())
     }
 

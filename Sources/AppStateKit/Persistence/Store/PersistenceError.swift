@@ -7,64 +7,40 @@ import Foundation
 /// it through the logger as `AppStateKit: <description>`.
 public struct PersistenceError: Error, CustomStringConvertible, Equatable, Sendable {
     /// What kind of failure it was.
-    public enum Kind: Sendable, Equatable {
-        /// The file or directory may not be read or written (`EACCES`, `EPERM`).
-        case permissionDenied
-        /// The file system is read-only (`EROFS`).
-        case readOnlyFileSystem
-        /// No space left on the device (`ENOSPC`, `EDQUOT`).
-        case diskFull
-        /// The stored bytes are not in the expected format.
-        case corruptData
-        /// A value is stored, but not of the type the state declares.
-        case typeMismatch
-        /// The value cannot be encoded for storage.
-        case encodingFailed
-        /// A file name that is not a single path component, or longer than 255 bytes.
-        case invalidFilename
-        /// Any other I/O failure, with its `errno`.
-        case ioFailure(errno: Int32)
-    }
-
-    /// What kind of failure it was.
     public let kind: Kind
     /// The key or path involved.
     public let subject: String
     /// Details: what was attempted and what went wrong, in a few words.
     public let detail: String
+    /// The `errno` of an ``Kind/ioFailure`` that a system call reported (`EIO`, `ELOOP`, …);
+    /// `nil` for the other kinds, whose kind already says what happened.
+    public let errno: Int32?
 
-    /// Creates an error.
-    public init(_ kind: Kind, subject: String, detail: String) {
+    /// Creates an error; pass `errno` for an ``Kind/ioFailure`` a system call reported.
+    public init(_ kind: Kind, errno: Int32? = nil, subject: String, detail: String) {
         self.kind = kind
+        self.errno = errno
         self.subject = subject
         self.detail = detail
     }
 
-    /// One line: `<what> for <subject>: <detail>`.
+    /// One line: `<what> for <subject>: <detail>`, where `<what>` is the ``Kind/description``
+    /// followed by the symbolic ``errno`` when there is one (`I/O error EIO`).
     public var description: String {
-        let what: String = switch kind {
-        case .permissionDenied: "permission denied"
-        case .readOnlyFileSystem: "read-only file system"
-        case .diskFull: "disk full"
-        case .corruptData: "corrupt data"
-        case .typeMismatch: "type mismatch"
-        case .encodingFailed: "cannot encode value"
-        case .invalidFilename: "invalid file name"
-        case let .ioFailure(code): "I/O error \(Self.errnoName(code))"
-        }
+        let what = errno.map { "\(kind) \(Self.errnoName($0))" } ?? kind.description
         return "\(what) for \(subject): \(detail)"
     }
 
     /// Maps an `errno` from a failed system call on `subject`.
     static func system(_ code: Int32, subject: String, operation: String) -> PersistenceError {
-        let kind: Kind = switch code {
-        case EACCES, EPERM: .permissionDenied
-        case EROFS: .readOnlyFileSystem
-        case ENOSPC, EDQUOT: .diskFull
-        case ENAMETOOLONG: .invalidFilename
-        default: .ioFailure(errno: code)
+        let detail = "\(operation) failed (\(errnoName(code)))"
+        return switch code {
+        case EACCES, EPERM: PersistenceError(.permissionDenied, subject: subject, detail: detail)
+        case EROFS: PersistenceError(.readOnlyFileSystem, subject: subject, detail: detail)
+        case ENOSPC, EDQUOT: PersistenceError(.diskFull, subject: subject, detail: detail)
+        case ENAMETOOLONG: PersistenceError(.invalidFilename, subject: subject, detail: detail)
+        default: PersistenceError(.ioFailure, errno: code, subject: subject, detail: detail)
         }
-        return PersistenceError(kind, subject: subject, detail: "\(operation) failed (\(errnoName(code)))")
     }
 
     /// Maps a failed file-system operation on `path`.

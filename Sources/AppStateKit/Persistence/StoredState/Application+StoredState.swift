@@ -48,11 +48,7 @@ extension Application {
 
         /// Removes the stored value, so reads return the initial value.
         public func reset() {
-            do {
-                try entry.remove()
-            } catch {
-                entry.report(error)
-            }
+            entry.resetReportingFailure()
         }
 
         /// Reads the stored value, throwing instead of falling back to the initial value.
@@ -80,15 +76,14 @@ extension Application {
         ///   decoded or written (the store is then unchanged).
         @discardableResult
         public func update<Result>(_ body: (inout Value) throws -> Result) throws -> Result {
-            try entry.update(body, storeFailure: { throw $0 })
+            try entry.updateThrowing(body)
         }
 
         /// Reads, changes and writes the value as one atomic step, reporting store failures
         /// through the logger; the same as `Application.update(_:_:)`.
         @discardableResult
         public mutating func modify<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-            let entry = entry
-            return try entry.update(body, storeFailure: { entry.report($0) })
+            try entry.updateReportingFailure(body)
         }
 
         /// The key the value is stored under: `"<feature>/<id>"`, where a feature containing `/`

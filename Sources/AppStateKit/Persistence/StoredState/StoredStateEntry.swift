@@ -4,33 +4,22 @@ import Foundation
 /// optionally its own store, and the application that owns it. The value itself always lives in
 /// the store, so a value written by plain `UserDefaults` code or another process is what the
 /// next read returns.
-final class StoredStateEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked Sendable {
-    // Safe: `lastReported` is only accessed while `lock` is held; everything else is immutable.
+final class StoredStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @unchecked Sendable {
+    // Safe: every stored property is immutable (the base class guards its own).
     let storageKey: String
     /// The key earlier versions used, read while nothing is stored under `storageKey` (see
     /// ``StoredStateKey``).
     let legacyKey: String?
-    let initial: Value
     let store: (any UserDefaultsManaging)?
-    /// The application whose `\.userDefaults` and `\.logger` this entry uses.
-    let owner: EntryOwner
-    private let lock = Lock()
-    private var lastReported: String?
-    /// Held while the value is written or mutated in place (see `PersistedEntry`).
-    let modification = ModificationLock()
 
     init(key: EntryKey, feature: String, id: String, initial: Value, store: (any UserDefaultsManaging)?, owner: EntryOwner) {
         self.storageKey = StoredStateKey.key(feature: feature, id: id)
         self.legacyKey = StoredStateKey.legacyKey(feature: feature, id: id)
-        self.initial = initial
         self.store = store
-        self.owner = owner
-        super.init(key: key)
+        super.init(key: key, initial: initial, owner: owner)
     }
 
     override var kindName: String { "StoredState" }
-    override var valueTypeName: String { String(reflecting: Value.self) }
-    override var valueDescription: String { String(describing: value) }
 
     /// The store in use: the entry's own, or its application's `\.userDefaults` dependency.
     var activeStore: any UserDefaultsManaging {
@@ -46,7 +35,7 @@ final class StoredStateEntry<Value: Codable & Sendable>: RegistryEntry, @uncheck
     }
 
     /// The stored value, or the initial value when nothing is stored.
-    func read() throws -> Value {
+    override func read() throws -> Value {
         trackAccess()
         let store = activeStore
         if let object = try store.readObject(forKey: storageKey) {
@@ -59,7 +48,7 @@ final class StoredStateEntry<Value: Codable & Sendable>: RegistryEntry, @uncheck
     }
 
     /// Stores `newValue` (removing the key for `nil`).
-    func write(_ newValue: Value) throws {
+    override func write(_ newValue: Value) throws {
         let object = try StoredValueCodec.encode(newValue, key: storageKey)
         let store = activeStore
         try notifyingObservers {
@@ -69,7 +58,7 @@ final class StoredStateEntry<Value: Codable & Sendable>: RegistryEntry, @uncheck
     }
 
     /// Removes the stored value so reads return the initial value again.
-    func remove() throws {
+    override func remove() throws {
         let store = activeStore
         try notifyingObservers {
             try store.writeObject(nil, forKey: storageKey)
@@ -95,7 +84,7 @@ final class StoredStateEntry<Value: Codable & Sendable>: RegistryEntry, @uncheck
     /// - Parameter storeFailure: Called with a read, decode or write error: rethrow it, or
     ///   report it (a read or decode error then starts `body` from the initial value, a write
     ///   error returns `body`'s result without storing it, as an assignment would).
-    func update<Result>(
+    override func update<Result>(
         _ body: (inout Value) throws -> Result,
         storeFailure: (any Error) throws -> Void
     ) rethrows -> Result {
@@ -142,28 +131,6 @@ final class StoredStateEntry<Value: Codable & Sendable>: RegistryEntry, @uncheck
             try store.writeObject(object, forKey: key)
             return true
         }
-    }
-
-    /// The value, or the initial value after reporting why the stored one can't be used.
-    var value: Value {
-        do {
-            let value = try read()
-            lock.withLock { lastReported = nil }
-            return value
-        } catch {
-            report(error)
-            return initial
-        }
-    }
-
-    /// Reports `error` through the owning application's logger, once per distinct message in a row.
-    func report(_ error: any Error) {
-        let message = "AppStateKit: \(error)"
-        let isNew = lock.withLock {
-            defer { lastReported = message }
-            return lastReported != message
-        }
-        if isNew { owner.reportError(message) }
     }
 }
 

@@ -1,0 +1,49 @@
+import Foundation
+import Testing
+@testable import AppStateKit
+import AppStateKitTesting
+
+/// A file manager written against AppState's `FileManaging`: it implements only what that
+/// protocol requires and takes `in`, `out` and `delete` from the default implementations.
+private struct AppStateStyleFiles: FileManaging {
+    func removeItem(atPath path: String) throws {
+        try FileManager.default.removeItem(atPath: path)
+    }
+}
+
+@Suite("FileManaging: AppState's protocol; FileState's atomic files are a package seam", .isolatedApplication)
+struct FileManagingTests {
+    @Test("with a file manager of the user's, FileState uses the real file system at the declared path; in, out and delete work")
+    func userFileManager() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let files = AppStateStyleFiles()
+        #expect(files.atomicFiles is RealFiles)
+        try Application.withOverrides({ $0.override(\.fileManager, with: files) }) {
+            var state = Application().fileState(initial: 0, path: directory.path, filename: "count.json", isBase64Encoded: false)
+            state.value = 3
+            #expect(try String(contentsOfFile: directory.file("count.json"), encoding: .utf8) == "3")
+            #expect(try files.in(path: directory.path, filename: "count.json") as Int == 3)
+            try files.out(4, path: directory.path, filename: "count.json", base64Encoded: false)
+            #expect(state.value == 4)
+            try files.delete(path: directory.path, filename: "count.json")
+            #expect(!FileManager.default.fileExists(atPath: directory.file("count.json")))
+            #expect(state.value == 0)
+        }
+    }
+
+    @Test("the built-in file managers supply FileState's atomic files themselves")
+    func builtInFileManagers() {
+        #expect((FileManager.default as any FileManaging).atomicFiles is FileManager)
+        #expect((InMemoryFileSystem() as any FileManaging).atomicFiles is InMemoryFileSystem)
+        #expect(Application.dependency(\.fileManager).atomicFiles is SandboxFileManager)
+    }
+
+    @Test("in(path:filename:) of a missing file throws ioFailure with errno ENOENT, naming the path")
+    func missingFile() {
+        let files = InMemoryFileSystem()
+        #expect(throws: PersistenceError(.ioFailure, errno: ENOENT, subject: "/none/x.json", detail: "there is no such file")) {
+            let _: Int = try files.in(path: "/none", filename: "x.json")
+        }
+    }
+}
