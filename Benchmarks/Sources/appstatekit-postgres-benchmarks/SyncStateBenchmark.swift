@@ -31,15 +31,21 @@ enum SyncStateBenchmark {
             print(String(format: "4. read (PostgresSyncStore installed): State %.1f ns, SyncState %.1f ns (%.2f× State), medians of interleaved rounds",
                          stateRead, syncRead, syncRead / stateRead))
 
-            // 5. `try await SyncState.write(_:)` until the store acknowledged it.
+            // 5. `try await SyncState.write(_:)` until the store acknowledged it, alternating
+            //    with a raw `store.write` of another key, so both see the same server load.
             let writes = quick ? 200 : 2000
             var latencies: [Int64] = []
+            var raw: [Int64] = []
             for index in 1...writes {
-                let start = now()
+                var start = now()
                 try await Application.syncState(\.benchLatency).write(index)
                 latencies.append(now() - start)
+                start = now()
+                _ = try await store.write(Data(String(index).utf8), forKey: "raw")
+                raw.append(now() - start)
             }
             print("5. SyncState.write, acknowledged: \(milliseconds(latencies))")
+            print("   store.write alternating with it: \(milliseconds(raw))")
 
             // 6. Propagation to another process's values() loop, one write at a time: the next
             //    write starts after the child reported the previous value.
