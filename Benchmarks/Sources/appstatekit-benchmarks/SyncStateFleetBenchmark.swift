@@ -96,11 +96,13 @@ enum SyncStateFleetBenchmark {
             for child in children { _ = child.line() }  // "ready"
             let start = monotonicNanoseconds()
             for child in children { child.send("go") }
+            var gaveUp = 0
             for child in children {
                 let reply = child.line()
-                guard reply == "done" else {
+                guard reply.hasPrefix("done "), let count = Int(reply.dropFirst(5)) else {
                     fatalError("SyncState fleet benchmark: a child of \(processes) failed: \(reply)")
                 }
+                gaveUp += count
                 child.finish()
             }
             let seconds = Double(monotonicNanoseconds() - start) / 1e9
@@ -111,7 +113,7 @@ enum SyncStateFleetBenchmark {
                 fatalError("SyncState fleet benchmark: \(processes) processes × \(perProcess) updates left the counter at \(final), expected \(expected) — increments were lost")
             }
             rows.append(["SyncState.update, \(processes) process\(processes == 1 ? "" : "es")", "", "",
-                         "\(format(Double(expected) / seconds, decimals: 0)) commits/s, final \(final) = \(processes)×\(perProcess)"])
+                         "\(format(Double(expected) / seconds, decimals: 0)) commits/s, final \(final) = \(processes)×\(perProcess), \(gaveUp) gave up (contention)"])
         }
         return rows
     }
@@ -136,17 +138,28 @@ enum SyncStateFleetBenchmark {
                 }
             }
         case "update":
-            // Waits for "go", then runs `update { $0 += 1 }` K times; prints "done" or the error.
+            // Waits for "go", commits K increments with `update { $0 += 1 }`; prints
+            // "done <updates that gave up>" or the error.
             blocking {
                 Application.promote(\.syncStore, with: LocalSyncStore(path: arguments[1]))
                 _ = Application.syncState(\.benchSyncFleetCounter).value
                 say("ready")
                 _ = readLine()
+                // An update that gives up (`contention`: lost `maxAttempts` = 100 times in a
+                // row) committed nothing; it is counted and the increment tried again.
+                var gaveUp = 0
                 do {
                     for _ in 0..<Int(arguments[2])! {
-                        try await Application.syncState(\.benchSyncFleetCounter).update { $0 += 1 }
+                        while true {
+                            do {
+                                try await Application.syncState(\.benchSyncFleetCounter).update { $0 += 1 }
+                                break
+                            } catch let error as SyncStoreError where error.kind == .contention {
+                                gaveUp += 1
+                            }
+                        }
                     }
-                    say("done")
+                    say("done \(gaveUp)")
                 } catch {
                     say("error \(error)")
                 }

@@ -86,12 +86,14 @@ enum SyncStateBenchmark {
             for child in children { child.waitFor("READY") }
             let start = now()
             for child in children { child.send("go") }
+            var gaveUp = 0
             for child in children {
                 let reply = child.nextLine() ?? "no reply (exited)"
-                guard reply == "done" else {
+                guard reply.hasPrefix("done "), let count = Int(reply.dropFirst(5)) else {
                     print("appstatekit-postgres-benchmarks: SyncState fleet benchmark: a child of \(processes) failed: \(reply)")
                     exit(1)
                 }
+                gaveUp += count
                 child.process.waitUntilExit()
             }
             let seconds = Double(now() - start) / 1e9
@@ -104,8 +106,8 @@ enum SyncStateBenchmark {
                 print("appstatekit-postgres-benchmarks: SyncState fleet benchmark: \(processes) processes × \(perProcess) updates left the counter at \(final), expected \(expected) — increments were lost")
                 exit(1)
             }
-            print(String(format: "7. fleet SyncState.update, %d process%@: %.0f commits/s (final value %d = %d × %d)",
-                         processes, processes == 1 ? "" : "es", Double(expected) / seconds, final, processes, perProcess))
+            print(String(format: "7. fleet SyncState.update, %d process%@: %.0f commits/s (final value %d = %d × %d; %d updates gave up with contention and were retried)",
+                         processes, processes == 1 ? "" : "es", Double(expected) / seconds, final, processes, perProcess, gaveUp))
         }
     }
 
@@ -127,8 +129,8 @@ enum SyncStateBenchmark {
     /// The SyncState-level child roles, on a running, connected store:
     /// - `values <table> <count>`: prints "<received ns> <value>" for every value its
     ///   `Application.values(of:)` loop receives, until `count`;
-    /// - `update <table> <K>`: waits for "go", runs `update { $0 += 1 }` K times, prints "done"
-    ///   or the error.
+    /// - `update <table> <K>`: waits for "go", commits K increments with `update { $0 += 1 }`,
+    ///   prints "done <updates that gave up>" or the error.
     static func runChild(role: String, arguments: [String], store: PostgresSyncStore) async throws {
         Application.promote(\.syncStore, with: store)
         switch role {
@@ -147,11 +149,21 @@ enum SyncStateBenchmark {
             _ = Application.syncState(\.benchCounter).value
             say("READY")
             _ = readLine()
+            // An update that gives up (`contention`: lost `maxAttempts` = 100 times in a row)
+            // committed nothing; it is counted and the increment tried again, as a caller would.
+            var gaveUp = 0
             do {
                 for _ in 0..<Int(arguments[3])! {
-                    try await Application.syncState(\.benchCounter).update { $0 += 1 }
+                    while true {
+                        do {
+                            try await Application.syncState(\.benchCounter).update { $0 += 1 }
+                            break
+                        } catch let error as SyncStoreError where error.kind == .contention {
+                            gaveUp += 1
+                        }
+                    }
                 }
-                say("done")
+                say("done \(gaveUp)")
             } catch {
                 say("error \(error)")
             }
