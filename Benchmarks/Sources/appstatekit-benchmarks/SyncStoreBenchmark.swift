@@ -6,7 +6,8 @@ import Glibc
 
 /// The embedded sync store (LocalSyncStore) on this machine's disk: acknowledged write latency,
 /// propagation from a commit in this process to another process's change feed, and
-/// compare-and-set throughput with 1, 4 and 8 contending processes.
+/// compare-and-set throughput with 1, 4 and 8 contending processes; then the same through
+/// SyncState (``SyncStateFleetBenchmark``).
 ///
 /// The other processes are this executable again (`--sync-child …`), so `swift run` builds
 /// everything the benchmark needs. Times are `CLOCK_MONOTONIC`, which all processes share.
@@ -89,6 +90,9 @@ enum SyncStoreBenchmark {
             withExtendedLifetime(feed) {}
             rows.append(["idle feed open, \(detection)", "", "", "\(micro(used)) CPU per second"])
         }
+
+        // 5. The same through the public SyncState API (last: it leaves stores promoted).
+        rows += SyncStateFleetBenchmark.run(directory: directory, quick: quick)
         return rows
     }
 
@@ -104,6 +108,7 @@ enum SyncStoreBenchmark {
 
     /// Runs `--sync-child <command> …` and exits.
     static func runChild(_ arguments: [String]) -> Never {
+        if SyncStateFleetBenchmark.runChild(arguments) { exit(0) }
         blocking {
             let store = LocalSyncStore(path: arguments[1])
             switch arguments[0] {

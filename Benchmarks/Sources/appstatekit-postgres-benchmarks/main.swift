@@ -6,7 +6,8 @@
 //
 // 1. acknowledged write latency (write(_:forKey:) until it returns), p50/p99;
 // 2. propagation: commit in this process → another process's changes() feed, p50/p99;
-// 3. fleet compare-and-set increments per second with 1, 4 and 8 contending processes.
+// 3. fleet compare-and-set increments per second with 1, 4 and 8 contending processes;
+// 4.–7. the same through the public SyncState API (SyncStateBenchmark.swift).
 // The program re-runs itself as the other processes (first argument "--child").
 import Foundation
 #if PostgreSQL
@@ -62,12 +63,14 @@ func withStore<Result: Sendable>(table: String, _ body: @Sendable (PostgresSyncS
 final class Child: @unchecked Sendable {
     // Safe: used from one task at a time.
     let process = Process()
+    let input = Pipe()
     let output = Pipe()
     var buffer = Data()
 
     init(_ arguments: [String]) throws {
         process.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         process.arguments = ["--child"] + arguments
+        process.standardInput = input
         process.standardOutput = output
         try process.run()
     }
@@ -77,19 +80,28 @@ final class Child: @unchecked Sendable {
         String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).split(separator: "\n").map(String.init)
     }
 
-    /// Blocks until a line equal to `line` arrives.
-    func waitFor(_ line: String) {
+    /// The next line of output (blocks until it arrives); `nil` once the child closed it.
+    func nextLine() -> String? {
         while true {
             if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
                 let next = String(decoding: buffer[..<newline], as: UTF8.self)
                 buffer.removeSubrange(...newline)
-                if next == line { return }
-                continue
+                return next
             }
             let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { return }
+            if chunk.isEmpty { return nil }
             buffer.append(chunk)
         }
+    }
+
+    /// Blocks until a line equal to `line` arrives.
+    func waitFor(_ line: String) {
+        while let next = nextLine(), next != line {}
+    }
+
+    /// Sends one line to the child's standard input.
+    func send(_ line: String) {
+        input.fileHandleForWriting.write(Data((line + "\n").utf8))
     }
 }
 
@@ -125,7 +137,8 @@ if arguments.first == "--child" {
             }
             say("\(commits) \(conflicts)")
         default:
-            break
+            // The SyncState-level roles (values, update): SyncStateBenchmark.swift.
+            try await SyncStateBenchmark.runChild(role: role, arguments: arguments, store: store)
         }
     }
     exit(0)
@@ -195,6 +208,8 @@ for processes in [1, 4, 8] {
                      processes, processes == 1 ? "" : "es", Double(commits) / Double(seconds), conflicts, value, commits, value == commits ? "ok" : "MISMATCH"))
     }
 }
+
+try await SyncStateBenchmark.run(quick: quick, run: run)
 #else
 print("appstatekit-postgres-benchmarks: built without the PostgreSQL trait; run `swift run -c release --traits PostgreSQL appstatekit-postgres-benchmarks`")
 #endif
