@@ -61,7 +61,12 @@ extension PostgresSyncStore: Service {
     /// fails. A heartbeat beside it checks the connection every ``heartbeatInterval`` and, when
     /// it fails, abandons the round through `abandon`.
     private func listen(on connection: PostgresConnection, abandon: @escaping @Sendable (any Error) -> Void) async throws {
-        try await connection.query(createTableQuery, logger: queryLogger)
+        do {
+            try await connection.query(createTableQuery, logger: queryLogger)
+        } catch where ["23505", "42P07"].contains(Self.sqlState(of: error)) {
+            // Instances starting together race on CREATE TABLE IF NOT EXISTS; the loser's unique
+            // violation is raised once the winner committed, so the table is there.
+        }
         try await connection.listen(on: table) { notifications in
             // LISTEN is active before the snapshot, so no commit falls between the two.
             let changed = cache.apply(try await selectAll(on: connection))
