@@ -64,19 +64,14 @@ extension Application {
         if ScopeContext.isAnyIsolatedLive, let isolated = ScopeContext.currentIsolatedApplication {
             return body(isolated)
         }
-        let bits = SharedApplication.bits.load(ordering: .acquiring)
-        guard bits != 0 else { return body(SharedApplication.publishInitial()) }
-        // Safe: published instances are retained forever (see `SharedApplication`).
-        return Unmanaged<Application>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)._withUnsafeGuaranteedRef(body)
+        return SharedApplication.Reference.withPublished(in: SharedApplication.bits, body, otherwise: { body(SharedApplication.publishInitial()) })
     }
 
     /// The process-wide instance. Replaced by ``promote(to:)``.
     @inlinable
     static var shared: Application {
         get {
-            let bits = SharedApplication.bits.load(ordering: .acquiring)
-            guard bits != 0 else { return SharedApplication.publishInitial() }
-            return Unmanaged<Application>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeUnretainedValue()
+            SharedApplication.Reference.published(in: SharedApplication.bits) ?? SharedApplication.publishInitial()
         }
         set {
             SharedApplication.replace(with: newValue)
@@ -84,43 +79,33 @@ extension Application {
     }
 }
 
-/// Storage for ``Application/shared``.
-///
-/// The current instance is published as the bit pattern of a retained reference so that reading
-/// it costs one atomic load. Replaced instances are retained forever (promotion is rare), so a
-/// reader that loaded an old pointer never sees it freed. The first instance is made and
-/// published on first use, after which readers never touch the lazily initialised `initial`.
+/// Storage for ``Application/shared``: a ``PublishedReference`` (one acquiring load to read,
+/// every published instance retained for the rest of the process) and the lock that serialises
+/// publishing. The first instance is made and published on first use, after which readers never
+/// touch the lazily initialised `initial`.
 @usableFromInline
 enum SharedApplication {
     // Safe: an immutable reference to an instance whose only stored property synchronises itself.
     nonisolated(unsafe) private static let initial = Application()
+    @usableFromInline typealias Reference = PublishedReference<Application>
+    /// The published instance (see ``PublishedReference``).
     @usableFromInline static let bits = Atomic<UInt>(0)
     private static let lock = Lock()
-    // Safe: only touched while `lock` is held.
+    // Safe: only touched while `lock` is held. Keeps replaced instances, as the reference's
+    // policy requires.
     nonisolated(unsafe) private static var retired: [Application] = []
 
     /// Publishes the first shared instance unless one already is, and returns the shared instance.
     @usableFromInline
     static func publishInitial() -> Application {
         let instance = initial
-        return lock.withLock {
-            let current = bits.load(ordering: .acquiring)
-            if current != 0 {
-                return Unmanaged<Application>.fromOpaque(UnsafeRawPointer(bitPattern: current)!).takeUnretainedValue()
-            }
-            bits.store(UInt(bitPattern: Unmanaged.passRetained(instance).toOpaque()), ordering: .releasing)
-            return instance
-        }
+        return lock.withLock { Reference.publishIfAbsent(instance, in: bits) }
     }
 
     @usableFromInline
     static func replace(with application: Application) {
         lock.withLock {
-            let retained = Unmanaged.passRetained(application).toOpaque()
-            let old = bits.exchange(UInt(bitPattern: retained), ordering: .acquiringAndReleasing)
-            if old != 0 {
-                retired.append(Unmanaged<Application>.fromOpaque(UnsafeRawPointer(bitPattern: old)!).takeRetainedValue())
-            }
+            if let old = Reference.replace(with: application, in: bits) { retired.append(old) }
         }
     }
 }

@@ -31,9 +31,6 @@ class RegistryEntry: Observable, KeyedObject, @unchecked Sendable {
         self.key = key
     }
 
-    deinit {
-        streamCount.destroy()
-    }
 
     /// Whether this is the entry for `key`.
     @inlinable @inline(__always)

@@ -42,12 +42,66 @@ final class ThreadLookupCache {
         /// application (an isolated one, say) alive; `nil` for a transient slot.
         let registry: Registry?
         /// A snapshot of the entry's value box, valid while the entry's version equals `version`.
+        /// Only the thread whose memo made the slot touches these two (checked in debug builds).
         @exclusivity(unchecked) @usableFromInline var snapshot: AnyObject?
         @exclusivity(unchecked) @usableFromInline var version: UInt64 = .max
+        #if DEBUG
+        /// The thread whose memo made the slot: the only one allowed to touch the memo fields.
+        @usableFromInline let ownerThread = ThreadID.current
+        #endif
 
-        /// The entry (see ``unmanagedEntry``).
+        /// The entry (see ``unmanagedEntry``), as the subclass its key stands for.
+        ///
+        /// An ``EntryKey`` names the entry's kind and value type, so every entry found for a key
+        /// is of the one subclass the caller asks for; debug builds check it.
         @inlinable
-        var entry: RegistryEntry { unmanagedEntry.takeUnretainedValue() }
+        func entry<Entry: RegistryEntry>(as type: Entry.Type) -> Entry {
+            withEntry(as: type) { $0 }
+        }
+
+        /// Runs `body` with the entry, as the subclass its key stands for, without retaining it
+        /// (the slot keeps it alive). This is the read path's only way to an entry.
+        @inlinable @inline(__always)
+        func withEntry<Entry: RegistryEntry, Result>(as type: Entry.Type, _ body: (Entry) throws -> Result) rethrows -> Result {
+            try unmanagedEntry._withUnsafeGuaranteedRef { entry in
+                assert(entry is Entry, "AppStateKit: internal error: an entry found for its key is not a \(Entry.self)")
+                return try body(unsafeDowncast(entry, to: Entry.self))
+            }
+        }
+
+        /// The snapshot this thread memoised at `version`, or `nil` if there is none or the
+        /// entry has moved on. `type` must be the type the snapshot was memoised as.
+        @inlinable @inline(__always)
+        func memoizedSnapshot<Snapshot: AnyObject>(at version: UInt64, as type: Snapshot.Type) -> Snapshot? {
+            assertOwnerThread()
+            guard self.version == version, let snapshot else { return nil }
+            assert(snapshot is Snapshot, "AppStateKit: internal error: a memoised snapshot is not a \(Snapshot.self)")
+            return unsafeDowncast(snapshot, to: Snapshot.self)
+        }
+
+        /// Memoises `snapshot`, read at `version`, for this thread's next read of the entry.
+        @inlinable
+        func memoize(_ snapshot: AnyObject, at version: UInt64) {
+            assertOwnerThread()
+            self.snapshot = snapshot
+            self.version = version
+        }
+
+        /// Stops (debug builds) if the calling thread is not the one whose memo made the slot.
+        @inlinable @inline(__always)
+        func assertOwnerThread() {
+            #if DEBUG
+            if ThreadID.current != ownerThread { touchedByOtherThread() }
+            #endif
+        }
+
+        #if DEBUG
+        @usableFromInline
+        func touchedByOtherThread() -> Never {
+            let key = withEntry(as: RegistryEntry.self) { $0.key.readable }
+            preconditionFailure("AppStateKit: internal error: a thread touched another thread's memo slot of \(key)")
+        }
+        #endif
 
         /// Whether this slot remembers the entry for `key`, compared in place (no key copy, no
         /// retain of the entry).
@@ -137,7 +191,8 @@ final class ThreadLookupCache {
     @usableFromInline
     static func makeCurrent() -> ThreadLookupCache {
         let cache = ThreadLookupCache()
-        pthread_setspecific(threadKey, Unmanaged.passRetained(cache).toOpaque())
+        let result = pthread_setspecific(threadKey, Unmanaged.passRetained(cache).toOpaque())
+        precondition(result == 0, "AppStateKit: pthread_setspecific failed with \(result)")
         return cache
     }
 

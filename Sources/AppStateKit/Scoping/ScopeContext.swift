@@ -95,8 +95,7 @@ final class ScopeContext: @unchecked Sendable {
         }
         // Independent of every override: publish it (if another task published first, that
         // instance wins and is returned, as for any concurrent first access).
-        let slot = registry.slot(for: key) { Application.makeDependencyEntry(key: $0) { made } }
-        return slot._withUnsafeGuaranteedRef { unsafeDowncast($0.entry, to: DependencyEntry<Value>.self).value(memoizedIn: $0) }
+        return Application.registeredDependency(key: key, in: registry) { made }.value
     }
 
     /// The innermost override of `key` in this scope or its parents.

@@ -36,7 +36,7 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
     // the dependency entries synchronise themselves.
     private let storeEntry: DependencyEntry<any SyncStore>
     /// The `\.syncStore` entry's version word: it changes when the store is replaced.
-    let storeVersion: AtomicWord
+    let storeVersion: AtomicWord.View
     /// The store version the current binding was made at (`.max` before the first), so a read
     /// can tell with two loads whether the store was replaced since.
     let boundVersion = AtomicWord(.max)
@@ -82,14 +82,13 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
 
     private init(key: EntryKey, storeEntry: DependencyEntry<any SyncStore>, loggerEntry: DependencyEntry<ApplicationLogger>) {
         self.storeEntry = storeEntry
-        self.storeVersion = storeEntry.version
+        self.storeVersion = storeEntry.version.view
         self.loggerEntry = loggerEntry
         super.init(key: key)
     }
 
     deinit {
         state.binding?.feed.cancel()
-        boundVersion.destroy()
     }
 
     override var kindName: String { "SyncConnection" }
