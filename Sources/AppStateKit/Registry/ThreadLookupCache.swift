@@ -63,10 +63,10 @@ final class ThreadLookupCache {
         /// (the slot keeps it alive). This is the read path's only way to an entry.
         @inlinable @inline(__always)
         func withEntry<Entry: RegistryEntry, Result>(as type: Entry.Type, _ body: (Entry) throws -> Result) rethrows -> Result {
-            try unmanagedEntry._withUnsafeGuaranteedRef { entry in
-                assert(entry is Entry, "AppStateKit: internal error: an entry found for its key is not a \(Entry.self)")
-                return try body(unsafeDowncast(entry, to: Entry.self))
-            }
+            #if DEBUG
+            checkEntryType(Entry.self)
+            #endif
+            return try unmanagedEntry._withUnsafeGuaranteedRef { try body(unsafeDowncast($0, to: Entry.self)) }
         }
 
         /// The snapshot this thread memoised at `version`, or `nil` if there is none or the
@@ -96,6 +96,13 @@ final class ThreadLookupCache {
         }
 
         #if DEBUG
+        /// Stops if the entry is not an `Entry` (an ``EntryKey`` that fails to name its subclass).
+        @usableFromInline
+        func checkEntryType<Entry: RegistryEntry>(_ type: Entry.Type) {
+            let entry = unmanagedEntry.takeUnretainedValue()
+            precondition(entry is Entry, "AppStateKit: internal error: the entry for \(entry.key.readable) is not a \(Entry.self)")
+        }
+
         @usableFromInline
         func touchedByOtherThread() -> Never {
             let key = withEntry(as: RegistryEntry.self) { $0.key.readable }

@@ -18,16 +18,6 @@ import Synchronization
 @usableFromInline
 enum PublishedReference<Object: AnyObject> {
 
-    /// Runs `body` with the published object, without retaining it, or returns `fallback()`
-    /// when nothing is published yet.
-    @inlinable @inline(__always)
-    static func withPublished<Result>(in bits: borrowing Atomic<UInt>, _ body: (Object) -> Result, otherwise fallback: () -> Result) -> Result {
-        let bits = bits.load(ordering: .acquiring)
-        guard bits != 0 else { return fallback() }
-        // Safe: published objects are never released (see the type's policy).
-        return Unmanaged<Object>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)._withUnsafeGuaranteedRef(body)
-    }
-
     /// The published object, or `nil` before the first publication.
     @inlinable
     static func published(in bits: borrowing Atomic<UInt>) -> Object? {
