@@ -50,7 +50,7 @@ extension Application {
     /// isolation scope if there is one, otherwise the process-wide shared instance.
     @inlinable
     static var current: Application {
-        if ScopeContext.isAnyIsolatedLive, let isolated = ScopeContext.currentIsolatedApplication {
+        if TaskContext.isAnyIsolatedLive, let isolated = TaskContext.currentIsolatedApplication {
             return isolated
         }
         return shared
@@ -61,7 +61,7 @@ extension Application {
     /// every thread write the same cache line.
     @inlinable @inline(__always)
     static func withCurrent<Result>(_ body: (Application) -> Result) -> Result {
-        if ScopeContext.isAnyIsolatedLive, let isolated = ScopeContext.currentIsolatedApplication {
+        if TaskContext.isAnyIsolatedLive, let isolated = TaskContext.currentIsolatedApplication {
             return body(isolated)
         }
         let bits = SharedApplication.bits.load(ordering: .acquiring)

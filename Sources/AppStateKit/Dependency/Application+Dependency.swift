@@ -90,7 +90,7 @@ extension Application {
 
     @inlinable
     func dependency<Value: Sendable>(key: EntryKey, _ object: () -> Value) -> Dependency<Value> {
-        if ScopeContext.isAnyLive, let scoped = ScopeContext.scopedDependency(for: key, in: registry, create: object) {
+        if TaskContext.isAnyLive, let scoped = TaskContext.scopedDependency(for: key, in: registry, create: object) {
             return Dependency(slot: nil, value: scoped)
         }
         return Application.registeredDependency(key: key, in: registry, object)

@@ -2,6 +2,8 @@ import Synchronization
 
 /// Whether debug logging is on; errors are reported regardless.
 private let loggingEnabled = Atomic<Bool>(false)
+/// Whether `Diagnostics` sends reports to `Application.logger` yet (see `installDiagnostics()`).
+private let diagnosticsInstalled = Atomic<Bool>(false)
 
 extension Application {
     /// Turns AppStateKit's debug messages on or off (off by default). Errors are always reported.
@@ -15,6 +17,7 @@ extension Application {
     /// Chainable: `Application.logging(isEnabled: true).load(dependency: \.database)`.
     @discardableResult
     public static func logging(isEnabled: Bool) -> Application.Type {
+        installDiagnostics()
         loggingEnabled.store(isEnabled, ordering: .relaxed)
         return Application.self
     }
@@ -26,17 +29,34 @@ extension Application {
 
     /// The logger in use: the current value of the `\.logger` dependency.
     public static var logger: ApplicationLogger {
-        dependency(\.logger)
+        installDiagnostics()
+        return dependency(\.logger)
     }
 
     /// The logger AppStateKit reports through. Promote or override it to route messages.
     public var logger: Dependency<ApplicationLogger> {
-        dependency(ApplicationLogger(), feature: "AppStateKit", id: "logger")
+        Application.installDiagnostics()
+        return dependency(ApplicationLogger(), feature: "AppStateKit", id: "logger")
     }
 
     /// Sends one of AppStateKit's own debug messages to the current application's logger.
     ///
     /// `message` is only built while logging is enabled: off, this is one relaxed atomic load.
+    /// Routes `Diagnostics` (the reports of the registry and the persistence code, which know no
+    /// logger) to `Application.logger`, once. Runs whenever the logger is named, so before it
+    /// runs nobody has replaced the default logger, whose output `Diagnostics` reproduces.
+    @inline(__always)
+    static func installDiagnostics() {
+        guard !diagnosticsInstalled.load(ordering: .relaxed) else { return }
+        Diagnostics.install {
+            Diagnostics.Sink(
+                debug: { Application.logger.debug($0) },
+                error: { Application.logger.error($0) }
+            )
+        }
+        diagnosticsInstalled.store(true, ordering: .relaxed)
+    }
+
     static func logDebug(_ message: @autoclosure () -> String) {
         guard loggingEnabled.load(ordering: .relaxed) else { return }
         logger.debug("AppStateKit: \(message())")

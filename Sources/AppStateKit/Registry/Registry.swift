@@ -236,7 +236,7 @@ final class Registry: @unchecked Sendable {
                         storage.waiting[thread] = nil
                         lock.unlock()
                         cache.isReportingSlowCreation = true
-                        Application.logger.error(message)
+                        Diagnostics.report(error: message)
                         cache.isReportingSlowCreation = false
                         lock.lock()
                     }

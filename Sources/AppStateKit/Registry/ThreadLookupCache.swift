@@ -54,9 +54,12 @@ final class ThreadLookupCache {
         ///
         /// An ``EntryKey`` names the entry's kind and value type, so every entry found for a key
         /// is of the one subclass the caller asks for; debug builds check it.
-        @inlinable
+        @inlinable @inline(__always)
         func entry<Entry: RegistryEntry>(as type: Entry.Type) -> Entry {
-            withEntry(as: type) { $0 }
+            #if DEBUG
+            checkEntryType(Entry.self)
+            #endif
+            return unsafeDowncast(unmanagedEntry.takeUnretainedValue(), to: Entry.self)
         }
 
         /// Runs `body` with the entry, as the subclass its key stands for, without retaining it
@@ -128,8 +131,8 @@ final class ThreadLookupCache {
     @exclusivity(unchecked) @usableFromInline var registryStamp: UInt64 = 0
     /// The ``Registry/identity`` of the registry the memo serves; 0 for none.
     @exclusivity(unchecked) var registryIdentity: UInt64 = 0
-    /// The key capture running on this thread, if any (see `KeyCapture`).
-    @exclusivity(unchecked) var keyCapture: KeyCapture? {
+    /// The key capture running on this thread, if any (see ``KeyCapturing``).
+    @exclusivity(unchecked) var keyCapture: (any KeyCapturing)? {
         didSet { isCapturingKeys = keyCapture != nil }
     }
     @exclusivity(unchecked) @usableFromInline var isCapturingKeys = false
@@ -137,7 +140,7 @@ final class ThreadLookupCache {
     /// inside the report doesn't report again.
     @exclusivity(unchecked) var isReportingSlowCreation = false
     /// How many scoped overrides this thread has served; lets a factory run inside a scope tell
-    /// whether it depended on one (see `ScopeContext.scopedDependency`).
+    /// whether it depended on one (see `TaskContext.scopedDependency`).
     @exclusivity(unchecked) var overridesServed = 0
     /// The remembered slots, retained by the table, so a lookup hands one out without touching
     /// its reference count.

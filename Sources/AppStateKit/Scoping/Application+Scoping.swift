@@ -5,7 +5,7 @@ extension Application {
     public struct Overrides: Sendable {
         /// The overrides in the order they were set; a key appears at most once. (A scope sets
         /// a handful, so a list is cheaper to build and to search than a dictionary.)
-        var values: [ScopeContext.Override] = []
+        var values: [TaskContext.Override] = []
 
         /// Makes `keyPath` resolve to `value` inside the scope. The dependency's own factory is
         /// not run.
@@ -17,7 +17,7 @@ extension Application {
             if let index = values.firstIndex(where: { $0.key == key }) {
                 values[index].value = value
             } else {
-                values.append(ScopeContext.Override(key: key, value: value))
+                values.append(TaskContext.Override(key: key, value: value))
             }
         }
     }
@@ -44,8 +44,8 @@ extension Application {
     ) rethrows -> R {
         var overrides = Overrides()
         configure(&overrides)
-        let context = ScopeContext(parent: ScopeContext.current, isolatedApplication: nil, overrides: overrides.values)
-        return try ScopeContext.$current.withValue(context, operation: operation)
+        let context = TaskContext(parent: TaskContext.current, isolatedApplication: nil, overrides: overrides.values)
+        return try TaskContext.$current.withValue(context, operation: operation)
     }
 
     /// The `async` form of ``withOverrides(_:operation:)-(_,()->R)``.
@@ -56,8 +56,8 @@ extension Application {
     ) async rethrows -> R {
         var overrides = Overrides()
         configure(&overrides)
-        let context = ScopeContext(parent: ScopeContext.current, isolatedApplication: nil, overrides: overrides.values)
-        return try await ScopeContext.$current.withValue(context, operation: operation, isolation: isolation)
+        let context = TaskContext(parent: TaskContext.current, isolatedApplication: nil, overrides: overrides.values)
+        return try await TaskContext.$current.withValue(context, operation: operation, isolation: isolation)
     }
 
     /// Runs `operation` against a fresh, private application: every state, stored state, file
@@ -81,8 +81,8 @@ extension Application {
     public static func withIsolatedApplication<R>(_ operation: () throws -> R) rethrows -> R {
         let sandbox = IsolationSandbox()
         defer { sandbox.remove() }
-        let context = ScopeContext(parent: ScopeContext.current, isolatedApplication: sandbox.isolatedApplication, overrides: [])
-        return try ScopeContext.$current.withValue(context, operation: operation)
+        let context = TaskContext(parent: TaskContext.current, isolatedApplication: sandbox.isolatedApplication, overrides: [])
+        return try TaskContext.$current.withValue(context, operation: operation)
     }
 
     /// The `async` form of ``withIsolatedApplication(_:)-(()->R)``.
@@ -92,8 +92,8 @@ extension Application {
     ) async rethrows -> R {
         let sandbox = IsolationSandbox()
         defer { sandbox.remove() }
-        let context = ScopeContext(parent: ScopeContext.current, isolatedApplication: sandbox.isolatedApplication, overrides: [])
-        return try await ScopeContext.$current.withValue(context, operation: operation, isolation: isolation)
+        let context = TaskContext(parent: TaskContext.current, isolatedApplication: sandbox.isolatedApplication, overrides: [])
+        return try await TaskContext.$current.withValue(context, operation: operation, isolation: isolation)
     }
 
     /// The calling task's scopes (overrides and isolation), captured so they can be re-entered
@@ -106,21 +106,21 @@ extension Application {
     /// }
     /// ```
     public static var currentScope: CapturedScope {
-        CapturedScope(context: ScopeContext.current)
+        CapturedScope(context: TaskContext.current)
     }
 
     /// Scopes captured by ``Application/currentScope``.
     public struct CapturedScope: Sendable {
-        let context: ScopeContext?
+        let context: TaskContext?
 
         /// Runs `body` inside the captured scopes.
         public func run<R>(_ body: () throws -> R) rethrows -> R {
-            try ScopeContext.$current.withValue(context, operation: body)
+            try TaskContext.$current.withValue(context, operation: body)
         }
 
         /// Runs the `async` `body` inside the captured scopes.
         public func run<R>(isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> R) async rethrows -> R {
-            try await ScopeContext.$current.withValue(context, operation: body, isolation: isolation)
+            try await TaskContext.$current.withValue(context, operation: body, isolation: isolation)
         }
 
         /// Whether the captured scopes include an isolated application.
@@ -129,6 +129,6 @@ extension Application {
 
     /// Whether the calling task runs inside ``withIsolatedApplication(_:)-(()->R)``.
     public static var isIsolated: Bool {
-        ScopeContext.current?.isolatedApplication != nil
+        TaskContext.current?.isolatedApplication != nil
     }
 }

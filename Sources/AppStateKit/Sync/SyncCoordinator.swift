@@ -104,7 +104,7 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
         return registry.entry(for: key) {
             // An application over `registry` (not the caller's current one), outside every
             // task-local scope, so the registry's own dependency entries are the ones found.
-            let (store, logger) = ScopeContext.$current.withValue(nil) {
+            let (store, logger) = TaskContext.$current.withValue(nil) {
                 let owner = Application(resolvingIn: registry)
                 return (owner.syncStore.entry!, owner.logger.entry!)
             }
@@ -308,7 +308,7 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
     /// Reports, once per application, that a task-local override of `\.syncStore` in the
     /// calling task is not used by SyncState `storeKey`.
     func noteScopedStoreOverride(storeKey: String) {
-        guard ScopeContext.isAnyLive, let context = ScopeContext.current, context.hasOverrides,
+        guard TaskContext.isAnyLive, let context = TaskContext.current, context.hasOverrides,
             context.overriddenValue(for: Application.syncStoreKey) != nil
         else { return }
         let isFirst = lock.withLock {

@@ -3,12 +3,15 @@ import Synchronization
 /// What a `with…` scope changes for the tasks running inside it: an isolated application and/or
 /// a layer of dependency overrides. Bound with `@TaskLocal`, so child tasks inherit it and other
 /// tasks never see it.
+///
+/// Called a task context, not a scope, because AppState's `Application.Scope` (kept here as
+/// ``Application/Scope``) names an entry (feature and id), not a region of code.
 @usableFromInline
-final class ScopeContext: @unchecked Sendable {
+final class TaskContext: @unchecked Sendable {
     // Safe: every stored property is immutable except `created`, which is only accessed while
     // `createdLock` is held.
     /// The innermost scope of the calling task.
-    @TaskLocal static var current: ScopeContext?
+    @TaskLocal static var current: TaskContext?
 
     /// How many scope contexts exist. While none does, the access path skips the task-local
     /// lookup entirely. Counted per object (not per `with…` call) because unstructured tasks
@@ -26,7 +29,7 @@ final class ScopeContext: @unchecked Sendable {
     static var isAnyIsolatedLive: Bool { isolatedLiveCount.load(ordering: .relaxed) > 0 }
 
     /// The enclosing scope's context.
-    let parent: ScopeContext?
+    let parent: TaskContext?
     /// The isolated application serving this scope, if any (inherited from `parent`).
     let isolatedApplication: IsolatedApplication?
     /// Dependency overrides set by this scope, in the order they were set.
@@ -39,7 +42,7 @@ final class ScopeContext: @unchecked Sendable {
     nonisolated(unsafe) private var created: [EntryKey: any Sendable] = [:]
     private static let createdLock = Lock()
 
-    init(parent: ScopeContext?, isolatedApplication: IsolatedApplication?, overrides: [Override]) {
+    init(parent: TaskContext?, isolatedApplication: IsolatedApplication?, overrides: [Override]) {
         self.parent = parent
         self.isolatedApplication = isolatedApplication ?? parent?.isolatedApplication
         self.overrides = overrides
@@ -61,7 +64,7 @@ final class ScopeContext: @unchecked Sendable {
     /// isolated application, if any.
     static func withoutOverrides<Result>(_ body: () -> Result) -> Result {
         guard let context = current, context.hasOverrides else { return body() }
-        let isolatedOnly = context.isolatedApplication.map { ScopeContext(parent: nil, isolatedApplication: $0, overrides: []) }
+        let isolatedOnly = context.isolatedApplication.map { TaskContext(parent: nil, isolatedApplication: $0, overrides: []) }
         return $current.withValue(isolatedOnly, operation: body)
     }
 
@@ -100,7 +103,7 @@ final class ScopeContext: @unchecked Sendable {
 
     /// The innermost override of `key` in this scope or its parents.
     func overriddenValue(for key: EntryKey) -> (any Sendable)? {
-        var context: ScopeContext? = self
+        var context: TaskContext? = self
         while let scope = context {
             for override in scope.overrides where override.key == key {
                 return override.value
