@@ -46,37 +46,11 @@ open class Application {
 }
 
 extension Application {
-    /// The application that serves the calling task: the isolated one of an enclosing
-    /// isolation scope if there is one, otherwise the process-wide shared instance.
-    @inlinable
-    static var current: Application {
-        if TaskContext.isAnyIsolatedLive, let isolated = TaskContext.currentIsolatedApplication {
-            return isolated
-        }
-        return shared
-    }
-
-    /// Runs `body` with the application serving the calling task, without retaining the shared
-    /// instance: on the read path, a retain/release pair on the one shared object would make
-    /// every thread write the same cache line.
-    @inlinable @inline(__always)
-    static func withCurrent<Result>(_ body: (Application) -> Result) -> Result {
-        if TaskContext.isAnyIsolatedLive, let isolated = TaskContext.currentIsolatedApplication {
-            return body(isolated)
-        }
-        let bits = SharedApplication.bits.load(ordering: .acquiring)
-        guard bits != 0 else { return body(SharedApplication.publishInitial()) }
-        // Safe: published instances are retained forever (see `PublishedReference`). Written out
-        // here rather than as a generic `PublishedReference` function: through one, Swift 6.3.1
-        // retains the instance around `body` (+46 instructions per read, measured).
-        return Unmanaged<Application>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)._withUnsafeGuaranteedRef(body)
-    }
-
     /// The process-wide instance. Replaced by ``promote(to:)``.
     @inlinable
     static var shared: Application {
         get {
-            SharedApplication.Reference.published(in: SharedApplication.bits) ?? SharedApplication.publishInitial()
+            SharedApplication.withShared { $0 }
         }
         set {
             SharedApplication.replace(with: newValue)
@@ -99,6 +73,21 @@ enum SharedApplication {
     // Safe: only touched while `lock` is held. Keeps replaced instances, as the reference's
     // policy requires.
     nonisolated(unsafe) private static var retired: [Application] = []
+
+    /// Runs `body` with the shared instance, publishing the first one if needed, without
+    /// retaining it.
+    ///
+    /// Written out here rather than through a function of the generic ``PublishedReference``:
+    /// with Swift 6.3.1 that version retains the instance around `body` (+46 instructions per
+    /// state read, measured) and keeps callers such as `Application.fileState(_:)` from being
+    /// optimised across modules (+800 per file-state read); this is every handle's first step.
+    @inlinable @inline(__always)
+    static func withShared<Result>(_ body: (Application) -> Result) -> Result {
+        let bits = bits.load(ordering: .acquiring)
+        guard bits != 0 else { return body(publishInitial()) }
+        // Safe: published instances are retained forever (see `PublishedReference`).
+        return Unmanaged<Application>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)._withUnsafeGuaranteedRef(body)
+    }
 
     /// Publishes the first shared instance unless one already is, and returns the shared instance.
     @usableFromInline
