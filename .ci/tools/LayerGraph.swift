@@ -8,8 +8,9 @@
 // A folder depends on another when one of its files names something the other declares:
 // - a type (`class`, `struct`, `enum`, `protocol`, `actor`, `typealias`) declared there, nested
 //   types included (`Application.State` is declared in State/);
-// - a member that folder adds to `Application` (`static var logger` in Logging/), named as
-//   `Application.member`, `Self.member` inside an `extension Application`, or `\.member`.
+// - a member that folder adds to `Application` (`static var logger`), named as
+//   `Application.member`, `Self.member`, `\.member`, or bare (`member(`, `member.`) in a file
+//   that extends `Application` and declares no local of that name.
 // Names declared in more than one folder are ambiguous and count for none (listed with -v).
 // Comments and string literals are ignored. Run from the repository root.
 import Foundation
@@ -108,6 +109,16 @@ for (folder, sources) in files {
         let memberPattern = #"(?:\bApplication\.|\bSelf\.|\\\.|\\Application\.)([a-z_][A-Za-z0-9_]*)"#
         for member in Set(matches(memberPattern, in: source.code)) {
             if let owner = members[member] { named.append((owner, "Application.\(member)")) }
+        }
+        // Inside `extension Application`, a member is also named bare (`current.registry`,
+        // `announceCreation(of:)`), unless the file declares a local of that name.
+        if source.code.contains("extension Application") {
+            for member in Set(matches(#"(?<![.\w])([a-z_][A-Za-z0-9_]*)\s*[(.\[]"#, in: source.code)) {
+                guard let owner = members[member], owner != folder,
+                    matches(#"\b(?:let|var|case let|func)\s+("# + member + #")\b"#, in: source.code).isEmpty
+                else { continue }
+                named.append((owner, "Application.\(member)"))
+            }
         }
         for (owner, name) in named where owner != folder {
             edges[folder, default: [:]][owner, default: []].insert(name)

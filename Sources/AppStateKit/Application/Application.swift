@@ -38,6 +38,9 @@ open class Application {
         setup(self)
     }
 
+    /// The registry the next `init(setup:)` on this task adopts (set by `promote(to:)`).
+    @TaskLocal static var promotedRegistry: Registry?
+
     /// A plain instance over an existing registry, through which an entry resolves its
     /// collaborators in the application that owns it (see `EntryOwner`). Runs no setup.
     init(resolvingIn registry: Registry) {

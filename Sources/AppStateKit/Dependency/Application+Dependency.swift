@@ -90,7 +90,12 @@ extension Application {
 
     @inlinable
     func dependency<Value: Sendable>(key: EntryKey, _ object: () -> Value) -> Dependency<Value> {
-        if TaskContext.isAnyLive, let scoped = TaskContext.scopedDependency(for: key, in: registry, create: object) {
+        if TaskContext.isAnyLive, let scoped = TaskContext.scopedDependency(
+            for: key,
+            in: registry,
+            create: object,
+            publish: { made in Application.registeredDependency(key: key, in: registry) { made }.value }
+        ) {
             return Dependency(slot: nil, value: scoped)
         }
         return Application.registeredDependency(key: key, in: registry, object)
@@ -98,7 +103,8 @@ extension Application {
 
     /// The dependency `key` of `registry` itself, created with `object` on first access, read
     /// through the calling thread's memo: the read path of every dependency that no scope
-    /// provides, shared by ``dependency(key:_:)`` and a scope publishing a dependency it created.
+    /// provides, shared by ``dependency(key:_:)`` and a task context publishing a dependency it
+    /// created.
     @inlinable @inline(__always)
     static func registeredDependency<Value: Sendable>(key: EntryKey, in registry: Registry, _ object: () -> Value) -> Dependency<Value> {
         registry.withSlot(for: key, create: { Application.makeDependencyEntry(key: $0, object) }) { slot in

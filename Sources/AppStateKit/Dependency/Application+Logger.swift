@@ -1,7 +1,6 @@
 import Synchronization
 
 /// Whether debug logging is on; errors are reported regardless.
-private let loggingEnabled = Atomic<Bool>(false)
 /// Whether `Diagnostics` sends reports to `Application.logger` yet (see `installDiagnostics()`).
 private let diagnosticsInstalled = Atomic<Bool>(false)
 
@@ -18,13 +17,13 @@ extension Application {
     @discardableResult
     public static func logging(isEnabled: Bool) -> Application.Type {
         installDiagnostics()
-        loggingEnabled.store(isEnabled, ordering: .relaxed)
+        Diagnostics.isDebugEnabled.store(isEnabled, ordering: .relaxed)
         return Application.self
     }
 
     /// Whether debug logging is enabled; see ``logging(isEnabled:)``.
     public static var isLoggingEnabled: Bool {
-        loggingEnabled.load(ordering: .relaxed)
+        Diagnostics.isDebugEnabled.load(ordering: .relaxed)
     }
 
     /// The logger in use: the current value of the `\.logger` dependency.
@@ -58,14 +57,14 @@ extension Application {
     }
 
     static func logDebug(_ message: @autoclosure () -> String) {
-        guard loggingEnabled.load(ordering: .relaxed) else { return }
+        guard Diagnostics.isDebugEnabled.load(ordering: .relaxed) else { return }
         logger.debug("AppStateKit: \(message())")
     }
 
     /// Sends one of AppStateKit's own debug messages to this application's logger (the
     /// application that owns what the message is about).
     func logDebug(_ message: @autoclosure () -> String) {
-        guard loggingEnabled.load(ordering: .relaxed) else { return }
+        guard Diagnostics.isDebugEnabled.load(ordering: .relaxed) else { return }
         logger.value.debug("AppStateKit: \(message())")
     }
 
@@ -78,7 +77,7 @@ extension Application {
     /// (that would stop the process as a dependency cycle).
     @usableFromInline
     static func announceCreation(of entry: RegistryEntry) {
-        guard loggingEnabled.load(ordering: .relaxed),
+        guard Diagnostics.isDebugEnabled.load(ordering: .relaxed),
             !ThreadLookupCache.current.isCapturingKeys,
             !(entry is DependencyEntry<ApplicationLogger>)
         else { return }

@@ -25,7 +25,4 @@ extension Application {
         logDebug("promoted the application to \(String(reflecting: customApplication)), keeping its \(old.registry.count) entries")
         return customApplication
     }
-
-    /// The registry the next `init(setup:)` on this task adopts (set by `promote(to:)`).
-    @TaskLocal static var promotedRegistry: Registry?
 }

@@ -79,10 +79,16 @@ final class TaskContext: @unchecked Sendable {
     /// Inside an override scope, an overridden key resolves to its override. A dependency that
     /// does not exist in the registry yet is created by running its factory here: if the factory
     /// resolved an overridden dependency, the result belongs to the scope and is kept in it, so
-    /// the override never leaks into the shared registry; otherwise it is published to the
-    /// registry like any first access. Existing registry entries are shared.
+    /// the override never leaks into the shared registry; otherwise `publish` hands it to the
+    /// registry like any first access and returns the registry's instance. Existing registry
+    /// entries are shared.
     @usableFromInline
-    static func scopedDependency<Value: Sendable>(for key: EntryKey, in registry: Registry, create: () -> Value) -> Value? {
+    static func scopedDependency<Value: Sendable>(
+        for key: EntryKey,
+        in registry: Registry,
+        create: () -> Value,
+        publish: (Value) -> Value
+    ) -> Value? {
         guard let context = current, context.hasOverrides else { return nil }
         if let overridden = context.overriddenValue(for: key) {
             ThreadLookupCache.current.overridesServed += 1
@@ -98,7 +104,7 @@ final class TaskContext: @unchecked Sendable {
         }
         // Independent of every override: publish it (if another task published first, that
         // instance wins and is returned, as for any concurrent first access).
-        return Application.registeredDependency(key: key, in: registry) { made }.value
+        return publish(made)
     }
 
     /// The innermost override of `key` in this scope or its parents.

@@ -5,6 +5,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Synchronization
 
 /// The reporting seam for code below the logging layer (the registry, files, stores): it names
 /// no logger, and the layer that owns `Application.logger` installs where reports go.
@@ -19,6 +20,10 @@ enum Diagnostics {
         let debug: @Sendable (String) -> Void
         let error: @Sendable (String) -> Void
     }
+
+    /// Whether debug logging is on (`Application.logging(isEnabled:)`); one relaxed load, so
+    /// code can skip building a debug message.
+    static let isDebugEnabled = Atomic<Bool>(false)
 
     private static let lock = Lock()
     // Safe: only accessed while `lock` is held; set once.
