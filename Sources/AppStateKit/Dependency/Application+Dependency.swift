@@ -94,7 +94,7 @@ extension Application {
             for: key,
             in: registry,
             create: object,
-            publish: { made in Application.registeredDependency(key: key, in: registry) { made }.value }
+            publish: { made, key, registry in Application.registeredDependency(key: key, in: registry) { made }.value }
         ) {
             return Dependency(slot: nil, value: scoped)
         }

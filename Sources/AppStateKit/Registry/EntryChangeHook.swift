@@ -17,6 +17,8 @@ enum EntryChangeHook {
     }
 
     /// Tells the installed listener, if any, that `entry` changed. Called with no lock held.
+    /// Out of line: it is the cold branch of every write.
+    @inline(never)
     static func notify(_ entry: RegistryEntry) {
         lock.withLock { listener }?(entry)
     }

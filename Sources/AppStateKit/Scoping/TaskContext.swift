@@ -80,14 +80,15 @@ final class TaskContext: @unchecked Sendable {
     /// does not exist in the registry yet is created by running its factory here: if the factory
     /// resolved an overridden dependency, the result belongs to the scope and is kept in it, so
     /// the override never leaks into the shared registry; otherwise `publish` hands it to the
-    /// registry like any first access and returns the registry's instance. Existing registry
-    /// entries are shared.
+    /// registry like any first access and returns the registry's instance (it is given the
+    /// value, `key` and `registry`, so the caller's closure captures nothing). Existing
+    /// registry entries are shared.
     @usableFromInline
     static func scopedDependency<Value: Sendable>(
         for key: EntryKey,
         in registry: Registry,
         create: () -> Value,
-        publish: (Value) -> Value
+        publish: (Value, EntryKey, Registry) -> Value
     ) -> Value? {
         guard let context = current, context.hasOverrides else { return nil }
         if let overridden = context.overriddenValue(for: key) {
@@ -104,7 +105,7 @@ final class TaskContext: @unchecked Sendable {
         }
         // Independent of every override: publish it (if another task published first, that
         // instance wins and is returned, as for any concurrent first access).
-        return publish(made)
+        return publish(made, key, registry)
     }
 
     /// The innermost override of `key` in this scope or its parents.

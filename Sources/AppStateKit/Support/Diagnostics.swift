@@ -36,7 +36,9 @@ enum Diagnostics {
         }
     }
 
-    /// Reports an error: to the installed sink, otherwise to standard error.
+    /// Reports an error: to the installed sink, otherwise to standard error. (Reports are the
+    /// cold path of their callers, so they stay out of line.)
+    @inline(never)
     static func report(error message: String) {
         if let sink = lock.withLock({ sink }) {
             sink.error(message)
@@ -52,6 +54,7 @@ enum Diagnostics {
     }
 
     /// Reports a debug message to the installed sink; without one, debug logging is off.
+    @inline(never)
     static func report(debug message: String) {
         lock.withLock { sink }?.debug(message)
     }
