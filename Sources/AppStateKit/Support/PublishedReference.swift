@@ -8,16 +8,15 @@ import Synchronization
 /// previous one's retain back to the publisher, who must keep it (``Application/shared`` keeps
 /// a list). Suits objects replaced rarely and read constantly, such as the shared application.
 ///
-/// ``publishIfAbsent(_:in:)`` and ``replace(with:in:)`` must be serialised by the caller (one lock);
-/// reads need no lock.
+/// ``publishIfAbsent(_:in:)`` and ``replace(with:in:)`` must be serialised by the caller (one
+/// lock); reads need no lock.
 ///
 /// The word itself (the published object's address, retained; 0 before the first publication)
-/// is an `Atomic<UInt>` its owner stores (``Application/shared`` in a `static let`) and passes
-/// to these functions: a `static let` of a non-copyable struct wrapping it would be read
-/// through an accessor coroutine by inlined client code, dozens of instructions per read.
+/// is an `Atomic<UInt>` its owner stores in a `static let` and passes to these functions. The
+/// hot read, `SharedApplication.withShared`, loads it inline rather than through this type
+/// (see there why).
 @usableFromInline
 enum PublishedReference<Object: AnyObject> {
-
     /// The published object, or `nil` before the first publication.
     @inlinable
     static func published(in bits: borrowing Atomic<UInt>) -> Object? {
