@@ -38,6 +38,9 @@ open class Application {
         setup(self)
     }
 
+    /// The registry the next `init(setup:)` on this task adopts (set by `promote(to:)`).
+    @TaskLocal static var promotedRegistry: Registry?
+
     /// A plain instance over an existing registry, through which an entry resolves its
     /// collaborators in the application that owns it (see `EntryOwner`). Runs no setup.
     init(resolvingIn registry: Registry) {
@@ -46,37 +49,11 @@ open class Application {
 }
 
 extension Application {
-    /// The application that serves the calling task: the isolated one of an enclosing
-    /// isolation scope if there is one, otherwise the process-wide shared instance.
-    @inlinable
-    static var current: Application {
-        if ScopeContext.isAnyIsolatedLive, let isolated = ScopeContext.currentIsolatedApplication {
-            return isolated
-        }
-        return shared
-    }
-
-    /// Runs `body` with the application serving the calling task, without retaining the shared
-    /// instance: on the read path, a retain/release pair on the one shared object would make
-    /// every thread write the same cache line.
-    @inlinable @inline(__always)
-    static func withCurrent<Result>(_ body: (Application) -> Result) -> Result {
-        if ScopeContext.isAnyIsolatedLive, let isolated = ScopeContext.currentIsolatedApplication {
-            return body(isolated)
-        }
-        let bits = SharedApplication.bits.load(ordering: .acquiring)
-        guard bits != 0 else { return body(SharedApplication.publishInitial()) }
-        // Safe: published instances are retained forever (see `SharedApplication`).
-        return Unmanaged<Application>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)._withUnsafeGuaranteedRef(body)
-    }
-
     /// The process-wide instance. Replaced by ``promote(to:)``.
     @inlinable
     static var shared: Application {
         get {
-            let bits = SharedApplication.bits.load(ordering: .acquiring)
-            guard bits != 0 else { return SharedApplication.publishInitial() }
-            return Unmanaged<Application>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeUnretainedValue()
+            SharedApplication.withShared { $0 }
         }
         set {
             SharedApplication.replace(with: newValue)
@@ -84,43 +61,48 @@ extension Application {
     }
 }
 
-/// Storage for ``Application/shared``.
-///
-/// The current instance is published as the bit pattern of a retained reference so that reading
-/// it costs one atomic load. Replaced instances are retained forever (promotion is rare), so a
-/// reader that loaded an old pointer never sees it freed. The first instance is made and
-/// published on first use, after which readers never touch the lazily initialised `initial`.
+/// Storage for ``Application/shared``: a ``PublishedReference`` (one acquiring load to read,
+/// every published instance retained for the rest of the process) and the lock that serialises
+/// publishing. The first instance is made and published on first use, after which readers never
+/// touch the lazily initialised `initial`.
 @usableFromInline
 enum SharedApplication {
     // Safe: an immutable reference to an instance whose only stored property synchronises itself.
     nonisolated(unsafe) private static let initial = Application()
+    @usableFromInline typealias Reference = PublishedReference<Application>
+    /// The published instance (see ``PublishedReference``).
     @usableFromInline static let bits = Atomic<UInt>(0)
     private static let lock = Lock()
-    // Safe: only touched while `lock` is held.
+    // Safe: only touched while `lock` is held. Keeps replaced instances, as the reference's
+    // policy requires.
     nonisolated(unsafe) private static var retired: [Application] = []
+
+    /// Runs `body` with the shared instance, publishing the first one if needed, without
+    /// retaining it.
+    ///
+    /// Written out here rather than through a function of the generic ``PublishedReference``:
+    /// with Swift 6.3.1 that version retains the instance around `body` (+46 instructions per
+    /// state read, measured) and keeps callers such as `Application.fileState(_:)` from being
+    /// optimised across modules (+800 per file-state read); this is every handle's first step.
+    @inlinable @inline(__always)
+    static func withShared<Result>(_ body: (Application) -> Result) -> Result {
+        let bits = bits.load(ordering: .acquiring)
+        guard bits != 0 else { return body(publishInitial()) }
+        // Safe: published instances are retained forever (see `PublishedReference`).
+        return Unmanaged<Application>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)._withUnsafeGuaranteedRef(body)
+    }
 
     /// Publishes the first shared instance unless one already is, and returns the shared instance.
     @usableFromInline
     static func publishInitial() -> Application {
         let instance = initial
-        return lock.withLock {
-            let current = bits.load(ordering: .acquiring)
-            if current != 0 {
-                return Unmanaged<Application>.fromOpaque(UnsafeRawPointer(bitPattern: current)!).takeUnretainedValue()
-            }
-            bits.store(UInt(bitPattern: Unmanaged.passRetained(instance).toOpaque()), ordering: .releasing)
-            return instance
-        }
+        return lock.withLock { Reference.publishIfAbsent(instance, in: bits) }
     }
 
     @usableFromInline
     static func replace(with application: Application) {
         lock.withLock {
-            let retained = Unmanaged.passRetained(application).toOpaque()
-            let old = bits.exchange(UInt(bitPattern: retained), ordering: .acquiringAndReleasing)
-            if old != 0 {
-                retired.append(Unmanaged<Application>.fromOpaque(UnsafeRawPointer(bitPattern: old)!).takeRetainedValue())
-            }
+            if let old = Reference.replace(with: application, in: bits) { retired.append(old) }
         }
     }
 }

@@ -25,7 +25,7 @@ extension Application {
         /// The registry entry; `nil` when a scope provides the value.
         @usableFromInline
         var entry: DependencyEntry<Value>? {
-            slot.map { unsafeDowncast($0.entry, to: DependencyEntry<Value>.self) }
+            slot?.entry(as: DependencyEntry<Value>.self)
         }
 
         /// The entry's identity as AppState exposes it.
@@ -90,14 +90,26 @@ extension Application {
 
     @inlinable
     func dependency<Value: Sendable>(key: EntryKey, _ object: () -> Value) -> Dependency<Value> {
-        if ScopeContext.isAnyLive, let scoped = ScopeContext.scopedDependency(for: key, in: registry, create: object) {
+        if TaskContext.isAnyLive, let scoped = TaskContext.scopedDependency(
+            for: key,
+            in: registry,
+            create: object,
+            publish: { made, key, registry in Application.registeredDependency(key: key, in: registry) { made }.value }
+        ) {
             return Dependency(slot: nil, value: scoped)
         }
-        let slot = registry.slot(for: key) { Application.makeDependencyEntry(key: $0, object) }
-        return slot._withUnsafeGuaranteedRef { slot in
-            slot.unmanagedEntry._withUnsafeGuaranteedRef { entry in
-                let entry = unsafeDowncast(entry, to: DependencyEntry<Value>.self)
-                return Dependency(slot: slot, value: entry.value(memoizedIn: slot))
+        return Application.registeredDependency(key: key, in: registry, object)
+    }
+
+    /// The dependency `key` of `registry` itself, created with `object` on first access, read
+    /// through the calling thread's memo: the read path of every dependency that no scope
+    /// provides, shared by ``dependency(key:_:)`` and a task context publishing a dependency it
+    /// created.
+    @inlinable @inline(__always)
+    static func registeredDependency<Value: Sendable>(key: EntryKey, in registry: Registry, _ object: () -> Value) -> Dependency<Value> {
+        registry.withSlot(for: key, create: { Application.makeDependencyEntry(key: $0, object) }) { slot in
+            slot.withEntry(as: DependencyEntry<Value>.self) { entry in
+                Dependency(slot: slot, value: entry.value(memoizedIn: slot))
             }
         }
     }

@@ -58,7 +58,7 @@ extension Application {
     func registryEntry<Value: Sendable>(of keyPath: KeyPath<Application, Dependency<Value>>) -> DependencyEntry<Value> {
         if let entry = self[keyPath: keyPath].entry { return entry }
         // Without overrides, the declaration always resolves through the registry.
-        let handle = ScopeContext.withoutOverrides { self[keyPath: keyPath] }
+        let handle = TaskContext.withoutOverrides { self[keyPath: keyPath] }
         guard let entry = handle.entry else {
             preconditionFailure(KeyCapture.notADeclarationMessage(keyPath))
         }

@@ -27,9 +27,6 @@ final class DependencyEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable
         super.init(key: key)
     }
 
-    deinit {
-        version.destroy()
-    }
 
     override var kindName: String { "Dependency" }
     override var valueTypeName: String { String(reflecting: Value.self) }
@@ -53,12 +50,11 @@ final class DependencyEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable
     func value(memoizedIn slot: ThreadLookupCache.Slot) -> Value {
         trackAccess()
         let latest = version.loadAcquiring()
-        if slot.version == latest, let snapshot = slot.snapshot {
-            return unsafeDowncast(snapshot, to: ValueBox<Value>.self).value
+        if let box = slot.memoizedSnapshot(at: latest, as: ValueBox<Value>.self) {
+            return box.value
         }
         let (box, boxVersion) = snapshot()
-        slot.snapshot = box
-        slot.version = boxVersion
+        slot.memoize(box, at: boxVersion)
         return box.value
     }
 
@@ -113,16 +109,5 @@ final class DependencyEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable
     private func publish(_ value: Value) {
         current = ValueBox(value)
         version.incrementReleasing()
-    }
-}
-
-/// An immutable box, so a value can be handed between threads by reference.
-@usableFromInline
-final class ValueBox<Value: Sendable>: Sendable {
-    @usableFromInline let value: Value
-
-    @usableFromInline
-    init(_ value: Value) {
-        self.value = value
     }
 }

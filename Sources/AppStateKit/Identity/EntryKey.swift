@@ -152,12 +152,4 @@ enum EntryName: Hashable, Sendable {
         case let .site(site): site.readable
         }
     }
-
-    /// The scope AppState exposes for the name.
-    var scope: Application.Scope {
-        switch self {
-        case let .explicit(feature, id): Application.Scope(name: feature, id: id)
-        case let .site(site): Application.Scope(name: "App", id: site.readable)
-        }
-    }
 }

@@ -67,7 +67,7 @@ public struct ApplicationLogger: Sendable, CustomStringConvertible {
 
     /// Logs a debug message when ``Application/isLoggingEnabled`` is true.
     public func debug(_ message: String) {
-        guard Application.isLoggingEnabled else { return }
+        guard Diagnostics.isDebugEnabled.load(ordering: .relaxed) else { return }
         debugSink(message)
     }
 
@@ -77,7 +77,7 @@ public struct ApplicationLogger: Sendable, CustomStringConvertible {
     /// Application.logger.debug { "cache holds \(expensiveSummary())" }
     /// ```
     public func debug(_ message: () -> String) {
-        guard Application.isLoggingEnabled else { return }
+        guard Diagnostics.isDebugEnabled.load(ordering: .relaxed) else { return }
         debugSink(message())
     }
 

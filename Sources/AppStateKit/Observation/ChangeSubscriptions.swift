@@ -31,7 +31,9 @@ enum ChangeSubscriptions {
     /// Registers `mailbox` to be signalled after each change of `entry`; returns the token that
     /// removes it.
     static func subscribe(_ entry: RegistryEntry, _ mailbox: ChangeMailbox) -> UInt64 {
-        lock.withLock {
+        // Before any stream count is raised, so every write that sees one reaches `notify`.
+        EntryChangeHook.install { notify($0) }
+        return lock.withLock {
             nextToken += 1
             let id = ObjectIdentifier(entry)
             mailboxes[id, default: [:]][nextToken] = mailbox

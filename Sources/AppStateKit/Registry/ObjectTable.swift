@@ -52,9 +52,11 @@ struct ObjectTable<Object: KeyedObject>: ~Copyable {
         }
     }
 
-    /// Adds `object` for `key`; the caller makes sure the table has no object for it yet.
+    /// Adds `object` for `key`; the caller makes sure the table has no object for it yet
+    /// (checked in debug builds: a second object would shadow or be shadowed by the first).
     @inline(__always)
     mutating func add(_ object: Object, for key: EntryKey) {
+        assert(find(key) == nil, "AppStateKit: internal error: \(key.readable) was added to an ObjectTable twice")
         if (count + 1) * 2 > mask + 1 { resize(to: (mask + 1) * 2) }
         place(hash: key.fastHash | 1, object: Unmanaged.passRetained(object))
         count += 1

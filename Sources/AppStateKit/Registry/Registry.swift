@@ -67,7 +67,29 @@ final class Registry: @unchecked Sendable {
         as type: Entry.Type = Entry.self,
         create: () -> Entry
     ) -> Entry {
-        unsafeDowncast(slot(for: key, create: { _ in create() })._withUnsafeGuaranteedRef { $0.entry }, to: Entry.self)
+        withSlot(for: key, create: { _ in create() }) { $0.entry(as: Entry.self) }
+    }
+
+    /// Runs `body` with the calling thread's memo slot for `key`, creating the entry with
+    /// `create` on first access; the slot is not retained unless `body` keeps it (a handle
+    /// does).
+    ///
+    /// This and ``ThreadLookupCache/Slot/withEntry(as:_:)`` are the read path: everything
+    /// unretained and unchecked stays inside them (see Documentation/Internals.md).
+    @inlinable @inline(__always)
+    func withSlot<Result>(
+        for key: EntryKey,
+        create: (EntryKey) -> RegistryEntry,
+        _ body: (ThreadLookupCache.Slot) throws -> Result
+    ) rethrows -> Result {
+        try slot(for: key, create: create)._withUnsafeGuaranteedRef(body)
+    }
+
+    /// The calling thread's memo slot for `key`, retained, creating the entry with `create` on
+    /// first access: what a handle (`State`, `StoredState`, …) keeps.
+    @inlinable @inline(__always)
+    func retainedSlot(for key: EntryKey, create: (EntryKey) -> RegistryEntry) -> ThreadLookupCache.Slot {
+        slot(for: key, create: create).takeUnretainedValue()
     }
 
     /// The calling thread's memo slot for `key`, creating the entry on first access.
@@ -214,7 +236,7 @@ final class Registry: @unchecked Sendable {
                         storage.waiting[thread] = nil
                         lock.unlock()
                         cache.isReportingSlowCreation = true
-                        Application.logger.error(message)
+                        Diagnostics.report(error: message)
                         cache.isReportingSlowCreation = false
                         lock.lock()
                     }

@@ -23,7 +23,7 @@ class RegistryEntry: Observable, KeyedObject, @unchecked Sendable {
     @usableFromInline let registrar = ObservationRegistrar()
 
     /// How many change streams watch this entry. Only `ChangeSubscriptions` writes it, under its
-    /// lock; a write reads it (one relaxed load) to skip the stream table while it is zero.
+    /// lock; a write reads it (one relaxed load) to skip ``EntryChangeHook`` while it is zero.
     let streamCount = AtomicWord(0)
 
     @usableFromInline
@@ -31,9 +31,6 @@ class RegistryEntry: Observable, KeyedObject, @unchecked Sendable {
         self.key = key
     }
 
-    deinit {
-        streamCount.destroy()
-    }
 
     /// Whether this is the entry for `key`.
     @inlinable @inline(__always)
@@ -75,7 +72,7 @@ class RegistryEntry: Observable, KeyedObject, @unchecked Sendable {
     final func didChange() {
         registrar.didSet(self, keyPath: observedKeyPath)
         if streamCount.loadRelaxed() != 0 {
-            ChangeSubscriptions.notify(self)
+            EntryChangeHook.notify(self)
         }
     }
 

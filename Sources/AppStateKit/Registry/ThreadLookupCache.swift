@@ -42,12 +42,76 @@ final class ThreadLookupCache {
         /// application (an isolated one, say) alive; `nil` for a transient slot.
         let registry: Registry?
         /// A snapshot of the entry's value box, valid while the entry's version equals `version`.
+        /// Only the thread whose memo made the slot touches these two (checked in debug builds).
         @exclusivity(unchecked) @usableFromInline var snapshot: AnyObject?
         @exclusivity(unchecked) @usableFromInline var version: UInt64 = .max
+        #if DEBUG
+        /// The thread whose memo made the slot: the only one allowed to touch the memo fields.
+        @usableFromInline let ownerThread = ThreadID.current
+        #endif
 
-        /// The entry (see ``unmanagedEntry``).
+        /// The entry (see ``unmanagedEntry``), as the subclass its key stands for.
+        ///
+        /// An ``EntryKey`` names the entry's kind and value type, so every entry found for a key
+        /// is of the one subclass the caller asks for; debug builds check it.
+        @inlinable @inline(__always)
+        func entry<Entry: RegistryEntry>(as type: Entry.Type) -> Entry {
+            #if DEBUG
+            checkEntryType(Entry.self)
+            #endif
+            return unsafeDowncast(unmanagedEntry.takeUnretainedValue(), to: Entry.self)
+        }
+
+        /// Runs `body` with the entry, as the subclass its key stands for, without retaining it
+        /// (the slot keeps it alive). This is the read path's only way to an entry.
+        @inlinable @inline(__always)
+        func withEntry<Entry: RegistryEntry, Result>(as type: Entry.Type, _ body: (Entry) throws -> Result) rethrows -> Result {
+            #if DEBUG
+            checkEntryType(Entry.self)
+            #endif
+            return try unmanagedEntry._withUnsafeGuaranteedRef { try body(unsafeDowncast($0, to: Entry.self)) }
+        }
+
+        /// The snapshot this thread memoised at `version`, or `nil` if there is none or the
+        /// entry has moved on. `type` must be the type the snapshot was memoised as.
+        @inlinable @inline(__always)
+        func memoizedSnapshot<Snapshot: AnyObject>(at version: UInt64, as type: Snapshot.Type) -> Snapshot? {
+            assertOwnerThread()
+            guard self.version == version, let snapshot else { return nil }
+            assert(snapshot is Snapshot, "AppStateKit: internal error: a memoised snapshot is not a \(Snapshot.self)")
+            return unsafeDowncast(snapshot, to: Snapshot.self)
+        }
+
+        /// Memoises `snapshot`, read at `version`, for this thread's next read of the entry.
         @inlinable
-        var entry: RegistryEntry { unmanagedEntry.takeUnretainedValue() }
+        func memoize(_ snapshot: AnyObject, at version: UInt64) {
+            assertOwnerThread()
+            self.snapshot = snapshot
+            self.version = version
+        }
+
+        /// Stops (debug builds) if the calling thread is not the one whose memo made the slot.
+        @inlinable @inline(__always)
+        func assertOwnerThread() {
+            #if DEBUG
+            if ThreadID.current != ownerThread { touchedByOtherThread() }
+            #endif
+        }
+
+        #if DEBUG
+        /// Stops if the entry is not an `Entry` (an ``EntryKey`` that fails to name its subclass).
+        @usableFromInline
+        func checkEntryType<Entry: RegistryEntry>(_ type: Entry.Type) {
+            let entry = unmanagedEntry.takeUnretainedValue()
+            precondition(entry is Entry, "AppStateKit: internal error: the entry for \(entry.key.readable) is not a \(Entry.self)")
+        }
+
+        @usableFromInline
+        func touchedByOtherThread() -> Never {
+            let key = withEntry(as: RegistryEntry.self) { $0.key.readable }
+            preconditionFailure("AppStateKit: internal error: a thread touched another thread's memo slot of \(key)")
+        }
+        #endif
 
         /// Whether this slot remembers the entry for `key`, compared in place (no key copy, no
         /// retain of the entry).
@@ -67,8 +131,8 @@ final class ThreadLookupCache {
     @exclusivity(unchecked) @usableFromInline var registryStamp: UInt64 = 0
     /// The ``Registry/identity`` of the registry the memo serves; 0 for none.
     @exclusivity(unchecked) var registryIdentity: UInt64 = 0
-    /// The key capture running on this thread, if any (see `KeyCapture`).
-    @exclusivity(unchecked) var keyCapture: KeyCapture? {
+    /// The key capture running on this thread, if any (see ``KeyCapturing``).
+    @exclusivity(unchecked) var keyCapture: (any KeyCapturing)? {
         didSet { isCapturingKeys = keyCapture != nil }
     }
     @exclusivity(unchecked) @usableFromInline var isCapturingKeys = false
@@ -76,7 +140,7 @@ final class ThreadLookupCache {
     /// inside the report doesn't report again.
     @exclusivity(unchecked) var isReportingSlowCreation = false
     /// How many scoped overrides this thread has served; lets a factory run inside a scope tell
-    /// whether it depended on one (see `ScopeContext.scopedDependency`).
+    /// whether it depended on one (see `TaskContext.scopedDependency`).
     @exclusivity(unchecked) var overridesServed = 0
     /// The remembered slots, retained by the table, so a lookup hands one out without touching
     /// its reference count.
@@ -137,7 +201,8 @@ final class ThreadLookupCache {
     @usableFromInline
     static func makeCurrent() -> ThreadLookupCache {
         let cache = ThreadLookupCache()
-        pthread_setspecific(threadKey, Unmanaged.passRetained(cache).toOpaque())
+        let result = pthread_setspecific(threadKey, Unmanaged.passRetained(cache).toOpaque())
+        precondition(result == 0, "AppStateKit: pthread_setspecific failed with \(result)")
         return cache
     }
 

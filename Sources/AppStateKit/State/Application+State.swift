@@ -25,13 +25,13 @@ extension Application {
         /// The registry entry.
         @usableFromInline
         var entry: StateEntry<Value> {
-            unsafeDowncast(slot.entry, to: StateEntry<Value>.self)
+            slot.entry(as: StateEntry<Value>.self)
         }
 
         /// Runs `body` with the entry, without retaining it (the slot keeps it alive).
         @inlinable
         func withEntry<Result>(_ body: (StateEntry<Value>) throws -> Result) rethrows -> Result {
-            try slot.unmanagedEntry._withUnsafeGuaranteedRef { try body(unsafeDowncast($0, to: StateEntry<Value>.self)) }
+            try slot.withEntry(as: StateEntry<Value>.self, body)
         }
 
         /// The current value. Setting it replaces the shared value atomically.
@@ -54,7 +54,7 @@ extension Application {
                     entry.endModification()
                     entry.didChange()
                 }
-                yield &entry.storedValue
+                yield &entry.lockedValue
             }
         }
 
@@ -134,8 +134,7 @@ extension Application {
 
     @inlinable
     func state<Value: Sendable>(key: EntryKey, initial: () -> Value) -> State<Value> {
-        let slot = registry.slot(for: key) { Application.makeStateEntry(key: $0, initial: initial()) }
-        return State(slot: slot.takeUnretainedValue())
+        State(slot: registry.retainedSlot(for: key) { Application.makeStateEntry(key: $0, initial: initial()) })
     }
 
     @inlinable

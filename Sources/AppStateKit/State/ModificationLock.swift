@@ -12,9 +12,6 @@ final class ModificationLock: @unchecked Sendable {
 
     init() {}
 
-    deinit {
-        owner.destroy()
-    }
 
     /// Takes the lock for `entry`, waiting for another thread's mutation to finish.
     func lock(_ entry: RegistryEntry) {

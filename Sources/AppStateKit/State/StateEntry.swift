@@ -8,24 +8,19 @@ import Synchronization
 /// read-modify-write atomic. Re-entering the same entry from inside that mutation would
 /// self-deadlock; it is detected and stops with the entry's key.
 @usableFromInline
-final class StateEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable {
-    // Safe: `storedValue` is only read or written while `lock` is held; `initial` is immutable.
-    @usableFromInline let lock = Lock()
+final class StateEntry<Value: Sendable>: LockedValueEntry<Value>, @unchecked Sendable {
+    // Safe: the value (`lockedValue`) is only read or written while `lock` is held; `initial`
+    // is immutable.
     @usableFromInline let initial: Value
-    @exclusivity(unchecked) @usableFromInline var storedValue: Value
     /// The thread running an `update` closure on this entry, or 0.
     @usableFromInline let updatingThread = AtomicWord(0)
 
     @usableFromInline
     init(key: EntryKey, initial: Value) {
         self.initial = initial
-        self.storedValue = initial
-        super.init(key: key)
+        super.init(key: key, value: initial)
     }
 
-    deinit {
-        updatingThread.destroy()
-    }
 
     override var kindName: String { "State" }
     override var valueTypeName: String { String(reflecting: Value.self) }
@@ -37,12 +32,12 @@ final class StateEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable {
             trackAccess()
             lockDetectingReentry()
             defer { lock.unlock() }
-            return storedValue
+            return lockedValue
         }
         set {
             notifyingObservers {
                 lockDetectingReentry()
-                storedValue = newValue
+                lockedValue = newValue
                 lock.unlock()
             }
         }
@@ -59,7 +54,7 @@ final class StateEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable {
         try notifyingObservers {
             beginModification()
             defer { endModification() }
-            return try body(&storedValue)
+            return try body(&lockedValue)
         }
     }
 

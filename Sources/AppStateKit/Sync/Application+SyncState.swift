@@ -39,7 +39,7 @@ extension Application {
         /// The registry entry.
         @usableFromInline
         var entry: SyncStateEntry<Value> {
-            unsafeDowncast(slot.entry, to: SyncStateEntry<Value>.self)
+            slot.entry(as: SyncStateEntry<Value>.self)
         }
 
         /// The cached value: the store's, or this process's newer write, or the initial value
@@ -53,7 +53,7 @@ extension Application {
         /// process, naming the key.
         public var value: Value {
             @inlinable get {
-                slot.unmanagedEntry._withUnsafeGuaranteedRef { unsafeDowncast($0, to: SyncStateEntry<Value>.self).value }
+                slot.withEntry(as: SyncStateEntry<Value>.self) { $0.value }
             }
             set { entry.set(newValue) }
             _modify {
@@ -173,8 +173,8 @@ extension Application {
 
     @inlinable
     func syncState<Value: Codable & Sendable>(key: EntryKey, initial: () -> Value) -> SyncState<Value> {
-        let slot = registry.slot(for: key) { Application.makeSyncStateEntry(key: $0, registry: self.registry, initial: initial()) }
-        return SyncState(slot: slot.takeUnretainedValue())
+        let slot = registry.retainedSlot(for: key) { Application.makeSyncStateEntry(key: $0, registry: self.registry, initial: initial()) }
+        return SyncState(slot: slot)
     }
 
     /// Declares an optional shared value: `nil` while the store has none; assigning `nil`

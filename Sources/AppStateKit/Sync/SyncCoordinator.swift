@@ -36,7 +36,7 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
     // the dependency entries synchronise themselves.
     private let storeEntry: DependencyEntry<any SyncStore>
     /// The `\.syncStore` entry's version word: it changes when the store is replaced.
-    let storeVersion: AtomicWord
+    let storeVersion: AtomicWord.View
     /// The store version the current binding was made at (`.max` before the first), so a read
     /// can tell with two loads whether the store was replaced since.
     let boundVersion = AtomicWord(.max)
@@ -82,14 +82,13 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
 
     private init(key: EntryKey, storeEntry: DependencyEntry<any SyncStore>, loggerEntry: DependencyEntry<ApplicationLogger>) {
         self.storeEntry = storeEntry
-        self.storeVersion = storeEntry.version
+        self.storeVersion = storeEntry.version.view
         self.loggerEntry = loggerEntry
         super.init(key: key)
     }
 
     deinit {
         state.binding?.feed.cancel()
-        boundVersion.destroy()
     }
 
     override var kindName: String { "SyncConnection" }
@@ -105,7 +104,7 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
         return registry.entry(for: key) {
             // An application over `registry` (not the caller's current one), outside every
             // task-local scope, so the registry's own dependency entries are the ones found.
-            let (store, logger) = ScopeContext.$current.withValue(nil) {
+            let (store, logger) = TaskContext.$current.withValue(nil) {
                 let owner = Application(resolvingIn: registry)
                 return (owner.syncStore.entry!, owner.logger.entry!)
             }
@@ -309,7 +308,7 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
     /// Reports, once per application, that a task-local override of `\.syncStore` in the
     /// calling task is not used by SyncState `storeKey`.
     func noteScopedStoreOverride(storeKey: String) {
-        guard ScopeContext.isAnyLive, let context = ScopeContext.current, context.hasOverrides,
+        guard TaskContext.isAnyLive, let context = TaskContext.current, context.hasOverrides,
             context.overriddenValue(for: Application.syncStoreKey) != nil
         else { return }
         let isFirst = lock.withLock {

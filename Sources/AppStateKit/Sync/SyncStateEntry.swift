@@ -10,11 +10,9 @@ import Foundation
 /// shown, so a read never steps back behind this process's own write; once the last one
 /// settles, the newest record the store reported is what reads return.
 @usableFromInline
-final class SyncStateEntry<Value: Codable & Sendable>: RegistryEntry, SyncCacheEntry, @unchecked Sendable {
-    // Safe: `cached` and `state` are only read or written while `lock` is held; everything else
-    // is immutable (the coordinator synchronises itself).
-    @usableFromInline let lock = Lock()
-    @exclusivity(unchecked) @usableFromInline var cached: Value
+final class SyncStateEntry<Value: Codable & Sendable>: LockedValueEntry<Value>, SyncCacheEntry, @unchecked Sendable {
+    // Safe: the cached value (`lockedValue`) and `state` are only read or written while `lock`
+    // is held; everything else is immutable (the coordinator synchronises itself).
     private var state = CacheState()
     /// The key in the sync store.
     let storeKey: String
@@ -28,8 +26,8 @@ final class SyncStateEntry<Value: Codable & Sendable>: RegistryEntry, SyncCacheE
     let modification = ModificationLock()
     /// The coordinator's ``SyncCoordinator/storeVersion`` and ``SyncCoordinator/boundVersion``
     /// words (the coordinator, which this entry retains, keeps them alive).
-    @usableFromInline let storeVersion: AtomicWord
-    @usableFromInline let boundVersion: AtomicWord
+    @usableFromInline let storeVersion: AtomicWord.View
+    @usableFromInline let boundVersion: AtomicWord.View
 
     /// A store record with its decoded value (or why it can't be decoded).
     private struct Known {
@@ -56,10 +54,9 @@ final class SyncStateEntry<Value: Codable & Sendable>: RegistryEntry, SyncCacheE
     init(key: EntryKey, storeKey: String, initial: Value, coordinator: SyncCoordinator) {
         self.storeKey = storeKey
         self.initial = initial
-        self.cached = initial
         self.coordinator = coordinator
         self.storeVersion = coordinator.storeVersion
-        self.boundVersion = coordinator.boundVersion
+        self.boundVersion = coordinator.boundVersion.view
         do {
             try SyncLimits.check(key: storeKey, value: nil)
             self.keyProblem = nil
@@ -68,7 +65,7 @@ final class SyncStateEntry<Value: Codable & Sendable>: RegistryEntry, SyncCacheE
         } catch {
             self.keyProblem = SyncStoreError(.invalidKey, key: storeKey, detail: "\(error)")
         }
-        super.init(key: key)
+        super.init(key: key, value: initial)
     }
 
     override var kindName: String { "SyncState" }
@@ -87,7 +84,7 @@ final class SyncStateEntry<Value: Codable & Sendable>: RegistryEntry, SyncCacheE
         }
         lock.lock()
         defer { lock.unlock() }
-        return cached
+        return lockedValue
     }
 
     /// Binds the coordinator to the replaced `\.syncStore`, reloading every entry from it.
@@ -157,11 +154,11 @@ final class SyncStateEntry<Value: Codable & Sendable>: RegistryEntry, SyncCacheE
         state.mustConverge = false
         switch known.decoded {
         case let .success(value):
-            cached = value
+            lockedValue = value
             state.problem = nil
             return .changed(report: nil)
         case let .failure(error):
-            cached = initial
+            lockedValue = initial
             state.problem = error
             let version = known.record?.version ?? 0
             guard state.reportedProblemVersion != version else { return .changed(report: nil) }
@@ -186,7 +183,7 @@ final class SyncStateEntry<Value: Codable & Sendable>: RegistryEntry, SyncCacheE
         notifyingObservers {
             lock.withLock {
                 let replaced = state.problem
-                cached = newValue
+                lockedValue = newValue
                 state.problem = nil
                 state.pendingWrites += 1
                 return replaced

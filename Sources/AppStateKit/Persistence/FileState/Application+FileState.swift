@@ -31,7 +31,7 @@ extension Application {
 
         /// The registry entry.
         var entry: FileStateEntry<Value> {
-            unsafeDowncast(slot.entry, to: FileStateEntry<Value>.self)
+            slot.entry(as: FileStateEntry<Value>.self)
         }
 
         /// The file's value, or the initial value when there is no (usable) file. Setting it
@@ -109,14 +109,14 @@ extension Application {
             valueType: Value.self,
             name: EntryName(feature: path, id: filename)
         )
-        let slot = registry.slot(for: key) {
+        let slot = registry.retainedSlot(for: key) {
             Application.announcingCreation(
                 FileStateEntry(
                     key: $0, directory: path, filename: filename, isBase64Encoded: isBase64Encoded, initial: initial(), owner: EntryOwner(self)
                 )
             )
         }
-        return FileState(slot: slot.takeUnretainedValue())
+        return FileState(slot: slot)
     }
 
     /// Declares an optional value persisted in `path/filename`: `nil` while there is no file;

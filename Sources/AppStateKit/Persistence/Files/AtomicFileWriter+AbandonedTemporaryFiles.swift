@@ -49,7 +49,7 @@ extension AtomicFileWriter {
             return []
         } catch {
             let problem = PersistenceError.system(error.code, subject: listed, operation: "list the directory to remove abandoned temporary files")
-            Application.logger.error("AppStateKit: \(problem)")
+            Diagnostics.report(error: "AppStateKit: \(problem)")
             return []
         }
         var removed: [String] = []
@@ -63,7 +63,7 @@ extension AtomicFileWriter {
                 continue
             } catch {
                 let problem = PersistenceError(error, path: temporary)
-                Application.logger.error("AppStateKit: \(problem)")
+                Diagnostics.report(error: "AppStateKit: \(problem)")
             }
         }
         return removed

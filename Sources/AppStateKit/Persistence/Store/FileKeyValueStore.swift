@@ -104,7 +104,7 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
         do {
             return try value(forKey: key)
         } catch {
-            Application.logger.error("AppStateKit: \(error)")
+            Diagnostics.report(error: "AppStateKit: \(error)")
             return nil
         }
     }
@@ -115,7 +115,7 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
         do {
             try write(value, forKey: key)
         } catch {
-            Application.logger.error("AppStateKit: \(error)")
+            Diagnostics.report(error: "AppStateKit: \(error)")
         }
     }
 
@@ -299,11 +299,10 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
     /// Delivers messages collected under the lock.
     private static func log(_ notes: [Note]) {
         guard !notes.isEmpty else { return }
-        let logger = Application.logger
         for note in notes {
             switch note {
-            case let .debug(message): logger.debug(message)
-            case let .error(message): logger.error(message)
+            case let .debug(message): Diagnostics.report(debug: message)
+            case let .error(message): Diagnostics.report(error: message)
             }
         }
     }

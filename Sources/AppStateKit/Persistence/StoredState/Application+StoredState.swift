@@ -29,7 +29,7 @@ extension Application {
 
         /// The registry entry.
         var entry: StoredStateEntry<Value> {
-            unsafeDowncast(slot.entry, to: StoredStateEntry<Value>.self)
+            slot.entry(as: StoredStateEntry<Value>.self)
         }
 
         /// The stored value, or the initial value when nothing (usable) is stored.
@@ -115,12 +115,12 @@ extension Application {
         store: (any UserDefaultsManaging)? = nil
     ) -> StoredState<Value> {
         let key = EntryKey(kind: .storedState, valueType: Value.self, name: EntryName(feature: feature, id: id))
-        let slot = registry.slot(for: key) {
+        let slot = registry.retainedSlot(for: key) {
             Application.announcingCreation(
                 StoredStateEntry(key: $0, feature: feature, id: id, initial: initial(), store: store, owner: EntryOwner(self))
             )
         }
-        return StoredState(slot: slot.takeUnretainedValue())
+        return StoredState(slot: slot)
     }
 
     /// Declares an optional persisted value named by `feature` and `id`; `nil` until assigned,

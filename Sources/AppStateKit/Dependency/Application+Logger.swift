@@ -1,7 +1,8 @@
 import Synchronization
 
 /// Whether debug logging is on; errors are reported regardless.
-private let loggingEnabled = Atomic<Bool>(false)
+/// Whether `Diagnostics` sends reports to `Application.logger` yet (see `installDiagnostics()`).
+private let diagnosticsInstalled = Atomic<Bool>(false)
 
 extension Application {
     /// Turns AppStateKit's debug messages on or off (off by default). Errors are always reported.
@@ -15,37 +16,55 @@ extension Application {
     /// Chainable: `Application.logging(isEnabled: true).load(dependency: \.database)`.
     @discardableResult
     public static func logging(isEnabled: Bool) -> Application.Type {
-        loggingEnabled.store(isEnabled, ordering: .relaxed)
+        installDiagnostics()
+        Diagnostics.isDebugEnabled.store(isEnabled, ordering: .relaxed)
         return Application.self
     }
 
     /// Whether debug logging is enabled; see ``logging(isEnabled:)``.
     public static var isLoggingEnabled: Bool {
-        loggingEnabled.load(ordering: .relaxed)
+        Diagnostics.isDebugEnabled.load(ordering: .relaxed)
     }
 
     /// The logger in use: the current value of the `\.logger` dependency.
     public static var logger: ApplicationLogger {
-        dependency(\.logger)
+        installDiagnostics()
+        return dependency(\.logger)
     }
 
     /// The logger AppStateKit reports through. Promote or override it to route messages.
     public var logger: Dependency<ApplicationLogger> {
-        dependency(ApplicationLogger(), feature: "AppStateKit", id: "logger")
+        Application.installDiagnostics()
+        return dependency(ApplicationLogger(), feature: "AppStateKit", id: "logger")
     }
 
     /// Sends one of AppStateKit's own debug messages to the current application's logger.
     ///
     /// `message` is only built while logging is enabled: off, this is one relaxed atomic load.
+    /// Routes `Diagnostics` (the reports of the registry and the persistence code, which know no
+    /// logger) to `Application.logger`, once. Runs whenever the logger is named, so before it
+    /// runs nobody has replaced the default logger, whose output `Diagnostics` reproduces.
+    @inline(__always)
+    static func installDiagnostics() {
+        guard !diagnosticsInstalled.load(ordering: .relaxed) else { return }
+        Diagnostics.install {
+            Diagnostics.Sink(
+                debug: { Application.logger.debug($0) },
+                error: { Application.logger.error($0) }
+            )
+        }
+        diagnosticsInstalled.store(true, ordering: .relaxed)
+    }
+
     static func logDebug(_ message: @autoclosure () -> String) {
-        guard loggingEnabled.load(ordering: .relaxed) else { return }
+        guard Diagnostics.isDebugEnabled.load(ordering: .relaxed) else { return }
         logger.debug("AppStateKit: \(message())")
     }
 
     /// Sends one of AppStateKit's own debug messages to this application's logger (the
     /// application that owns what the message is about).
     func logDebug(_ message: @autoclosure () -> String) {
-        guard loggingEnabled.load(ordering: .relaxed) else { return }
+        guard Diagnostics.isDebugEnabled.load(ordering: .relaxed) else { return }
         logger.value.debug("AppStateKit: \(message())")
     }
 
@@ -58,7 +77,7 @@ extension Application {
     /// (that would stop the process as a dependency cycle).
     @usableFromInline
     static func announceCreation(of entry: RegistryEntry) {
-        guard loggingEnabled.load(ordering: .relaxed),
+        guard Diagnostics.isDebugEnabled.load(ordering: .relaxed),
             !ThreadLookupCache.current.isCapturingKeys,
             !(entry is DependencyEntry<ApplicationLogger>)
         else { return }

@@ -17,7 +17,7 @@ extension Application {
         // The new instance takes over the old one's registry itself (not a copy of its entries),
         // so nothing created concurrently through either instance can be lost.
         let new = Application.$promotedRegistry.withValue(old.registry) { customApplication.init() }
-        if ScopeContext.isAnyIsolatedLive, let isolated = ScopeContext.current?.isolatedApplication {
+        if TaskContext.isAnyIsolatedLive, let isolated = TaskContext.current?.isolatedApplication {
             isolated.application = new
         } else {
             shared = new
@@ -25,7 +25,4 @@ extension Application {
         logDebug("promoted the application to \(String(reflecting: customApplication)), keeping its \(old.registry.count) entries")
         return customApplication
     }
-
-    /// The registry the next `init(setup:)` on this task adopts (set by `promote(to:)`).
-    @TaskLocal static var promotedRegistry: Registry?
 }

@@ -3,12 +3,15 @@ import Synchronization
 /// What a `with…` scope changes for the tasks running inside it: an isolated application and/or
 /// a layer of dependency overrides. Bound with `@TaskLocal`, so child tasks inherit it and other
 /// tasks never see it.
+///
+/// Called a task context, not a scope, because AppState's `Application.Scope` (kept here as
+/// ``Application/Scope``) names an entry (feature and id), not a region of code.
 @usableFromInline
-final class ScopeContext: @unchecked Sendable {
+final class TaskContext: @unchecked Sendable {
     // Safe: every stored property is immutable except `created`, which is only accessed while
     // `createdLock` is held.
     /// The innermost scope of the calling task.
-    @TaskLocal static var current: ScopeContext?
+    @TaskLocal static var current: TaskContext?
 
     /// How many scope contexts exist. While none does, the access path skips the task-local
     /// lookup entirely. Counted per object (not per `with…` call) because unstructured tasks
@@ -26,7 +29,7 @@ final class ScopeContext: @unchecked Sendable {
     static var isAnyIsolatedLive: Bool { isolatedLiveCount.load(ordering: .relaxed) > 0 }
 
     /// The enclosing scope's context.
-    let parent: ScopeContext?
+    let parent: TaskContext?
     /// The isolated application serving this scope, if any (inherited from `parent`).
     let isolatedApplication: IsolatedApplication?
     /// Dependency overrides set by this scope, in the order they were set.
@@ -39,7 +42,7 @@ final class ScopeContext: @unchecked Sendable {
     nonisolated(unsafe) private var created: [EntryKey: any Sendable] = [:]
     private static let createdLock = Lock()
 
-    init(parent: ScopeContext?, isolatedApplication: IsolatedApplication?, overrides: [Override]) {
+    init(parent: TaskContext?, isolatedApplication: IsolatedApplication?, overrides: [Override]) {
         self.parent = parent
         self.isolatedApplication = isolatedApplication ?? parent?.isolatedApplication
         self.overrides = overrides
@@ -61,7 +64,7 @@ final class ScopeContext: @unchecked Sendable {
     /// isolated application, if any.
     static func withoutOverrides<Result>(_ body: () -> Result) -> Result {
         guard let context = current, context.hasOverrides else { return body() }
-        let isolatedOnly = context.isolatedApplication.map { ScopeContext(parent: nil, isolatedApplication: $0, overrides: []) }
+        let isolatedOnly = context.isolatedApplication.map { TaskContext(parent: nil, isolatedApplication: $0, overrides: []) }
         return $current.withValue(isolatedOnly, operation: body)
     }
 
@@ -76,10 +79,17 @@ final class ScopeContext: @unchecked Sendable {
     /// Inside an override scope, an overridden key resolves to its override. A dependency that
     /// does not exist in the registry yet is created by running its factory here: if the factory
     /// resolved an overridden dependency, the result belongs to the scope and is kept in it, so
-    /// the override never leaks into the shared registry; otherwise it is published to the
-    /// registry like any first access. Existing registry entries are shared.
+    /// the override never leaks into the shared registry; otherwise `publish` hands it to the
+    /// registry like any first access and returns the registry's instance (it is given the
+    /// value, `key` and `registry`, so the caller's closure captures nothing). Existing
+    /// registry entries are shared.
     @usableFromInline
-    static func scopedDependency<Value: Sendable>(for key: EntryKey, in registry: Registry, create: () -> Value) -> Value? {
+    static func scopedDependency<Value: Sendable>(
+        for key: EntryKey,
+        in registry: Registry,
+        create: () -> Value,
+        publish: (Value, EntryKey, Registry) -> Value
+    ) -> Value? {
         guard let context = current, context.hasOverrides else { return nil }
         if let overridden = context.overriddenValue(for: key) {
             ThreadLookupCache.current.overridesServed += 1
@@ -95,13 +105,12 @@ final class ScopeContext: @unchecked Sendable {
         }
         // Independent of every override: publish it (if another task published first, that
         // instance wins and is returned, as for any concurrent first access).
-        let slot = registry.slot(for: key) { Application.makeDependencyEntry(key: $0) { made } }
-        return slot._withUnsafeGuaranteedRef { unsafeDowncast($0.entry, to: DependencyEntry<Value>.self).value(memoizedIn: $0) }
+        return publish(made, key, registry)
     }
 
     /// The innermost override of `key` in this scope or its parents.
     func overriddenValue(for key: EntryKey) -> (any Sendable)? {
-        var context: ScopeContext? = self
+        var context: TaskContext? = self
         while let scope = context {
             for override in scope.overrides where override.key == key {
                 return override.value

@@ -12,7 +12,7 @@
 /// evaluated first). When a declaration makes several lookups of the override's type, the first
 /// evaluation can't tell them apart; a second one resolves all but the last as usual and takes
 /// the last.
-final class KeyCapture {
+final class KeyCapture: KeyCapturing {
     let value: any Sendable
     /// The override's value type: only dependency lookups of this type are taken.
     let valueType: ObjectIdentifier
@@ -49,7 +49,7 @@ final class KeyCapture {
 
     /// The capture running on the calling thread.
     static var active: KeyCapture? {
-        ThreadLookupCache.current.keyCapture
+        ThreadLookupCache.current.keyCapture as? KeyCapture
     }
 
     /// Keys already captured, by key path. A declaration names the same entry every time unless
@@ -105,7 +105,7 @@ final class KeyCapture {
         defer { cache.keyCapture = previous }
         // Outside every override, but in the calling task's application: what the declaration
         // reads to choose its id comes from there.
-        _ = ScopeContext.withoutOverrides { Application.current[keyPath: keyPath] }
+        _ = TaskContext.withoutOverrides { Application.current[keyPath: keyPath] }
         return capture
     }
 

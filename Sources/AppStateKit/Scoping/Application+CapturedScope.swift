@@ -1,0 +1,32 @@
+extension Application {
+    /// The calling task's scopes (overrides and isolation), captured so they can be re-entered
+    /// where task-locals don't reach: `Task.detached`, `DispatchQueue`, threads, callbacks.
+    ///
+    /// ```swift
+    /// let scope = Application.currentScope
+    /// DispatchQueue.global().async {
+    ///     scope.run { handle() }   // sees the same overrides and isolated application
+    /// }
+    /// ```
+    public static var currentScope: CapturedScope {
+        CapturedScope(context: TaskContext.current)
+    }
+
+    /// Scopes captured by ``Application/currentScope``.
+    public struct CapturedScope: Sendable {
+        let context: TaskContext?
+
+        /// Runs `body` inside the captured scopes.
+        public func run<R>(_ body: () throws -> R) rethrows -> R {
+            try TaskContext.$current.withValue(context, operation: body)
+        }
+
+        /// Runs the `async` `body` inside the captured scopes.
+        public func run<R>(isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> R) async rethrows -> R {
+            try await TaskContext.$current.withValue(context, operation: body, isolation: isolation)
+        }
+
+        /// Whether the captured scopes include an isolated application.
+        public var isIsolated: Bool { context?.isolatedApplication != nil }
+    }
+}

@@ -1,0 +1,61 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Synchronization
+
+/// The reporting seam for code below the logging layer (the registry, files, stores): it names
+/// no logger, and the layer that owns `Application.logger` installs where reports go.
+///
+/// Logging installs its sink (the calling task's application logger) the first time anything
+/// touches `Application.logger` or `Application.logging(isEnabled:)`, so before that nobody can
+/// have replaced the default logger, whose errors go to standard error exactly as
+/// ``report(error:)`` writes them here, and whose debug messages are off.
+enum Diagnostics {
+    /// Where reports go once installed.
+    struct Sink: Sendable {
+        let debug: @Sendable (String) -> Void
+        let error: @Sendable (String) -> Void
+    }
+
+    /// Whether debug logging is on (`Application.logging(isEnabled:)`); one relaxed load, so
+    /// code can skip building a debug message.
+    static let isDebugEnabled = Atomic<Bool>(false)
+
+    private static let lock = Lock()
+    // Safe: only accessed while `lock` is held; set once.
+    nonisolated(unsafe) private static var sink: Sink?
+
+    /// Installs `sink` unless one is installed already.
+    static func install(_ makeSink: () -> Sink) {
+        lock.withLock {
+            if sink == nil { sink = makeSink() }
+        }
+    }
+
+    /// Reports an error: to the installed sink, otherwise to standard error. (Reports are the
+    /// cold path of their callers, so they stay out of line.)
+    @inline(never)
+    static func report(error message: String) {
+        if let sink = lock.withLock({ sink }) {
+            sink.error(message)
+            return
+        }
+        var bytes = Array((message.hasSuffix("\n") ? message : message + "\n").utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress! + offset, $0.count - offset) }
+            if written <= 0 { return }
+            offset += written
+        }
+    }
+
+    /// Reports a debug message to the installed sink; without one, debug logging is off.
+    @inline(never)
+    static func report(debug message: String) {
+        lock.withLock { sink }?.debug(message)
+    }
+}

@@ -1,0 +1,47 @@
+import Synchronization
+
+/// A reference published for lock-free reading, whose published objects are never freed.
+///
+/// Policy: every object ever published stays retained for the rest of the process. A reader
+/// loads the current object with one acquiring load and uses it without retaining it, so
+/// nothing may free an object a reader might still hold; publishing a new object hands the
+/// previous one's retain back to the publisher, who must keep it (``Application/shared`` keeps
+/// a list). Suits objects replaced rarely and read constantly, such as the shared application.
+///
+/// ``publishIfAbsent(_:in:)`` and ``replace(with:in:)`` must be serialised by the caller (one
+/// lock); reads need no lock.
+///
+/// The word itself (the published object's address, retained; 0 before the first publication)
+/// is an `Atomic<UInt>` its owner stores in a `static let` and passes to these functions. The
+/// hot read, `SharedApplication.withShared`, loads it inline rather than through this type
+/// (see there why).
+@usableFromInline
+enum PublishedReference<Object: AnyObject> {
+    /// The published object, or `nil` before the first publication.
+    @inlinable
+    static func published(in bits: borrowing Atomic<UInt>) -> Object? {
+        let bits = bits.load(ordering: .acquiring)
+        guard bits != 0 else { return nil }
+        return Unmanaged<Object>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeUnretainedValue()
+    }
+
+    /// Publishes `object` unless an object is published already; returns the published one.
+    /// Callers serialise this with ``replace(with:in:)``.
+    @usableFromInline
+    static func publishIfAbsent(_ object: Object, in bits: borrowing Atomic<UInt>) -> Object {
+        if let current = published(in: bits) { return current }
+        bits.store(UInt(bitPattern: Unmanaged.passRetained(object).toOpaque()), ordering: .releasing)
+        return object
+    }
+
+    /// Publishes `object` and returns the previously published one, whose retain passes to the
+    /// caller: keep it for the rest of the process, since readers may still use it.
+    /// Callers serialise this with ``publishIfAbsent(_:in:)``.
+    @usableFromInline
+    static func replace(with object: Object, in bits: borrowing Atomic<UInt>) -> Object? {
+        let retained = UInt(bitPattern: Unmanaged.passRetained(object).toOpaque())
+        let old = bits.exchange(retained, ordering: .acquiringAndReleasing)
+        guard old != 0 else { return nil }
+        return Unmanaged<Object>.fromOpaque(UnsafeRawPointer(bitPattern: old)!).takeRetainedValue()
+    }
+}
