@@ -86,7 +86,7 @@ struct LocalSyncFile: Sendable, Equatable {
         do {
             object = try JSONSerialization.jsonObject(with: data)
         } catch {
-            throw .corrupt("not JSON (\(data.count) bytes): \(error)")
+            throw .corrupt("not JSON (\(data.count) bytes): \(shortDescription(of: error))")
         }
         guard let top = object as? [String: Any] else {
             throw .corrupt("the top level is not a JSON object")

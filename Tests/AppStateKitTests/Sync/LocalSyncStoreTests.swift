@@ -250,6 +250,9 @@ struct LocalSyncStoreTests {
         }
         await #expect(throws: SyncStoreError.self) { _ = try await store.snapshot() }
         #expect(messages.messages.count == 1, "reported once, not on every read: \(messages.messages)")
+        // The parser's sentence, not Foundation's `Error Domain=NSCocoaErrorDomain … UserInfo=…` dump.
+        #expect(messages.messages.first?.contains("not JSON (10 bytes): ") == true)
+        #expect(messages.messages.allSatisfy { !$0.contains("NSCocoaErrorDomain") && !$0.contains("UserInfo") }, "\(messages.messages)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == garbage)
 
         let written = try await store.write(json("1"), forKey: "k")

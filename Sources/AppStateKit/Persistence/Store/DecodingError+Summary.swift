@@ -1,3 +1,5 @@
+import Foundation
+
 /// Short, user-readable explanations of Codable failures, instead of Foundation's nested dumps.
 extension DecodingError {
     /// What went wrong and where, e.g. `expected String at pages[2], found a number`.
@@ -55,12 +57,15 @@ extension EncodingError {
     }
 }
 
-/// A one-line explanation of `error`: the summaries above for Codable errors, the description
-/// for everything else.
+/// A one-line explanation of `error`: the summaries above for Codable errors, the parser's own
+/// sentence for Foundation's errors (`JSONSerialization`'s "Invalid value around character 0."
+/// rather than the whole `Error Domain=NSCocoaErrorDomain Code=3840 … UserInfo={…}` dump), the
+/// description for everything else.
 func shortDescription(of error: any Error) -> String {
     switch error {
     case let error as DecodingError: error.summary
     case let error as EncodingError: error.summary
+    case let error as CocoaError: (error.userInfo[NSDebugDescriptionErrorKey] as? String) ?? error.localizedDescription
     default: "\(error)"
     }
 }
