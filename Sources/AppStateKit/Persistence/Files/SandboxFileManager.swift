@@ -11,10 +11,14 @@ struct SandboxFileManager: AtomicFileManaging {
     let directory: SandboxDirectory
     /// Whether writes `fsync` (never, for a sandbox; a stored flag so tests can check it).
     let isDurable: Bool
+    /// Where writes go: the real file system, unless a test passes one that counts or fails
+    /// `fsync` to prove a sandbox never calls it.
+    let fileSystem: any FileSystem
 
-    init(directory: SandboxDirectory, isDurable: Bool = false) {
+    init(directory: SandboxDirectory, isDurable: Bool = false, fileSystem: any FileSystem = POSIXFileSystem()) {
         self.directory = directory
         self.isDurable = isDurable
+        self.fileSystem = fileSystem
     }
 
     var root: String { directory.root }
@@ -29,7 +33,7 @@ struct SandboxFileManager: AtomicFileManaging {
     }
 
     func contents(ofFile path: String) throws -> Data? {
-        try AtomicFileWriter.read(mapped(path))
+        try AtomicFileWriter.read(mapped(path), in: fileSystem)
     }
 
     func writeAtomically(_ data: Data, toFile path: String) throws {
@@ -42,19 +46,23 @@ struct SandboxFileManager: AtomicFileManaging {
             // Created here, unflushed, so the writer finds them and flushes nothing.
             try makeDirectories((target as NSString).deletingLastPathComponent)
         }
-        return try AtomicFileWriter.write(data, to: target, durable: isDurable)
+        return try AtomicFileWriter.write(data, to: target, durable: isDurable, in: fileSystem)
     }
 
     func stamp(ofFile path: String) -> FileStamp? {
-        FileStamp.of(path: mapped(path))
+        do {
+            return try existingStamp(ofFile: path)
+        } catch {
+            return nil  // Documented by AtomicFileManaging: this form can't tell "unreadable" from "absent".
+        }
     }
 
     func existingStamp(ofFile path: String) throws -> FileStamp? {
-        try FileStamp.ofExistingFile(atPath: mapped(path))
+        try FileStamp.ofExistingFile(atPath: mapped(path), in: fileSystem)
     }
 
     func moveAside(_ path: String) throws -> String {
-        try AtomicFileWriter.moveAside(mapped(path))
+        try AtomicFileWriter.moveAside(mapped(path), in: fileSystem)
     }
 
     func removeFile(_ path: String) throws {
@@ -64,17 +72,21 @@ struct SandboxFileManager: AtomicFileManaging {
     /// `mkdir -p` with mode `0700`, without flushing.
     private func makeDirectories(_ directory: String) throws {
         guard !directory.isEmpty, directory != "/" else { return }
-        if mkdir(directory, 0o700) == 0 { return }
-        switch errno {
-        case EEXIST:
+        do {
+            try fileSystem.makeDirectory(directory)
+        } catch where error.code == EEXIST {
             return
-        case ENOENT:
+        } catch where error.code == ENOENT {
             try makeDirectories((directory as NSString).deletingLastPathComponent)
-            if mkdir(directory, 0o700) != 0, errno != EEXIST {
-                throw PersistenceError.system(errno, subject: directory, operation: "mkdir")
+            do {
+                try fileSystem.makeDirectory(directory)
+            } catch where error.code == EEXIST {
+                return
+            } catch {
+                throw PersistenceError(error, path: directory)
             }
-        default:
-            throw PersistenceError.system(errno, subject: directory, operation: "mkdir")
+        } catch {
+            throw PersistenceError(error, path: directory)
         }
     }
 }
