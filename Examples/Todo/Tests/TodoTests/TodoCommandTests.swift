@@ -74,11 +74,14 @@ struct TodoCommandTests {
 
     @Test func unreadableFileIsKept() throws {
         let path = Application.fileState(\.todoList).path
+        let (directory, name) = ((path as NSString).deletingLastPathComponent, (path as NSString).lastPathComponent)
+        // Through the (isolated) application's file manager: JSON, but not a todo list.
         let files = Application.dependency(\.fileManager)
-        try files.writeAtomically(Data("not json".utf8), toFile: path)
+        try files.out("not a todo list", path: directory, filename: name, base64Encoded: false)
         #expect(run("add", "x") == 1)
         #expect(output.standardError.first?.hasPrefix("todo: cannot read \(path):") == true)
-        #expect(try files.contents(ofFile: path) == Data("not json".utf8))
+        let kept: String = try files.in(path: directory, filename: name)
+        #expect(kept == "not a todo list")
     }
 
     @Test func help() {
