@@ -17,7 +17,7 @@ internal import AppStateKit
 ///         #expect(throws: PersistenceError.self) { try Application.fileState(\.notes).write(["x"]) }
 ///     }
 ///     let store = FileKeyValueStore(path: "/config/defaults.json", fileSystem: files)
-///     #expect(throws: PersistenceError.self) { try store.write(1, forKey: "k") }
+///     #expect(throws: PersistenceError.self) { try store.writeObject(1, forKey: "k") }
 /// }
 /// ```
 ///
@@ -80,7 +80,13 @@ public final class InMemoryFileSystem: @unchecked Sendable {
     }
 
     let lock = NSLock()
-    var storage = Storage()
+    var storage = Storage() {
+        // Every change to the files counts as a write every reader must notice, so readers
+        // using the generation counter see files arranged with `createFile` at once, too.
+        didSet { changes.increment() }
+    }
+    /// The generation counter of every file in this file system (see `sharedGeneration`).
+    let changes = SharedGeneration()
     let lockCondition = NSCondition()
     var heldLocks: Set<String> = []
 

@@ -42,7 +42,7 @@ struct LongFileNameTests {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.file(Self.name(255))
-        try FileKeyValueStore(path: path).write(1, forKey: "k")
+        try FileKeyValueStore(path: path).writeObject(1, forKey: "k")
         #expect(FileKeyValueStore(path: path).object(forKey: "k") as? Int == 1)
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).allSatisfy { $0.utf8.count <= 255 })
     }
@@ -63,7 +63,7 @@ struct LongFileNameTests {
         #expect(throws: PersistenceError(
             .invalidFilename, subject: "/config/" + filename, detail: "the file name is 256 bytes long; the limit is 255"
         )) {
-            try store.write(1, forKey: "k")
+            try store.writeObject(1, forKey: "k")
         }
         #expect(!files.itemExists(atPath: "/data"))
     }
