@@ -147,7 +147,7 @@ extension InMemoryFileSystem: FileSystem {
     /// One counter for every file, incremented by every change to any file (including those made
     /// with `createFile(atPath:contents:)`), so freshness checks can be tested in memory.
     package func sharedGeneration(forLockFile lockPath: String, create: Bool) -> SharedGenerationLookup {
-        .shared(changes)
+        .shared(lock.withLock { storage.changes })
     }
 
 }

@@ -73,20 +73,21 @@ public final class InMemoryFileSystem: @unchecked Sendable {
     }
 
     struct Storage {
-        var nodes: [String: Node] = ["/": .directory]
+        /// The generation counter of every file in this file system (see `sharedGeneration`).
+        let changes = SharedGeneration()
+        var nodes: [String: Node] = ["/": .directory] {
+            // Every change to the tree counts as a write every reader must notice, so readers
+            // using the counter see files arranged with `createFile` at once, too. (Injected
+            // failures don't count.)
+            didSet { changes.increment() }
+        }
         var failures: [Failure] = []
         var clock: Int64 = 1_700_000_000_000_000_000
         var nextInode: UInt64 = 1
     }
 
     let lock = NSLock()
-    var storage = Storage() {
-        // Every change to the files counts as a write every reader must notice, so readers
-        // using the generation counter see files arranged with `createFile` at once, too.
-        didSet { changes.increment() }
-    }
-    /// The generation counter of every file in this file system (see `sharedGeneration`).
-    let changes = SharedGeneration()
+    var storage = Storage()
     let lockCondition = NSCondition()
     var heldLocks: Set<String> = []
 

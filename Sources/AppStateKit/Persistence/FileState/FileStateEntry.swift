@@ -2,7 +2,8 @@ import Foundation
 
 /// The registry entry behind an ``Application/FileState``: where the file lives, how it is
 /// encoded, its initial value, and a cache of the last decoded value keyed by the file's stamp
-/// (so a read costs one `stat` unless the file changed — in this process or another). It reads
+/// and its generation counter (so a read costs one atomic load unless the file changed — in this
+/// process or another; see `FileStateFreshness`). It reads
 /// and writes through the `\.fileManager` of the application that owns it (see ``EntryOwner``).
 final class FileStateEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked Sendable {
     // Safe: `cache`, `corruptStamp` and `lastReported` are only accessed while `lock` is held;
@@ -24,6 +25,8 @@ final class FileStateEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked
     private var lastReported: String?
     /// Held while the value is written or mutated in place (see `PersistedEntry`).
     let modification = ModificationLock()
+    /// Whether `cache` is still the file's without a `stat`: the file's generation counter.
+    private let freshness = FileStateFreshness()
 
     init(key: EntryKey, directory: String, filename: String, isBase64Encoded: Bool, initial: Value, owner: EntryOwner) {
         self.owner = owner
@@ -56,12 +59,17 @@ final class FileStateEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked
         trackAccess()
         if let filenameProblem { throw filenameProblem }
         let files = fileManager
+        if freshness.isCurrent(for: files), let cached = lock.withLock({ cache }) { return cached.value }
         let path = filePath
+        let mark = freshness.mark(for: files, path: path, fileExisted: lock.withLock { cache != nil })
         guard let stamp = try files.existingStamp(ofFile: path) else {
             lock.withLock { cache = nil }
             return initial
         }
-        if let cached = lock.withLock({ cache }), cached.stamp == stamp { return cached.value }
+        if let cached = lock.withLock({ cache }), cached.stamp == stamp {
+            freshness.record(mark)
+            return cached.value
+        }
         guard let data = try files.contents(ofFile: path) else { return initial }
         do {
             let value = try FileStateCodec.decode(data, as: Value.self, path: path)
@@ -69,6 +77,7 @@ final class FileStateEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked
                 cache = (stamp, value)
                 corruptStamp = nil
             }
+            freshness.record(mark)
             return value
         } catch {
             lock.withLock { corruptStamp = stamp }

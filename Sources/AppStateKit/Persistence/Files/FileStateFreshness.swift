@@ -1,0 +1,57 @@
+import Foundation
+
+/// The generation counter check of one ``Application/FileState`` entry: whether its cached value
+/// is still the file's, known without a `stat` (see ``FileFreshness`` for the rule).
+///
+/// Only file managers that write through ``AtomicFileWriter`` on the real file system —
+/// `FileManager` and an isolated application's sandbox — announce their writes on the counter;
+/// with any other ``FileManaging`` every read checks the file's stamp, as before.
+final class FileStateFreshness: @unchecked Sendable {
+    // Safe: `state` and `owner` are only accessed while `lock` is held.
+    private let lock = Lock()
+    private var state = FileFreshness()
+    /// The file manager (`FileManager` or sandbox directory) the counter belongs to.
+    private var owner: ObjectIdentifier?
+
+    /// Which counter `files` announces writes on, or `nil` when it doesn't.
+    private static func owner(of files: any FileManaging) -> ObjectIdentifier? {
+        switch files {
+        case let manager as FileManager: ObjectIdentifier(manager)
+        case let sandbox as SandboxFileManager: ObjectIdentifier(sandbox.directory)
+        default: nil
+        }
+    }
+
+    /// Whether the value cached from `files` may be used without checking the file.
+    func isCurrent(for files: any FileManaging) -> Bool {
+        guard let owner = Self.owner(of: files) else { return false }
+        return lock.withLock { self.owner == owner && state.isCurrent() }
+    }
+
+    /// Maps the counter of `path` (once the file exists) and takes the mark to ``record(_:)``
+    /// after the file's stamp was checked. Call before that check.
+    func mark(for files: any FileManaging, path: String, fileExisted: Bool) -> FileFreshness.Mark? {
+        guard let owner = Self.owner(of: files) else { return nil }
+        let isAttached = lock.withLock {
+            if self.owner != owner {
+                self.owner = owner
+                state = FileFreshness()
+            }
+            return state.generation != nil || state.isUnsupported
+        }
+        if !isAttached && fileExisted {
+            let target = (files as? SandboxFileManager)?.mapped(path) ?? path
+            var attached = FileFreshness()
+            attached.attach(lockPath: AtomicFileWriter.sibling(of: target, suffix: ".lock"), in: POSIXFileSystem(), create: true)
+            lock.withLock {
+                if self.owner == owner, state.generation == nil { state = attached }
+            }
+        }
+        return lock.withLock { self.owner == owner ? state.mark() : nil }
+    }
+
+    /// Records a check of the file that started at `mark`.
+    func record(_ mark: FileFreshness.Mark?) {
+        lock.withLock { state.record(mark) }
+    }
+}
