@@ -13,7 +13,7 @@ struct GroupCommitTests {
         let path = directory.file("defaults.json")
         let store = FileKeyValueStore(path: path)
         let failures = LockedCounter()
-        DispatchQueue.concurrentPerform(iterations: 8) { thread in
+        onThreads(8) { thread in
             for index in 0..<50 {
                 do { try store.writeObject(index, forKey: "t\(thread)-\(index)") } catch { failures.add() }
             }
@@ -32,7 +32,7 @@ struct GroupCommitTests {
     func concurrentUpdates() throws {
         let files = InMemoryFileSystem()
         let store = FileKeyValueStore(path: "/data/defaults.json", fileSystem: files)
-        DispatchQueue.concurrentPerform(iterations: 8) { _ in
+        onThreads(8) { _ in
             var done = 0
             while done < 25 {
                 let current = store.object(forKey: "count") as? Int
@@ -50,7 +50,7 @@ struct GroupCommitTests {
         let before = files.contents(atPath: "/data/defaults.json")
         files.fail(.write, at: "/data/defaults.json", with: ENOSPC)
         let failures = LockedCounter()
-        DispatchQueue.concurrentPerform(iterations: 4) { thread in
+        onThreads(4) { thread in
             do { try store.writeObject(thread, forKey: "k\(thread)") } catch { failures.add() }
         }
         #expect(failures.value == 4)
@@ -59,6 +59,20 @@ struct GroupCommitTests {
         try store.writeObject(1, forKey: "after")
         #expect(try store.keys == ["after", "before"])
     }
+}
+
+/// Runs `body(0..<count)` on `count` threads of its own at once (`concurrentPerform` would use
+/// only as many threads as there are cores) and waits for all of them.
+private func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+    let group = DispatchGroup()
+    for index in 0..<count {
+        group.enter()
+        Thread.detachNewThread {
+            body(index)
+            group.leave()
+        }
+    }
+    group.wait()
 }
 
 /// A counter threads can add to.

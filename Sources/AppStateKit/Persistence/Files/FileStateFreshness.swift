@@ -13,12 +13,18 @@ final class FileStateFreshness: @unchecked Sendable {
     /// The file manager (`FileManager` or sandbox directory) the counter belongs to.
     private var owner: ObjectIdentifier?
 
-    /// Which counter `files` announces writes on, or `nil` when it doesn't.
+    /// Which counters `files` announces writes on, or `nil` when it doesn't: every `FileManager`
+    /// writes the real paths (one owner), a sandbox writes below its own directory.
+    ///
+    /// The common dynamic types are compared first, which costs less than casting.
+    @inline(__always)
     private static func owner(of files: any FileManaging) -> ObjectIdentifier? {
+        let dynamicType = ObjectIdentifier(type(of: files))
+        if dynamicType == ObjectIdentifier(FileManager.self) { return dynamicType }
         switch files {
-        case let manager as FileManager: ObjectIdentifier(manager)
-        case let sandbox as SandboxFileManager: ObjectIdentifier(sandbox.directory)
-        default: nil
+        case is FileManager: return ObjectIdentifier(FileManager.self)
+        case let sandbox as SandboxFileManager: return ObjectIdentifier(sandbox.directory)
+        default: return nil
         }
     }
 

@@ -11,8 +11,13 @@ import Foundation
 ///   at any moment leaves the previous or the new complete file.
 /// - **Multi-process safe:** each write takes an exclusive `flock` on a sibling `.lock` file and
 ///   re-reads the file first, so concurrent processes writing different keys lose nothing.
-/// - **Fresh:** each read checks the file's stamp (one `stat`) and reloads after another
-///   process wrote it.
+/// - **Fresh:** a read costs one atomic load while the file's generation counter (the first 8
+///   bytes of the `.lock` file, shared by every process) says nobody wrote since the last
+///   check; otherwise, and at least once a second, it checks the file's stamp (one `stat`) and
+///   reloads when it changed. A write another process acknowledged is seen by the next read;
+///   on network file systems every read checks the stamp (see Persistence.md).
+/// - **Group commit:** writes made at the same time by several threads share one file
+///   replacement and its `fsync`s; each returns once the replacement holding it is on disk.
 /// - **Typed:** property-list values (`Bool`, `Int`, `Double`, `Float`, `String`, `Data`, `Date`,
 ///   `URL`, arrays and dictionaries of them) are written with a type tag and read back as the
 ///   same types.
