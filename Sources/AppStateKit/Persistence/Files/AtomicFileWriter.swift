@@ -203,6 +203,9 @@ package enum AtomicFileWriter {
     /// even with `reserving` more bytes appended later: a long file name is shortened (at a
     /// character boundary) before the suffix.
     static func sibling(of path: String, suffix: String, reserving: Int = 0) -> String {
+        // A path that short has a name that short: no need to split it (which costs thousands
+        // of instructions through NSString) — the case of every write's temporary file.
+        if path.utf8.count + suffix.utf8.count + reserving <= maximumNameLength { return path + suffix }
         let name = (path as NSString).lastPathComponent
         let budget = maximumNameLength - suffix.utf8.count - reserving
         guard name.utf8.count > budget else { return path + suffix }
