@@ -56,10 +56,20 @@ final class FileStateEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked
 
     /// The file's value, or the initial value when there is no file.
     func read() throws -> Value {
+        try read(checkingFile: false)
+    }
+
+    /// The file's value, or the initial value when there is no file.
+    ///
+    /// - Parameter checkingFile: Check the file's stamp even when the generation counter says
+    ///   nothing changed. `update` needs it: its stamp comparison assumes the value read is at
+    ///   least as new as the stamp it took first, and a write whose rename is done but whose
+    ///   count is not yet would break that.
+    func read(checkingFile: Bool) throws -> Value {
         trackAccess()
         if let filenameProblem { throw filenameProblem }
         let files = fileManager
-        if freshness.isCurrent(for: files), let cached = lock.withLock({ cache }) { return cached.value }
+        if !checkingFile, let cached = lock.withLock({ cache }), freshness.isCurrent(for: files, stamp: cached.stamp) { return cached.value }
         let path = filePath
         let mark = freshness.mark(for: files, path: path, fileExisted: lock.withLock { cache != nil })
         guard let stamp = try files.existingStamp(ofFile: path) else {
@@ -67,7 +77,7 @@ final class FileStateEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked
             return initial
         }
         if let cached = lock.withLock({ cache }), cached.stamp == stamp {
-            freshness.record(mark)
+            freshness.record(mark, stamp: stamp)
             return cached.value
         }
         guard let data = try files.contents(ofFile: path) else { return initial }
@@ -77,7 +87,7 @@ final class FileStateEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked
                 cache = (stamp, value)
                 corruptStamp = nil
             }
-            freshness.record(mark)
+            freshness.record(mark, stamp: stamp)
             return value
         } catch {
             lock.withLock { corruptStamp = stamp }
@@ -145,7 +155,7 @@ final class FileStateEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked
                 if let filenameProblem { throw filenameProblem }
                 startStamp = try files.existingStamp(ofFile: path)
                 if startStamp != nil {
-                    value = try read()
+                    value = try read(checkingFile: true)
                 }
             } catch {
                 try storeFailure(error)

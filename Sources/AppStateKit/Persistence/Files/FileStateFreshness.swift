@@ -7,9 +7,12 @@ import Foundation
 /// `FileManager` and an isolated application's sandbox — announce their writes on the counter;
 /// with any other ``FileManaging`` every read checks the file's stamp, as before.
 final class FileStateFreshness: @unchecked Sendable {
-    // Safe: `state` and `owner` are only accessed while `lock` is held.
+    // Safe: `state`, `vouched` and `owner` are only accessed while `lock` is held.
     private let lock = Lock()
     private var state = FileFreshness()
+    /// The stamp the last check found. The entry's cache and this check are updated under two
+    /// locks, so a cached value only counts as current when it is of this very file version.
+    private var vouched: FileStamp?
     /// The file manager (`FileManager` or sandbox directory) the counter belongs to.
     private var owner: ObjectIdentifier?
 
@@ -28,10 +31,11 @@ final class FileStateFreshness: @unchecked Sendable {
         }
     }
 
-    /// Whether the value cached from `files` may be used without checking the file.
-    func isCurrent(for files: any FileManaging) -> Bool {
+    /// Whether the value cached from `files`, read from the file version `stamp`, may be used
+    /// without checking the file.
+    func isCurrent(for files: any FileManaging, stamp: FileStamp) -> Bool {
         guard let owner = Self.owner(of: files) else { return false }
-        return lock.withLock { self.owner == owner && state.isCurrent() }
+        return lock.withLock { self.owner == owner && vouched == stamp && state.isCurrent() }
     }
 
     /// Maps the counter of `path` (once the file exists) and takes the mark to ``record(_:)``
@@ -56,8 +60,11 @@ final class FileStateFreshness: @unchecked Sendable {
         return lock.withLock { self.owner == owner ? state.mark() : nil }
     }
 
-    /// Records a check of the file that started at `mark`.
-    func record(_ mark: FileFreshness.Mark?) {
-        lock.withLock { state.record(mark) }
+    /// Records a check that started at `mark` and found the file version `stamp`.
+    func record(_ mark: FileFreshness.Mark?, stamp: FileStamp) {
+        lock.withLock {
+            state.record(mark)
+            vouched = stamp
+        }
     }
 }

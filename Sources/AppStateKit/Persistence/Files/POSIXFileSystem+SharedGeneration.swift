@@ -21,7 +21,9 @@ extension POSIXFileSystem {
             writable = false
             descriptor = open(lockPath, O_RDONLY | O_CLOEXEC)
         }
-        guard descriptor >= 0 else { return errno == ENOENT || errno == ENOTDIR ? .absent : .unsupported }
+        // Absent only when it could have been created (or wasn't to be): a process that may not
+        // create it stops asking, and checks stamps as before.
+        guard descriptor >= 0 else { return (errno == ENOENT || errno == ENOTDIR) && (writable || !create) ? .absent : .unsupported }
         defer { close(descriptor) }
         guard !Self.isNetworkFileSystem(descriptor) else { return .unsupported }
         var info = stat()

@@ -62,11 +62,11 @@ extension FileKeyValueStore {
                     let aside = try AtomicFileWriter.moveAside(path, in: fileSystem)
                     notes.append(.error("AppStateKit: corrupt data for \(path): \(corruption); the file was moved to \(aside)"))
                     notes.append(.debug("AppStateKit: moved corrupt data aside: \(path) → \(aside)"))
+                    // (`moveAside` counted the change for other processes.)
                     lock.withLock {
                         cache = Cache(freshness: cache.freshness)
                         cache.freshness.invalidate()
                     }
-                    counter?.increment()
                     entries = [:]
                 }
                 for (index, change) in batch.enumerated() {
