@@ -69,11 +69,15 @@ final class FileStateEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked
         trackAccess()
         if let filenameProblem { throw filenameProblem }
         let files = fileManager
-        if !checkingFile, let cached = lock.withLock({ cache }), freshness.isCurrent(for: files, stamp: cached.stamp) { return cached.value }
+        if !checkingFile {
+            let cached = lock.withLock { cache }
+            if freshness.isCurrent(for: files, stamp: cached?.stamp) { return cached?.value ?? initial }
+        }
         let path = filePath
-        let mark = freshness.mark(for: files, path: path, fileExisted: lock.withLock { cache != nil })
+        let mark = freshness.mark(for: files, path: path)
         guard let stamp = try files.existingStamp(ofFile: path) else {
             lock.withLock { cache = nil }
+            freshness.record(mark, stamp: nil)
             return initial
         }
         if let cached = lock.withLock({ cache }), cached.stamp == stamp {

@@ -30,6 +30,8 @@ struct FileFreshness {
     /// Whether the file system can't share a counter for this file (never ask again).
     private(set) var isUnsupported = false
     private var checked: Mark?
+    /// When the lock file was last found missing: looked for again at most once an interval.
+    private var lastAbsent: UInt64?
 
     /// The counter's value and the time, taken before a check of the file.
     struct Mark {
@@ -72,11 +74,17 @@ struct FileFreshness {
 
     /// Maps the counter of `lockPath` if that hasn't happened yet and the file system allows it.
     /// Called on the slow path, after the file was found to exist (so its directory does).
+    ///
+    /// A lock file that can't be found (its directory doesn't exist yet) is looked for again at
+    /// most once per ``revalidationInterval``, so reads of a store nobody wrote stay one `stat`.
     mutating func attach(lockPath: String, in fileSystem: some FileSystem, create: Bool) {
         guard generation == nil, !isUnsupported else { return }
+        if let lastAbsent, Self.now() &- lastAbsent < Self.revalidationInterval { return }
         switch fileSystem.sharedGeneration(forLockFile: lockPath, create: create) {
-        case let .shared(counter): generation = counter
-        case .absent: break
+        case let .shared(counter):
+            generation = counter
+            lastAbsent = nil
+        case .absent: lastAbsent = Self.now()
         case .unsupported: isUnsupported = true
         }
     }

@@ -10,9 +10,10 @@ final class FileStateFreshness: @unchecked Sendable {
     // Safe: `state`, `vouched` and `owner` are only accessed while `lock` is held.
     private let lock = Lock()
     private var state = FileFreshness()
-    /// The stamp the last check found. The entry's cache and this check are updated under two
-    /// locks, so a cached value only counts as current when it is of this very file version.
-    private var vouched: FileStamp?
+    /// The stamp the last check found (`.some(nil)`: no file). The entry's cache and this check
+    /// are updated under two locks, so a cached value only counts as current when it is of this
+    /// very file version.
+    private var vouched: FileStamp??
     /// The file manager (`FileManager` or sandbox directory) the counter belongs to.
     private var owner: ObjectIdentifier?
 
@@ -31,16 +32,17 @@ final class FileStateFreshness: @unchecked Sendable {
         }
     }
 
-    /// Whether the value cached from `files`, read from the file version `stamp`, may be used
-    /// without checking the file.
-    func isCurrent(for files: any FileManaging, stamp: FileStamp) -> Bool {
+    /// Whether the value cached from `files`, read from the file version `stamp` (`nil`: no
+    /// file, so the initial value), may be used without checking the file.
+    func isCurrent(for files: any FileManaging, stamp: FileStamp?) -> Bool {
         guard let owner = Self.owner(of: files) else { return false }
-        return lock.withLock { self.owner == owner && vouched == stamp && state.isCurrent() }
+        return lock.withLock { self.owner == owner && vouched == .some(stamp) && state.isCurrent() }
     }
 
-    /// Maps the counter of `path` (once the file exists) and takes the mark to ``record(_:)``
-    /// after the file's stamp was checked. Call before that check.
-    func mark(for files: any FileManaging, path: String, fileExisted: Bool) -> FileFreshness.Mark? {
+    /// Maps the counter of `path` and takes the mark to ``record(_:stamp:)`` after the file's
+    /// stamp was checked. Call before that check. The lock file is created when its directory
+    /// exists (never the directory).
+    func mark(for files: any FileManaging, path: String) -> FileFreshness.Mark? {
         guard let owner = Self.owner(of: files) else { return nil }
         let isAttached = lock.withLock {
             if self.owner != owner {
@@ -49,9 +51,9 @@ final class FileStateFreshness: @unchecked Sendable {
             }
             return state.generation != nil || state.isUnsupported
         }
-        if !isAttached && fileExisted {
+        if !isAttached {
             let target = (files as? SandboxFileManager)?.mapped(path) ?? path
-            var attached = FileFreshness()
+            var attached = lock.withLock { state }
             attached.attach(lockPath: AtomicFileWriter.sibling(of: target, suffix: ".lock"), in: POSIXFileSystem(), create: true)
             lock.withLock {
                 if self.owner == owner, state.generation == nil { state = attached }
@@ -60,8 +62,8 @@ final class FileStateFreshness: @unchecked Sendable {
         return lock.withLock { self.owner == owner ? state.mark() : nil }
     }
 
-    /// Records a check that started at `mark` and found the file version `stamp`.
-    func record(_ mark: FileFreshness.Mark?, stamp: FileStamp) {
+    /// Records a check that started at `mark` and found the file version `stamp` (`nil`: none).
+    func record(_ mark: FileFreshness.Mark?, stamp: FileStamp?) {
         lock.withLock {
             state.record(mark)
             vouched = stamp

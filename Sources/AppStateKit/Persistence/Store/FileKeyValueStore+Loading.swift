@@ -9,12 +9,12 @@ extension FileKeyValueStore {
     /// Maps the generation counter once the file exists, and records the counter's value taken
     /// *before* the `stat`, so a write counted after it is never mistaken for seen.
     func reloadIfChanged(_ notes: inout [Note]) throws {
-        if cache.stamp != nil {
-            if cache.freshness.generation == nil {
-                cache.freshness.attach(lockPath: lockPath, in: fileSystem, create: true)
-            } else {
-                cache.freshness.checkIdentity(lockPath: lockPath, in: fileSystem)
-            }
+        // Map the counter (creating the lock file if the directory exists: never a directory,
+        // never the store file), or check the mapped one is still the lock file's.
+        if cache.freshness.generation == nil {
+            cache.freshness.attach(lockPath: lockPath, in: fileSystem, create: true)
+        } else {
+            cache.freshness.checkIdentity(lockPath: lockPath, in: fileSystem)
         }
         let mark = cache.freshness.mark()
         let stamp = isPOSIX
