@@ -70,8 +70,11 @@ final class FileStateEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked
         if let filenameProblem { throw filenameProblem }
         let files = fileManager
         if !checkingFile {
-            let cached = lock.withLock { cache }
-            if freshness.isCurrent(for: files, stamp: cached?.stamp) { return cached?.value ?? initial }
+            if let cached = lock.withLock({ cache }) {
+                if freshness.isCurrent(for: files, stamp: cached.stamp) { return cached.value }
+            } else if freshness.isCurrent(for: files, stamp: nil) {
+                return initial
+            }
         }
         let path = filePath
         let mark = freshness.mark(for: files, path: path)

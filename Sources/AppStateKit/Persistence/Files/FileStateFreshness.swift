@@ -13,7 +13,22 @@ final class FileStateFreshness: @unchecked Sendable {
     /// The stamp the last check found (`.some(nil)`: no file). The entry's cache and this check
     /// are updated under two locks, so a cached value only counts as current when it is of this
     /// very file version.
-    private var vouched: FileStamp??
+    private var vouched = Vouched.nothing
+
+    private enum Vouched {
+        case nothing
+        case absent
+        case file(FileStamp)
+
+        @inline(__always)
+        func matches(_ stamp: FileStamp?) -> Bool {
+            switch (self, stamp) {
+            case (.absent, nil): true
+            case let (.file(vouched), stamp?): vouched == stamp
+            default: false
+            }
+        }
+    }
     /// The file manager (`FileManager` or sandbox directory) the counter belongs to.
     private var owner: ObjectIdentifier?
 
@@ -36,7 +51,7 @@ final class FileStateFreshness: @unchecked Sendable {
     /// file, so the initial value), may be used without checking the file.
     func isCurrent(for files: any FileManaging, stamp: FileStamp?) -> Bool {
         guard let owner = Self.owner(of: files) else { return false }
-        return lock.withLock { self.owner == owner && vouched == .some(stamp) && state.isCurrent() }
+        return lock.withLock { self.owner == owner && vouched.matches(stamp) && state.isCurrent() }
     }
 
     /// Maps the counter of `path` and takes the mark to ``record(_:stamp:)`` after the file's
@@ -66,7 +81,7 @@ final class FileStateFreshness: @unchecked Sendable {
     func record(_ mark: FileFreshness.Mark?, stamp: FileStamp?) {
         lock.withLock {
             state.record(mark)
-            vouched = stamp
+            vouched = stamp.map(Vouched.file) ?? .absent
         }
     }
 }
