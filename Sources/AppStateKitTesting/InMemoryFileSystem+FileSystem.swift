@@ -143,6 +143,13 @@ extension InMemoryFileSystem: FileSystem {
         }
         return try body()
     }
+
+    /// One counter for every file, incremented by every change to any file (including those made
+    /// with `createFile(atPath:contents:)`), so freshness checks can be tested in memory.
+    package func sharedGeneration(forLockFile lockPath: String, create: Bool) -> SharedGenerationLookup {
+        .shared(lock.withLock { storage.changes })
+    }
+
 }
 
 extension InMemoryFileSystem.Operation {

@@ -17,7 +17,7 @@ internal import AppStateKit
 ///         #expect(throws: PersistenceError.self) { try Application.fileState(\.notes).write(["x"]) }
 ///     }
 ///     let store = FileKeyValueStore(path: "/config/defaults.json", fileSystem: files)
-///     #expect(throws: PersistenceError.self) { try store.write(1, forKey: "k") }
+///     #expect(throws: PersistenceError.self) { try store.writeObject(1, forKey: "k") }
 /// }
 /// ```
 ///
@@ -73,7 +73,14 @@ public final class InMemoryFileSystem: @unchecked Sendable {
     }
 
     struct Storage {
-        var nodes: [String: Node] = ["/": .directory]
+        /// The generation counter of every file in this file system (see `sharedGeneration`).
+        let changes = SharedGeneration()
+        var nodes: [String: Node] = ["/": .directory] {
+            // Every change to the tree counts as a write every reader must notice, so readers
+            // using the counter see files arranged with `createFile` at once, too. (Injected
+            // failures don't count.)
+            didSet { changes.increment() }
+        }
         var failures: [Failure] = []
         var clock: Int64 = 1_700_000_000_000_000_000
         var nextInode: UInt64 = 1

@@ -91,6 +91,31 @@ case "file-increment":
         try file.update { payload in payload.sequence = max(payload.sequence, 0) + 1 }
     }
     acknowledge("done")
+case "store-pingpong":
+    // store-pingpong <store path> <rounds>: writes "Child/sequence" = i, acknowledges it, then
+    // waits until the parent wrote "Child/seen" = i (read through this process's own cache).
+    ChildStore.store = FileKeyValueStore(path: arguments[1])
+    let rounds = Int(arguments[2])!
+    let application = Application()
+    let sequence = application.childKey("sequence")
+    let seen = application.childKey("seen")
+    for round in 0..<rounds {
+        try sequence.write(round)
+        acknowledge("\(round)")
+        while try seen.read() != round { usleep(100) }
+    }
+case "file-pingpong":
+    // file-pingpong <directory> <rounds>: writes payload.json's sequence = i, acknowledges it,
+    // then waits until the parent wrote seen.json's sequence = i.
+    let application = Application()
+    let payload = application.childFile(directory: arguments[1], filename: "payload.json")
+    let seen = application.childFile(directory: arguments[1], filename: "seen.json")
+    let rounds = Int(arguments[2])!
+    for round in 0..<rounds {
+        try payload.write(Payload(sequence: round, padding: []))
+        acknowledge("\(round)")
+        while try seen.read().sequence != round { usleep(100) }
+    }
 case "storage-paths":
     // storage-paths [name]: sets Application.storageName when given, prints both default paths
     if arguments.count > 1 { Application.storageName = arguments[1] }

@@ -62,9 +62,20 @@ if filter == nil || filter == "creation" {
     print()
 }
 
-if filter == nil || filter == "persistence" {
+if filter == nil || filter.map({ "persistence".hasPrefix($0) && $0.count >= 4 }) == true {
     print("## 6. Persistence (this machine's disk)\n")
     print(table(["case", "ops/s", "µs/op"], PersistenceBenchmark.run(quick: quick)))
+    print()
+    let directory = NSTemporaryDirectory() + "appstatekit-bench-\(UUID().uuidString)"
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    print("## 6b. Persisted reads vs a State read (unchanged value, interleaved)\n")
+    print(table(["case", "median ns", "vs State read"], PersistenceScalingBenchmark.readRatios(directory: directory, rounds: rounds, roundNanoseconds: roundNanoseconds)))
+    print()
+    print("## 6c. Concurrent durable writers (writes/s, median of alternated rounds)\n")
+    print(table(["case", "writes/s", "vs 1 writer"], PersistenceScalingBenchmark.writerScaling(directory: directory, quick: quick)))
+    print()
+    print("## 6d. A small durable write vs the size of the rest of the store\n")
+    print(table(["case", "µs/write (median)", "vs empty"], PersistenceScalingBenchmark.largeStore(directory: directory, quick: quick)))
     print()
 }
 

@@ -9,8 +9,8 @@ import Testing
 func aFullDiskLeavesTheSettingsAsTheyWere() throws {
     let files = InMemoryFileSystem()
     let store = FileKeyValueStore(path: "/srv/app/defaults.json", fileSystem: files)
-    try store.write(8080, forKey: "port")
+    try store.writeObject(8080, forKey: "port")
     files.fail(.write, at: "/srv/app", with: ENOSPC)
-    #expect(throws: PersistenceError.self) { try store.write(9090, forKey: "port") }
+    #expect(throws: PersistenceError.self) { try store.writeObject(9090, forKey: "port") }
     #expect(store.object(forKey: "port") as? Int == 8080)
 }

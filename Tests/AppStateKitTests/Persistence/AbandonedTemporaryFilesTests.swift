@@ -20,7 +20,7 @@ struct AbandonedTemporaryFilesTests {
             try Data("partial".utf8).write(to: URL(fileURLWithPath: directory.file(name)))
         }
 
-        try FileKeyValueStore(path: target).write(1, forKey: "k")
+        try FileKeyValueStore(path: target).writeObject(1, forKey: "k")
 
         let left = Set(try FileManager.default.contentsOfDirectory(atPath: directory.path))
         #expect(left == Set([ours, "defaults.json", "defaults.json.lock"] + unrelated))

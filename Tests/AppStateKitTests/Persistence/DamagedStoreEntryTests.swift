@@ -28,9 +28,9 @@ struct DamagedStoreEntryTests {
     @Test("the other keys read normally")
     func otherKeysRead() throws {
         let (_, store) = store()
-        #expect(try store.value(forKey: "good") as? Int == 1)
-        #expect(try store.value(forKey: "name") as? String == "kept")
-        #expect(try store.keys() == ["bare", "deep", "good", "half", "name", "odd", "two"])
+        #expect(try store.readObject(forKey: "good") as? Int == 1)
+        #expect(try store.readObject(forKey: "name") as? String == "kept")
+        #expect(try store.keys == ["bare", "deep", "good", "half", "name", "odd", "two"])
     }
 
     @Test("on disk: the other keys read normally and a write keeps the malformed entry")
@@ -40,11 +40,11 @@ struct DamagedStoreEntryTests {
         let path = directory.file("defaults.json")
         try Data(#"{"good": {"int": 1}, "half": {"int": 1.5}}"#.utf8).write(to: URL(fileURLWithPath: path))
         let store = FileKeyValueStore(path: path)
-        #expect(try store.value(forKey: "good") as? Int == 1)
-        try store.write(2, forKey: "other")
+        #expect(try store.readObject(forKey: "good") as? Int == 1)
+        try store.writeObject(2, forKey: "other")
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == ["defaults.json", "defaults.json.lock"])
-        #expect(throws: PersistenceError.self) { try FileKeyValueStore(path: path).value(forKey: "half") }
-        #expect(try FileKeyValueStore(path: path).value(forKey: "good") as? Int == 1)
+        #expect(throws: PersistenceError.self) { try FileKeyValueStore(path: path).readObject(forKey: "half") }
+        #expect(try FileKeyValueStore(path: path).readObject(forKey: "good") as? Int == 1)
     }
 
     @Test("reading a malformed entry throws an error naming its key, the file and what is wrong", arguments: [
@@ -60,7 +60,7 @@ struct DamagedStoreEntryTests {
             .corruptData, subject: #"key "\#(key)" in /config/app/defaults.json"#,
             detail: "\(problem); the entry is kept until this key is written"
         )
-        #expect(throws: expected) { try store.value(forKey: key) }
+        #expect(throws: expected) { try store.readObject(forKey: key) }
         let logs = capturingLogs { #expect(store.object(forKey: key) == nil) }
         #expect(logs == ["AppStateKit: \(expected)"])
     }
@@ -68,19 +68,19 @@ struct DamagedStoreEntryTests {
     @Test("writing another key keeps the malformed entries as they were; writing the key replaces it")
     func writesKeepDamage() throws {
         let (files, store) = store()
-        try store.write(2, forKey: "good")
+        try store.writeObject(2, forKey: "good")
         let rewritten = try #require(files.contents(atPath: Self.path))
         let json = try #require(try JSONSerialization.jsonObject(with: rewritten) as? [String: Any])
         let original = try #require(try JSONSerialization.jsonObject(with: Data(Self.file.utf8)) as? [String: Any])
         for key in ["bare", "half", "odd", "two", "deep", "name"] {
             #expect((json[key] as? NSObject) == (original[key] as? NSObject), "\(key) changed")
         }
-        #expect(try store.value(forKey: "good") as? Int == 2)
+        #expect(try store.readObject(forKey: "good") as? Int == 2)
         #expect(files.contentsOfDirectory(atPath: "/config/app").filter { $0.contains(".corrupt-") }.isEmpty)
 
-        try store.write(7, forKey: "half")
-        #expect(try store.value(forKey: "half") as? Int == 7)
-        #expect(throws: PersistenceError.self) { try store.value(forKey: "odd") }
+        try store.writeObject(7, forKey: "half")
+        #expect(try store.readObject(forKey: "half") as? Int == 7)
+        #expect(throws: PersistenceError.self) { try store.readObject(forKey: "odd") }
     }
 
     @Test("a StoredState on a malformed entry reads its initial value and reports once; its neighbour reads its value")

@@ -12,9 +12,9 @@ struct FailedReloadTests {
     /// A store this process cached, then another process added a key.
     private func storeChangedElsewhere(_ files: InMemoryFileSystem) throws -> FileKeyValueStore {
         let store = FileKeyValueStore(path: Self.path, fileSystem: files)
-        try store.write(1, forKey: "a")
+        try store.writeObject(1, forKey: "a")
         #expect(store.object(forKey: "a") as? Int == 1)
-        try FileKeyValueStore(path: Self.path, fileSystem: files).write(2, forKey: "b")  // the other process
+        try FileKeyValueStore(path: Self.path, fileSystem: files).writeObject(2, forKey: "b")  // the other process
         return store
     }
 
@@ -26,12 +26,12 @@ struct FailedReloadTests {
         files.fail(.stat, at: Self.path, with: code, times: 1)
 
         #expect(throws: PersistenceError.system(code, subject: Self.path, operation: "stat")) {
-            try store.write(3, forKey: "c")
+            try store.writeObject(3, forKey: "c")
         }
         #expect(files.contents(atPath: Self.path) == before)
-        #expect(try store.keys() == ["a", "b"])
-        try store.write(3, forKey: "c")
-        #expect(try FileKeyValueStore(path: Self.path, fileSystem: files).keys() == ["a", "b", "c"])
+        #expect(try store.keys == ["a", "b"])
+        try store.writeObject(3, forKey: "c")
+        #expect(try FileKeyValueStore(path: Self.path, fileSystem: files).keys == ["a", "b", "c"])
     }
 
     @Test("reading the changed file fails: the write throws and the file is unchanged")
@@ -42,7 +42,7 @@ struct FailedReloadTests {
         files.fail(.read, at: Self.path, with: EIO)
 
         #expect(throws: PersistenceError(.ioFailure, errno: EIO, subject: Self.path, detail: "read failed (EIO)")) {
-            try store.write(3, forKey: "c")
+            try store.writeObject(3, forKey: "c")
         }
         store.set(4, forKey: "d")  // the non-throwing form fails the same way
         #expect(files.contents(atPath: Self.path) == before)

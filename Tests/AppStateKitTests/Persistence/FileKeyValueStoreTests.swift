@@ -13,16 +13,16 @@ struct FileKeyValueStoreTests {
         let path = directory.file("defaults.json")
         let writer = FileKeyValueStore(path: path)
         let date = Date(timeIntervalSinceReferenceDate: 123.5)
-        try writer.write(true, forKey: "bool")
-        try writer.write(1, forKey: "int")
-        try writer.write(1.25, forKey: "double")
-        try writer.write(Float(0.75), forKey: "float")
-        try writer.write("text", forKey: "string")
-        try writer.write(Data([0, 255]), forKey: "data")
-        try writer.write(date, forKey: "date")
-        try writer.write(URL(string: "file:///tmp/x")!, forKey: "url")
-        try writer.write([1, 2, 3], forKey: "array")
-        try writer.write(["nested": ["a": true]], forKey: "dictionary")
+        try writer.writeObject(true, forKey: "bool")
+        try writer.writeObject(1, forKey: "int")
+        try writer.writeObject(1.25, forKey: "double")
+        try writer.writeObject(Float(0.75), forKey: "float")
+        try writer.writeObject("text", forKey: "string")
+        try writer.writeObject(Data([0, 255]), forKey: "data")
+        try writer.writeObject(date, forKey: "date")
+        try writer.writeObject(URL(string: "file:///tmp/x")!, forKey: "url")
+        try writer.writeObject([1, 2, 3], forKey: "array")
+        try writer.writeObject(["nested": ["a": true]], forKey: "dictionary")
 
         let reader = FileKeyValueStore(path: path)
         #expect(reader.object(forKey: "bool") as? Bool == true)
@@ -37,7 +37,7 @@ struct FileKeyValueStoreTests {
         #expect(reader.object(forKey: "url") as? URL == URL(string: "file:///tmp/x"))
         #expect(reader.object(forKey: "array") as? [Int] == [1, 2, 3])
         #expect(reader.object(forKey: "dictionary") as? [String: [String: Bool]] == ["nested": ["a": true]])
-        #expect(try reader.keys() == ["array", "bool", "data", "date", "dictionary", "double", "float", "int", "string", "url"])
+        #expect(try reader.keys == ["array", "bool", "data", "date", "dictionary", "double", "float", "int", "string", "url"])
     }
 
     @Test("a value written through another instance (another process) is seen by the next read")
@@ -63,7 +63,7 @@ struct FileKeyValueStoreTests {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.file("nested/deeper/defaults.json")
-        try FileKeyValueStore(path: path).write(1, forKey: "k")
+        try FileKeyValueStore(path: path).writeObject(1, forKey: "k")
         #expect(try TemporaryDirectory.permissions(of: path) == 0o600)
         #expect(try TemporaryDirectory.permissions(of: directory.file("nested/deeper")) == 0o700)
     }
@@ -76,10 +76,10 @@ struct FileKeyValueStoreTests {
         let garbage = Data("{ not json".utf8)
         try garbage.write(to: URL(fileURLWithPath: path))
         let store = FileKeyValueStore(path: path)
-        #expect(throws: PersistenceError.self) { try store.value(forKey: "k") }
+        #expect(throws: PersistenceError.self) { try store.readObject(forKey: "k") }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == garbage)  // reading didn't touch it
 
-        try store.write(1, forKey: "k")
+        try store.writeObject(1, forKey: "k")
         let aside = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("defaults.json.corrupt-") }
         #expect(aside.count == 1)
         #expect(try Data(contentsOf: URL(fileURLWithPath: directory.file(aside[0]))) == garbage)
@@ -92,7 +92,7 @@ struct FileKeyValueStoreTests {
         defer { directory.remove() }
         let store = FileKeyValueStore(path: directory.file("defaults.json"))
         do {
-            try store.write(NSObject(), forKey: "object")
+            try store.writeObject(NSObject(), forKey: "object")
             Issue.record("expected an error")
         } catch let error as PersistenceError {
             #expect(error.kind == .encodingFailed)
@@ -104,7 +104,7 @@ struct FileKeyValueStoreTests {
         try Data("x".utf8).write(to: URL(fileURLWithPath: blocker))
         let blocked = FileKeyValueStore(path: (blocker as NSString).appendingPathComponent("defaults.json"))
         do {
-            try blocked.write(1, forKey: "k")
+            try blocked.writeObject(1, forKey: "k")
             Issue.record("expected an error")
         } catch let error as PersistenceError {
             #expect(error.description.contains(blocker))
@@ -123,7 +123,7 @@ struct FileKeyValueStoreTests {
         files.fail(operation, at: "/readonly", with: EACCES)
         let locked = FileKeyValueStore(path: "/readonly/app/defaults.json", fileSystem: files)
         #expect(throws: PersistenceError(.permissionDenied, subject: subject, detail: "\(call) failed (EACCES)")) {
-            try locked.write(1, forKey: "k")
+            try locked.writeObject(1, forKey: "k")
         }
         #expect(files.contents(atPath: "/readonly/app/defaults.json") == nil)
         #expect(files.contentsOfDirectory(atPath: "/readonly/app").allSatisfy { $0.hasSuffix(".lock") })
@@ -134,7 +134,7 @@ struct FileKeyValueStoreTests {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let store = FileKeyValueStore(path: directory.file("fast.json"), durability: .processCrashSafe)
-        for index in 0..<50 { try store.write(index, forKey: "k") }
+        for index in 0..<50 { try store.writeObject(index, forKey: "k") }
         #expect(FileKeyValueStore(path: directory.file("fast.json")).object(forKey: "k") as? Int == 49)
         // Each write went through a temporary file renamed over the store: none is left behind.
         #expect(Set(try FileManager.default.contentsOfDirectory(atPath: directory.path)) == ["fast.json", "fast.json.lock"])

@@ -47,15 +47,15 @@ struct FileStampTests {
         let writer = FileKeyValueStore(path: path)
         // Each write is followed by what a coarse kernel clock stuck at `future` would have done:
         // a file dated earlier gets `future`.
-        try writer.write(10, forKey: "k")
+        try writer.writeObject(10, forKey: "k")
         try clampModificationTime(of: path)
         #expect(reader.object(forKey: "k") as? Int == 10)
 
         // ext4 gives the second replacement the first one's freed inode number; with the same size
         // and the same date its stamp would equal the one the reader cached.
-        try writer.write(11, forKey: "k")
+        try writer.writeObject(11, forKey: "k")
         try clampModificationTime(of: path)
-        try writer.write(12, forKey: "k")
+        try writer.writeObject(12, forKey: "k")
         try clampModificationTime(of: path)
         #expect(reader.object(forKey: "k") as? Int == 12)
 

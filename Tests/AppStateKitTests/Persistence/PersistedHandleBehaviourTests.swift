@@ -79,7 +79,7 @@ private struct PersistedSubject {
     /// Replaces the persisted value, behind the entry's back, by one that doesn't decode as `Int`.
     func damage() throws {
         switch kind {
-        case .stored: try store.write("many", forKey: "Shared/count")
+        case .stored: try store.writeObject("many", forKey: "Shared/count")
         case .file: try files.writeAtomically(Data("not json".utf8), toFile: file)
         }
     }

@@ -17,7 +17,7 @@ struct PersistenceMessageTests {
     func typeMismatch() throws {
         let files = InMemoryFileSystem()
         let store = FileKeyValueStore(path: "/config/app/defaults.json", fileSystem: files)
-        try store.write("eighty", forKey: "Server/port")
+        try store.writeObject("eighty", forKey: "Server/port")
         let port = Application().storedState(initial: 8080, feature: "Server", id: "port", store: store)
         let logs = capturingLogs {
             #expect(port.value == 8080)
@@ -69,9 +69,9 @@ struct PersistenceMessageTests {
             .corruptData, subject: "/config/defaults.json",
             detail: "the file is not a JSON object of entries (the given data was not valid JSON); the file is kept and moved aside by the next write"
         )) {
-            try store.value(forKey: "k")
+            try store.readObject(forKey: "k")
         }
-        let logs = try capturingLogs { try store.write(1, forKey: "k") }
+        let logs = try capturingLogs { try store.writeObject(1, forKey: "k") }
         let backup = try #require(files.contentsOfDirectory(atPath: "/config").first { $0.hasPrefix("defaults.json.corrupt-") })
         #expect(logs == [
             "AppStateKit: corrupt data for /config/defaults.json: the file is not a JSON object of entries (the given data was not valid JSON); the file was moved to /config/\(backup)",

@@ -39,7 +39,7 @@ struct PersistenceProcessTests {
             let acknowledged = try PersistenceChild.runAndKill(["store-sequence", path, "1000000"])
             tally.kills += 1
             do {
-                let stored = try FileKeyValueStore(path: path).value(forKey: "Child/sequence") as? Int ?? -1
+                let stored = try FileKeyValueStore(path: path).readObject(forKey: "Child/sequence") as? Int ?? -1
                 tally.record(acknowledged: acknowledged, stored: stored)
             } catch {
                 tally.unreadable += 1
@@ -52,7 +52,7 @@ struct PersistenceProcessTests {
         #expect(tally.acknowledged >= tally.kills, "every round waits for at least one acknowledged write")
 
         // The next writer removes the temporary files the killed children left behind.
-        try FileKeyValueStore(path: path).write(0, forKey: "after")
+        try FileKeyValueStore(path: path).writeObject(0, forKey: "after")
         #expect(try PersistenceChild.temporaryFiles(in: directory.path).isEmpty)
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).allSatisfy { !$0.contains(".corrupt-") })
     }
@@ -94,7 +94,7 @@ struct PersistenceProcessTests {
         let path = directory.file("defaults.json")
         // This process's store has already read (and cached) the file before the children write.
         let store = FileKeyValueStore(path: path)
-        try store.write(-1, forKey: "Child/shared")
+        try store.writeObject(-1, forKey: "Child/shared")
         #expect(store.object(forKey: "Child/a-0") == nil)
         let first = try PersistenceChild.start(["store-keys", path, "a", "200"])
         let second = try PersistenceChild.start(["store-keys", path, "b", "200"])
@@ -114,7 +114,7 @@ struct PersistenceProcessTests {
             }
         }
         #expect(missing.isEmpty, "lost keys: \(missing)")
-        #expect(try store.keys().count == 401, "the children's writes are seen by this process's next read")
+        #expect(try store.keys.count == 401, "the children's writes are seen by this process's next read")
         // Both children write "shared" = 0…199 in step; whichever wrote last wrote 199.
         #expect(store.object(forKey: "Child/shared") as? Int == 199)
     }

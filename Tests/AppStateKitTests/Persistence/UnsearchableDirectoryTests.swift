@@ -45,7 +45,7 @@ struct UnsearchableDirectoryTests {
     func storedStateInMemory() throws {
         let files = InMemoryFileSystem()
         let store = FileKeyValueStore(path: "/config/app/defaults.json", fileSystem: files)
-        try store.write(9090, forKey: "Server/port")
+        try store.writeObject(9090, forKey: "Server/port")
         let state = Application().port(in: store)
         files.fail(.stat, at: "/config", with: EIO)
         let logs = capturingLogs {
@@ -82,7 +82,7 @@ struct UnsearchableDirectoryTests {
         }
 
         let store = FileKeyValueStore(path: (unsearchable as NSString).appendingPathComponent("defaults.json"))
-        #expect(throws: PersistenceError.self) { try store.value(forKey: "k") }
+        #expect(throws: PersistenceError.self) { try store.readObject(forKey: "k") }
     }
 
     @Test("absence stays silent: a missing directory (ENOENT) or a file on the way (ENOTDIR) reads the initial value")
@@ -95,7 +95,7 @@ struct UnsearchableDirectoryTests {
                 #expect(try Application().note(in: "/data/blocker").read() == Note(text: "initial"))
             }
             let store = FileKeyValueStore(path: "/data/blocker/defaults.json", fileSystem: files)
-            #expect(try store.value(forKey: "k") == nil)
+            #expect(try store.readObject(forKey: "k") == nil)
         }
         #expect(logs.isEmpty)
     }

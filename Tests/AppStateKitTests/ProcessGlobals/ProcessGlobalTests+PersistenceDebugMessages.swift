@@ -32,7 +32,7 @@ extension ProcessGlobalTests {
             #expect(logs.contains("AppStateKit: moved corrupt data aside: /data/note.json → /data/\(backup)"))
 
             files.createFile(atPath: "/config/defaults.json", text: "[]")
-            let storeLogs = try capturingLogs(includingDebug: true) { try store.write(2, forKey: "a") }
+            let storeLogs = try capturingLogs(includingDebug: true) { try store.writeObject(2, forKey: "a") }
             let storeBackup = try #require(files.contentsOfDirectory(atPath: "/config").first { $0.hasPrefix("defaults.json.corrupt-") })
             #expect(storeLogs.contains("AppStateKit: moved corrupt data aside: /config/defaults.json → /config/\(storeBackup)"))
             #expect(storeLogs.contains("AppStateKit: reloaded the store /config/defaults.json (corrupt)"))

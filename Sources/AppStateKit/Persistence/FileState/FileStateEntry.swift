@@ -2,7 +2,8 @@ import Foundation
 
 /// The registry entry behind an ``Application/FileState``: where the file lives, how it is
 /// encoded, its initial value, and a cache of the last decoded value keyed by the file's stamp
-/// (so a read costs one `stat` unless the file changed — in this process or another). It reads
+/// and its generation counter (so a read costs one atomic load unless the file changed — in this
+/// process or another; see `FileStateFreshness`). It reads
 /// and writes through the `\.fileManager` of the application that owns it (see ``EntryOwner``).
 final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @unchecked Sendable {
     // Safe: `cache` and `corruptStamp` are only accessed while `lock` (the base class's) is held;
@@ -19,6 +20,8 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
     private var cache: (stamp: FileStamp, value: Value)?
     /// The stamp of a file found undecodable: its bytes are moved aside before the next write.
     private var corruptStamp: FileStamp?
+    /// Whether `cache` is still the file's without a `stat`: the file's generation counter.
+    private let freshness = FileStateFreshness()
 
     init(key: EntryKey, directory: String, filename: String, isBase64Encoded: Bool, initial: Value, owner: EntryOwner) {
         self.directory = directory
@@ -43,15 +46,37 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
 
     /// The file's value, or the initial value when there is no file.
     override func read() throws -> Value {
+        try read(checkingFile: false)
+    }
+
+    /// The file's value, or the initial value when there is no file.
+    ///
+    /// - Parameter checkingFile: Check the file's stamp even when the generation counter says
+    ///   nothing changed. `update` needs it: its stamp comparison assumes the value read is at
+    ///   least as new as the stamp it took first, and a write whose rename is done but whose
+    ///   count is not yet would break that.
+    func read(checkingFile: Bool) throws -> Value {
         trackAccess()
         if let filenameProblem { throw filenameProblem }
         let files = fileManager
+        if !checkingFile {
+            if let cached = lock.withLock({ cache }) {
+                if freshness.isCurrent(for: files, stamp: cached.stamp) { return cached.value }
+            } else if freshness.isCurrent(for: files, stamp: nil) {
+                return initial
+            }
+        }
         let path = filePath
+        let mark = freshness.mark(for: files, path: path)
         guard let stamp = try files.existingStamp(ofFile: path) else {
             lock.withLock { cache = nil }
+            freshness.record(mark, stamp: nil)
             return initial
         }
-        if let cached = lock.withLock({ cache }), cached.stamp == stamp { return cached.value }
+        if let cached = lock.withLock({ cache }), cached.stamp == stamp {
+            freshness.record(mark, stamp: stamp)
+            return cached.value
+        }
         guard let data = try files.contents(ofFile: path) else { return initial }
         do {
             let value = try FileStateCodec.decode(data, as: Value.self, path: path)
@@ -59,6 +84,7 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
                 cache = (stamp, value)
                 corruptStamp = nil
             }
+            freshness.record(mark, stamp: stamp)
             return value
         } catch {
             lock.withLock { corruptStamp = stamp }
@@ -126,7 +152,7 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
                 if let filenameProblem { throw filenameProblem }
                 startStamp = try files.existingStamp(ofFile: path)
                 if startStamp != nil {
-                    value = try read()
+                    value = try read(checkingFile: true)
                 }
             } catch {
                 try storeFailure(error)

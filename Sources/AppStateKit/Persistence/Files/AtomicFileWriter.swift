@@ -20,11 +20,14 @@ package enum AtomicFileWriter {
     ///
     /// - Parameter durable: When `false`, skips the two `fsync` calls: the result still survives
     ///   the process being killed (the kernel has the data), but not an OS crash or power loss.
+    /// - Parameter announcing: When `true` (the default), adds one to the file's generation
+    ///   counter after the rename, if its lock file exists (see ``announceChange(of:in:)``).
+    ///   `FileKeyValueStore` passes `false` and counts through its own mapping.
     /// - Returns: The stamp of the file written, taken before it was renamed into place, so a
     ///   replacement by another process right after can't be mistaken for it.
     @discardableResult
     package static func write(
-        _ data: Data, to path: String, durable: Bool = true, in fileSystem: some FileSystem = POSIXFileSystem()
+        _ data: Data, to path: String, durable: Bool = true, announcing: Bool = true, in fileSystem: some FileSystem = POSIXFileSystem()
     ) throws -> FileStamp? {
         try checkNameLength(path)
         let target = try resolvingLinks(path, in: fileSystem)
@@ -57,7 +60,18 @@ package enum AtomicFileWriter {
                 throw PersistenceError(error, path: target)
             }
         }
+        if announcing { announceChange(of: path, in: fileSystem) }
         return stamp
+    }
+
+    /// Adds one to the generation counter of `path` — the first 8 bytes of its `.lock` sibling —
+    /// so readers in every process notice the change without a `stat` (see ``SharedGeneration``).
+    /// Does nothing when the lock file doesn't exist: no reader relies on a counter then, because
+    /// readers create it before their first check of the file.
+    package static func announceChange(of path: String, in fileSystem: some FileSystem = POSIXFileSystem()) {
+        if case let .shared(counter) = fileSystem.sharedGeneration(forLockFile: sibling(of: path, suffix: ".lock"), create: false) {
+            counter.increment()
+        }
     }
 
     /// Creates `directory` and its parents with mode `0700` if missing, flushing each parent
@@ -113,6 +127,7 @@ package enum AtomicFileWriter {
                 } catch {
                     throw PersistenceError.system(error.code, subject: source, operation: "rename to \(destination)")
                 }
+                announceChange(of: path, in: fileSystem)
                 return destination
             } catch {
                 throw PersistenceError.system(error.code, subject: source, operation: "link to \(destination)")
@@ -122,6 +137,7 @@ package enum AtomicFileWriter {
             } catch {
                 throw PersistenceError.system(error.code, subject: source, operation: "unlink after linking it to \(destination)")
             }
+            announceChange(of: path, in: fileSystem)
             return destination
         }
     }
@@ -146,6 +162,7 @@ package enum AtomicFileWriter {
         } catch {
             throw PersistenceError(error, path: target)
         }
+        announceChange(of: path, in: fileSystem)
     }
 
     /// The file `path` stands for: `path` itself, or — when it is a symbolic link, possibly to
@@ -186,6 +203,9 @@ package enum AtomicFileWriter {
     /// even with `reserving` more bytes appended later: a long file name is shortened (at a
     /// character boundary) before the suffix.
     static func sibling(of path: String, suffix: String, reserving: Int = 0) -> String {
+        // A path that short has a name that short: no need to split it (which costs thousands
+        // of instructions through NSString) — the case of every write's temporary file.
+        if path.utf8.count + suffix.utf8.count + reserving <= maximumNameLength { return path + suffix }
         let name = (path as NSString).lastPathComponent
         let budget = maximumNameLength - suffix.utf8.count - reserving
         guard name.utf8.count > budget else { return path + suffix }

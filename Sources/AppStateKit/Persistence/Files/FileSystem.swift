@@ -53,6 +53,13 @@ package protocol FileSystem: Sendable {
 
     /// Runs `body` holding an exclusive `flock(2)` on `lockPath` (created `0600` when missing).
     func withExclusiveLock<Result>(_ lockPath: String, _ body: () throws -> Result) throws -> Result
+
+    /// The generation counter of the file whose lock file is `lockPath` (see
+    /// ``SharedGeneration``): every process asking for the same lock file gets the same counter.
+    /// With `create`, a missing lock file is created (`0600`); without, a missing one is
+    /// ``SharedGenerationLookup/absent``. Never throws: every problem means "no counter here",
+    /// and callers check stamps instead.
+    func sharedGeneration(forLockFile lockPath: String, create: Bool) -> SharedGenerationLookup
 }
 
 /// What ``FileSystem/status(of:)`` reports about a file.

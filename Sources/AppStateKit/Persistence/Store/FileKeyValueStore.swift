@@ -11,8 +11,13 @@ import Foundation
 ///   at any moment leaves the previous or the new complete file.
 /// - **Multi-process safe:** each write takes an exclusive `flock` on a sibling `.lock` file and
 ///   re-reads the file first, so concurrent processes writing different keys lose nothing.
-/// - **Fresh:** each read checks the file's stamp (one `stat`) and reloads after another
-///   process wrote it.
+/// - **Fresh:** a read costs one atomic load while the file's generation counter (the first 8
+///   bytes of the `.lock` file, shared by every process) says nobody wrote since the last
+///   check; otherwise, and at least once a second, it checks the file's stamp (one `stat`) and
+///   reloads when it changed. A write another process acknowledged is seen by the next read;
+///   on network file systems every read checks the stamp (see Persistence.md).
+/// - **Group commit:** writes made at the same time by several threads share one file
+///   replacement and its `fsync`s; each returns once the replacement holding it is on disk.
 /// - **Typed:** property-list values (`Bool`, `Int`, `Double`, `Float`, `String`, `Data`, `Date`,
 ///   `URL`, arrays and dictionaries of them) are written with a type tag and read back as the
 ///   same types.
@@ -34,7 +39,8 @@ import Foundation
 /// disk). Pass ``Durability/processCrashSafe`` to skip them: values then survive the process
 /// being killed but not an OS crash or power loss.
 public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable {
-    // Safe: `cache` is only accessed while `lock` is held; the other properties are immutable.
+    // Safe: `cache` is only accessed while `lock` is held; `commits` guards its own state; the
+    // other properties are immutable.
 
     /// How hard a write works to reach stable storage before returning.
     public enum Durability: Sendable, Equatable {
@@ -53,16 +59,21 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
     let fileSystem: any FileSystem
     /// Whether `fileSystem` is the real one: the freshness check on every read then calls it
     /// directly instead of through the existential (as fast as before the seam existed).
-    private let isPOSIX: Bool
-    private let lockPath: String
-    private let lock = Lock()
-    private var cache = Cache()
+    let isPOSIX: Bool
+    /// The sibling every writer `flock`s; its first 8 bytes hold the generation counter.
+    let lockPath: String
+    let lock = Lock()
+    var cache = Cache()
+    /// Writes waiting to share the next file replacement.
+    let commits = CommitQueue()
 
-    private struct Cache {
+    struct Cache {
         var entries: [String: StoreEntry] = [:]
         var stamp: FileStamp?
         /// Why the file as a whole could not be decoded; its bytes are moved aside before a write.
         var corruption: String?
+        /// Whether `entries` still match the file without a `stat`.
+        var freshness = FileFreshness()
     }
 
     /// Creates a store backed by the file at `path` (created on first write).
@@ -102,7 +113,7 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
     /// key reads as `nil`.
     public func object(forKey key: String) -> Any? {
         do {
-            return try value(forKey: key)
+            return try readObject(forKey: key)
         } catch {
             Diagnostics.report(error: "AppStateKit: \(error)")
             return nil
@@ -110,10 +121,10 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
     }
 
     /// Stores `value` durably; `nil` removes the key. Failures are reported through
-    /// `Application.logger`; use ``write(_:forKey:)`` to handle them yourself.
+    /// `Application.logger`; use ``writeObject(_:forKey:)`` to handle them yourself.
     public func set(_ value: Any?, forKey key: String) {
         do {
-            try write(value, forKey: key)
+            try writeObject(value, forKey: key)
         } catch {
             Diagnostics.report(error: "AppStateKit: \(error)")
         }
@@ -126,16 +137,20 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
 
     // MARK: Throwing API
 
-    /// The value stored for `key`.
+    /// The value stored for `key`, reloading first if the file changed.
+    ///
+    /// A read costs one atomic load while the store's generation counter (see Persistence.md)
+    /// says no process wrote since the last check; otherwise, and at least once a second, it
+    /// checks the file's stamp (one `stat`) and reloads when it changed.
     ///
     /// - Throws: ``PersistenceError`` when the file cannot be read (`permissionDenied`,
     ///   `ioFailure`, …), is not a JSON object (`corruptData`), or the entry for `key` is not a
     ///   valid tagged value (`corruptData`, naming the key and the problem).
-    public func value(forKey key: String) throws -> Any? {
+    public func readObject(forKey key: String) throws -> Any? {
         var notes: [Note] = []
         defer { Self.log(notes) }
         return try lock.withLock {
-            try reloadIfChanged(&notes)
+            if !cache.freshness.isCurrent() { try reloadIfChanged(&notes) }
             if let corruption = cache.corruption {
                 throw PersistenceError(.corruptData, subject: path, detail: "\(corruption); the file is kept and moved aside by the next write")
             }
@@ -150,49 +165,29 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
 
     /// Stores `value` (a property-list value) for `key`, or removes the key when `value` is `nil`.
     ///
-    /// Returns once the change is on disk (see ``Durability``).
+    /// Returns once the change is on disk (see ``Durability``). Writes made at the same time by
+    /// several threads share one file replacement and its `fsync`s; each returns only after the
+    /// replacement holding its value is on disk.
     ///
     /// - Throws: ``PersistenceError`` for a value that is not a property-list value, a file that
     ///   cannot be read first, or an I/O failure (permission denied, read-only file system, disk
     ///   full); the stored file is then unchanged.
-    public func write(_ value: Any?, forKey key: String) throws {
-        let converted: PropertyListValue?
-        if let value {
-            guard let plist = PropertyListValue(value) else {
-                throw PersistenceError(.encodingFailed, subject: Self.subject(key: key, path: path), detail: "\(type(of: value)) is not a property-list value")
-            }
-            converted = plist
-        } else {
-            converted = nil
-        }
-        try modifyEntries { entries in
-            entries[key] = converted.map(StoreEntry.value)
-        }
+    public func writeObject(_ value: Any?, forKey key: String) throws {
+        let converted = try value.map { try Self.propertyList($0, key: key, path: path) }
+        _ = try commit(.set(key: key, entry: converted.map(StoreEntry.value)))
     }
 
     /// Stores `newValue` for `key` (removing it for `nil`) only if the stored value still equals
     /// `expected` (`nil`: nothing stored, or an entry that can't be read), as one step no other
-    /// thread or process interleaves with: a ``modifyEntries(_:)`` cycle. Returns whether it
-    /// stored. `StoredState`'s `update` is a compare-and-set loop over this.
+    /// thread or process interleaves with: the comparison and the write happen under the `flock`
+    /// every process takes to write. Returns whether it stored. `StoredState`'s `update` is a
+    /// compare-and-set loop over this.
     ///
-    /// - Throws: As ``write(_:forKey:)`` does; nothing is written then.
+    /// - Throws: As ``writeObject(_:forKey:)`` does; nothing is written then.
     func replaceValue(forKey key: String, ifEqualTo expected: Any?, with newValue: Any?) throws -> Bool {
-        struct Changed: Error {}
         let expectedValue = try expected.map { try Self.propertyList($0, key: key, path: path) }
         let converted = try newValue.map { try Self.propertyList($0, key: key, path: path) }
-        do {
-            try modifyEntries { entries in
-                let current: PropertyListValue? = if case let .value(value)? = entries[key] { value } else { nil }
-                // Compared as text too: `==` never holds for a NaN, which would retry forever.
-                guard current == expectedValue || String(reflecting: current) == String(reflecting: expectedValue) else {
-                    throw Changed()
-                }
-                entries[key] = converted.map(StoreEntry.value)
-            }
-            return true
-        } catch is Changed {
-            return false
-        }
+        return try commit(.replace(key: key, expected: expectedValue, entry: converted.map(StoreEntry.value)))
     }
 
     private static func propertyList(_ value: Any, key: String, path: String) throws -> PropertyListValue {
@@ -202,86 +197,17 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
         return plist
     }
 
-    /// Reads the value for `key`, throwing on an unreadable file (see ``value(forKey:)``).
-    public func readObject(forKey key: String) throws -> Any? {
-        try value(forKey: key)
-    }
-
-    /// Writes the value for `key`, throwing on failure (see ``write(_:forKey:)``).
-    public func writeObject(_ value: Any?, forKey key: String) throws {
-        try write(value, forKey: key)
-    }
-
-    /// Every key currently stored, including keys whose entry can't be read.
-    public func keys() throws -> [String] {
-        var notes: [Note] = []
-        defer { Self.log(notes) }
-        return try lock.withLock {
-            try reloadIfChanged(&notes)
-            return cache.entries.keys.sorted()
-        }
-    }
-
-    /// One read-modify-write cycle: holding this store's lock and the `flock` every process
-    /// shares, reloads the file, lets `change` edit the entries, and writes the result.
-    ///
-    /// Nothing is written when the file can't be read (the error is thrown) or `change` throws.
-    /// A file that is not a JSON object is moved aside first.
-    func modifyEntries(_ change: (inout [String: StoreEntry]) throws -> Void) throws {
-        var notes: [Note] = []
-        defer { Self.log(notes) }
-        try lock.withLock {
-            try FileLock.withExclusiveLock(lockPath, in: fileSystem) {
-                try reloadIfChanged(&notes)
-                var entries = cache.entries
-                if let corruption = cache.corruption, try FileStamp.ofExistingFile(atPath: path, in: fileSystem) != nil {
-                    let aside = try AtomicFileWriter.moveAside(path, in: fileSystem)
-                    notes.append(.error("AppStateKit: corrupt data for \(path): \(corruption); the file was moved to \(aside)"))
-                    notes.append(.debug("AppStateKit: moved corrupt data aside: \(path) → \(aside)"))
-                    entries = [:]
-                }
-                try change(&entries)
-                let data: Data
-                do {
-                    let encoder = JSONEncoder()
-                    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-                    data = try encoder.encode(entries)
-                } catch {
-                    throw PersistenceError(.encodingFailed, subject: path, detail: shortDescription(of: error))
-                }
-                let stamp = try AtomicFileWriter.write(data, to: path, durable: durability == .immediate, in: fileSystem)
-                cache = Cache(entries: entries, stamp: stamp, corruption: nil)
+    /// Every key currently stored, sorted, including keys whose entry can't be read (the shape
+    /// of ``InMemoryDefaults/keys``, throwing when the file can't be read).
+    public var keys: [String] {
+        get throws {
+            var notes: [Note] = []
+            defer { Self.log(notes) }
+            return try lock.withLock {
+                if !cache.freshness.isCurrent() { try reloadIfChanged(&notes) }
+                return cache.entries.keys.sorted()
             }
         }
-    }
-
-    /// Re-reads the file when its stamp changed. Called with `lock` held; a failure leaves the
-    /// cache as it was and throws. Debug messages are added to `notes`, to be logged after the
-    /// lock is released.
-    private func reloadIfChanged(_ notes: inout [Note]) throws {
-        let stamp = isPOSIX
-            ? try FileStamp.ofExistingFile(atPath: path, in: POSIXFileSystem())
-            : try FileStamp.ofExistingFile(atPath: path, in: fileSystem)
-        guard stamp != cache.stamp || (stamp == nil && !cache.entries.isEmpty) else { return }
-        guard stamp != nil, let data = try AtomicFileWriter.read(path, in: fileSystem) else {
-            cache = Cache()
-            return
-        }
-        var reloaded = Cache(stamp: stamp)
-        if data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
-            reloaded.corruption = "the file is empty"
-        } else {
-            do {
-                reloaded.entries = try JSONDecoder().decode([String: StoreEntry].self, from: data)
-            } catch {
-                reloaded.corruption = "the file is not a JSON object of entries (\(shortDescription(of: error)))"
-            }
-        }
-        cache = reloaded
-        let damaged = reloaded.entries.values.filter { if case .damaged = $0 { true } else { false } }.count
-        let count = reloaded.entries.count
-        let summary = reloaded.corruption == nil ? "\(count) \(count == 1 ? "key" : "keys"), \(damaged) unreadable" : "corrupt"
-        notes.append(.debug("AppStateKit: reloaded the store \(path) (\(summary))"))
     }
 
     /// How messages name one key of a store file: `key "App/port" in /path/defaults.json`.
@@ -291,13 +217,13 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
 
     /// A message collected while the lock is held, delivered after it is released (the logger
     /// is user code and may read this store).
-    private enum Note {
+    enum Note {
         case debug(String)
         case error(String)
     }
 
     /// Delivers messages collected under the lock.
-    private static func log(_ notes: [Note]) {
+    static func log(_ notes: [Note]) {
         guard !notes.isEmpty else { return }
         for note in notes {
             switch note {

@@ -1,0 +1,117 @@
+import AppStateKit
+import Foundation
+
+/// The store and directory of the read-ratio cases (set by `PersistenceScalingBenchmark.readRatios`).
+enum PersistenceBenchmarkFiles {
+    // Safe: set once before the cases run, then only read.
+    nonisolated(unsafe) static var store: FileKeyValueStore!
+    nonisolated(unsafe) static var directory = ""
+}
+
+extension Application {
+    var benchStored: StoredState<Int> { storedState(initial: 0, feature: "Bench", id: "stored", store: PersistenceBenchmarkFiles.store) }
+    var benchFile: FileState<Int> { fileState(initial: 0, path: PersistenceBenchmarkFiles.directory, filename: "read.json") }
+}
+
+/// Issue 13's ratios, each measured side by side in one run: persisted reads against a State
+/// read, concurrent durable writers against one, and a small write into a large store against
+/// one into an empty store.
+enum PersistenceScalingBenchmark {
+    /// State, StoredState and FileState reads of an unchanged value, interleaved (ns/op).
+    static func readRatios(directory: String, rounds: Int, roundNanoseconds: UInt64) -> [[String]] {
+        PersistenceBenchmarkFiles.directory = directory
+        PersistenceBenchmarkFiles.store = FileKeyValueStore(path: directory + "/read-store.json")
+        var stored = Application.storedState(\.benchStored)
+        stored.value = 1
+        var file = Application.fileState(\.benchFile)
+        file.value = 1
+        let cases = [
+            BenchmarkCase(name: "State read", group: "read") { n in
+                for _ in 0..<n { blackHole(Application.state(\.benchCounter).value) }
+            },
+            BenchmarkCase(name: "StoredState read (FileKeyValueStore, unchanged)", group: "read") { n in
+                for _ in 0..<n { blackHole(Application.storedState(\.benchStored).value) }
+            },
+            BenchmarkCase(name: "FileState read (unchanged)", group: "read") { n in
+                for _ in 0..<n { blackHole(Application.fileState(\.benchFile).value) }
+            },
+        ]
+        let results = measureInterleaved(cases, rounds: rounds, roundNanoseconds: roundNanoseconds)
+        let state = results[0].median
+        return results.map { [$0.name, format($0.median), format($0.median / state, decimals: 2) + "×"] }
+    }
+
+    /// Writes/s of 1 and of 8 threads writing different keys to one durable store, and of 1 and
+    /// 8 threads each writing its own FileState file. Rounds alternate 1 and 8.
+    static func writerScaling(directory: String, quick: Bool) -> [[String]] {
+        let perThread = quick ? 15 : 40
+        let rounds = quick ? 2 : 4
+        var rows: [[String]] = []
+        var storeRates: [Int: [Double]] = [1: [], 8: []]
+        var fileRates: [Int: [Double]] = [1: [], 8: []]
+        for round in 0..<rounds {
+            for threads in [1, 8] {
+                let store = FileKeyValueStore(path: "\(directory)/writers-\(round)-\(threads).json")
+                let storeTime = nanoseconds {
+                    onThreads(threads) { thread in
+                        for index in 0..<perThread { store.set(index, forKey: "t\(thread)-\(index)") }
+                    }
+                }
+                storeRates[threads]!.append(Double(threads * perThread) / (Double(storeTime) / 1e9))
+                let fileTime = nanoseconds {
+                    onThreads(threads) { thread in
+                        var file = Application().fileState(initial: 0, path: directory, filename: "writer-\(round)-\(threads)-\(thread).json")
+                        for index in 0..<perThread { file.value = index }
+                    }
+                }
+                fileRates[threads]!.append(Double(threads * perThread) / (Double(fileTime) / 1e9))
+            }
+        }
+        let store1 = median(storeRates[1]!), store8 = median(storeRates[8]!)
+        let file1 = median(fileRates[1]!), file8 = median(fileRates[8]!)
+        rows.append(["StoredState store, 1 writer (durable)", format(store1, decimals: 0), ""])
+        rows.append(["StoredState store, 8 concurrent writers (durable)", format(store8, decimals: 0), format(store8 / store1, decimals: 2) + "×"])
+        rows.append(["FileState, 1 writer, 1 file", format(file1, decimals: 0), ""])
+        rows.append(["FileState, 8 writers to 8 files", format(file8, decimals: 0), format(file8 / file1, decimals: 2) + "×"])
+        return rows
+    }
+
+    /// µs per small durable write into an empty store and into one holding 10 MB of other keys.
+    static func largeStore(directory: String, quick: Bool) -> [[String]] {
+        let writes = quick ? 5 : 15
+        let empty = FileKeyValueStore(path: directory + "/empty.json")
+        // 10,000 keys of 1 KB, written as the store's file in one go (the store's format: tagged
+        // JSON values), then read once, so the measured writes only add to it.
+        let filler = String(repeating: "x", count: 1_000)
+        let entries = (0..<10_000).map { "\"filler-\($0)\": {\"string\": \"\(filler)\"}" }
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: directory + "/large.json", contents: Data("{\(entries.joined(separator: ",\n"))}".utf8))
+        let large = FileKeyValueStore(path: directory + "/large.json")
+        blackHole(large.object(forKey: "filler-0"))
+        var emptyTimes: [Double] = []
+        var largeTimes: [Double] = []
+        for index in 0..<writes {
+            emptyTimes.append(Double(nanoseconds { empty.set(index, forKey: "small") }) / 1_000)
+            largeTimes.append(Double(nanoseconds { large.set(index, forKey: "small") }) / 1_000)
+        }
+        let emptyMedian = median(emptyTimes), largeMedian = median(largeTimes)
+        return [
+            ["one small write, empty store", format(emptyMedian, decimals: 0), ""],
+            ["one small write, store with 10 MB of other keys", format(largeMedian, decimals: 0), format(largeMedian / emptyMedian, decimals: 2) + "×"],
+        ]
+    }
+
+    /// Runs `body(0..<count)` on `count` threads of its own at once (`concurrentPerform` would use
+    /// only as many threads as there are cores) and waits for all of them.
+    static func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+        let group = DispatchGroup()
+        for index in 0..<count {
+            group.enter()
+            Thread.detachNewThread {
+                body(index)
+                group.leave()
+            }
+        }
+        group.wait()
+    }
+}

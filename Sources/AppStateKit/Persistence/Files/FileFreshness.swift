@@ -1,0 +1,120 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Whether a value cached from a file is still the file's current value, known without a `stat`
+/// as long as the file's ``SharedGeneration`` hasn't moved.
+///
+/// The rule, for a cache that holds this alongside its value:
+/// 1. ``isCurrent`` — the counter is where it was when the file was last checked, and that
+///    check is less than ``revalidationInterval`` old: use the cached value.
+/// 2. Otherwise take a ``mark()`` *before* checking the file's stamp (and reloading it if it
+///    changed), then ``record(_:)`` the mark.
+///
+/// Every AppStateKit writer adds one to the counter after its rename, before the write returns,
+/// so a read that starts after another process's write was acknowledged finds the counter moved
+/// and checks the file. Writers that don't know the counter — another program, an editor, an
+/// earlier version of AppStateKit — are noticed by the check every ``revalidationInterval``.
+/// Without a counter (``SharedGenerationLookup/unsupported``) every read checks the stamp.
+struct FileFreshness {
+    /// How long a check is trusted while the counter stands still: writers that don't count are
+    /// seen at most this long after they wrote.
+    static let revalidationInterval: UInt64 = 1_000_000_000
+
+    /// The counter, once mapped.
+    private(set) var generation: SharedGeneration?
+    /// Whether the file system can't share a counter for this file (never ask again).
+    private(set) var isUnsupported = false
+    private var checked: Mark?
+    /// When the lock file was last found missing: looked for again at most once an interval.
+    private var lastAbsent: UInt64?
+
+    /// The counter's value and the time, taken before a check of the file.
+    struct Mark {
+        fileprivate let generation: UInt64
+        fileprivate let time: UInt64
+    }
+
+    /// Whether the cached value may be used without checking the file.
+    @inline(__always)
+    func isCurrent() -> Bool {
+        guard let checked, let generation else { return false }
+        return generation.load() == checked.generation && Self.now() &- checked.time < Self.revalidationInterval
+    }
+
+    /// Takes the mark to ``record(_:)`` once the file has been checked; `nil` without a counter.
+    func mark() -> Mark? {
+        generation.map { Mark(generation: $0.load(), time: Self.now()) }
+    }
+
+    /// Records a check that started at `mark`.
+    mutating func record(_ mark: Mark?) {
+        checked = mark
+    }
+
+    /// Forgets the last check: the next read checks the file.
+    mutating func invalidate() {
+        checked = nil
+    }
+
+    /// Records this process's own write: when `previous` (what ``SharedGeneration/increment()``
+    /// returned) is the value of `mark`, nobody else counted since the mark, so the written value
+    /// is current at `previous + 1`. Otherwise the next read checks the file.
+    mutating func recordOwnWrite(after mark: Mark?, previous: UInt64?) {
+        if let mark, let previous, previous == mark.generation {
+            checked = Mark(generation: previous &+ 1, time: mark.time)
+        } else {
+            checked = nil
+        }
+    }
+
+    /// Maps the counter of `lockPath` if that hasn't happened yet and the file system allows it.
+    /// Called on the slow path, after the file was found to exist (so its directory does).
+    ///
+    /// A lock file that can't be found (its directory doesn't exist yet) is looked for again at
+    /// most once per ``revalidationInterval``, so reads of a store nobody wrote stay one `stat`.
+    mutating func attach(lockPath: String, in fileSystem: some FileSystem, create: Bool) {
+        guard generation == nil, !isUnsupported else { return }
+        if let lastAbsent, Self.now() &- lastAbsent < Self.revalidationInterval { return }
+        switch fileSystem.sharedGeneration(forLockFile: lockPath, create: create) {
+        case let .shared(counter):
+            generation = counter
+            lastAbsent = nil
+        case .absent: lastAbsent = Self.now()
+        case .unsupported: isUnsupported = true
+        }
+    }
+
+    /// Whether the mapped counter is still the one in the file at `lockPath` (someone may have
+    /// deleted and recreated the lock file); if not, drops it so the next check maps the new one.
+    mutating func checkIdentity(lockPath: String, in fileSystem: some FileSystem) {
+        guard let identity = generation?.identity else { return }
+        let status: FileStatus?
+        do {
+            status = try fileSystem.status(of: lockPath)
+        } catch {
+            status = nil
+        }
+        if status?.stamp.device != identity.device || status?.stamp.inode != identity.inode {
+            generation = nil
+            checked = nil
+        }
+    }
+
+    /// A monotonic clock in nanoseconds, as cheap as the platform offers (a few nanoseconds,
+    /// no system call; its resolution of a few milliseconds is plenty for a one-second interval).
+    @inline(__always)
+    static func now() -> UInt64 {
+        var time = timespec()
+        #if os(Linux)
+        clock_gettime(CLOCK_MONOTONIC_COARSE, &time)
+        #else
+        clock_gettime(CLOCK_MONOTONIC_RAW_APPROX, &time)
+        #endif
+        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
+    }
+}

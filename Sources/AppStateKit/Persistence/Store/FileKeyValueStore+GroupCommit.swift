@@ -1,0 +1,112 @@
+import Foundation
+
+/// Group commit: writes made at the same time by several threads share one read-modify-write
+/// cycle — one `flock`, one reload, one atomic file replacement with its `fsync`s — and each
+/// writer returns only once the replacement holding its change is on disk.
+///
+/// The first writer to arrive leads: it takes every change queued so far and commits them as
+/// one batch, in arrival order. Writers arriving meanwhile queue up for the next batch, which the
+/// leader hands to the first of them, so no writer leads for longer than one batch.
+extension FileKeyValueStore {
+    /// One change to the store's entries.
+    enum Change: Sendable {
+        /// Store `entry` (remove the key for `nil`).
+        case set(key: String, entry: StoreEntry?)
+        /// Store `entry` only if the key's readable value still equals `expected`.
+        case replace(key: String, expected: PropertyListValue?, entry: StoreEntry?)
+
+        /// Applies the change to `entries`; returns whether it applied.
+        func apply(to entries: inout [String: StoreEntry]) -> Bool {
+            switch self {
+            case let .set(key, entry):
+                entries[key] = entry
+                return true
+            case let .replace(key, expected, entry):
+                let current: PropertyListValue? = if case let .value(value)? = entries[key] { value } else { nil }
+                // Compared as text too: `==` never holds for a NaN, which would retry forever.
+                guard current == expected || String(reflecting: current) == String(reflecting: expected) else { return false }
+                entries[key] = entry
+                return true
+            }
+        }
+    }
+
+    /// Commits `change`, alone or in a batch with changes of other threads; returns whether it
+    /// applied (a ``Change/replace(key:expected:entry:)`` whose expectation failed did not).
+    func commit(_ change: Change) throws -> Bool {
+        try commits.submit(change) { batch in commitBatch(batch) }.get()
+    }
+
+    /// One read-modify-write cycle for `batch`: holding the `flock` every process shares,
+    /// reloads the file, applies the changes in order and writes the result once.
+    ///
+    /// Nothing is written when the file can't be read (every change fails with that error) or
+    /// no change applied. A file that is not a JSON object is moved aside first. When the batch
+    /// can't be encoded, its changes are committed one by one, so one bad value fails only its
+    /// own write.
+    func commitBatch(_ batch: [Change]) -> [Result<Bool, any Error>] {
+        var notes: [Note] = []
+        defer { Self.log(notes) }
+        var applied = [Bool](repeating: false, count: batch.count)
+        do {
+            try FileLock.withExclusiveLock(lockPath, in: fileSystem) {
+                let (current, corruption, mark, counter) = try lock.withLock {
+                    // The lock file exists now: map its counter if that hasn't happened yet.
+                    cache.freshness.attach(lockPath: lockPath, in: fileSystem, create: true)
+                    let mark = cache.freshness.mark()
+                    try reloadIfChanged(&notes)
+                    return (cache.entries, cache.corruption, mark, cache.freshness.generation)
+                }
+                var entries = current
+                if let corruption, try FileStamp.ofExistingFile(atPath: path, in: fileSystem) != nil {
+                    let aside = try AtomicFileWriter.moveAside(path, in: fileSystem)
+                    notes.append(.error("AppStateKit: corrupt data for \(path): \(corruption); the file was moved to \(aside)"))
+                    notes.append(.debug("AppStateKit: moved corrupt data aside: \(path) → \(aside)"))
+                    // (`moveAside` counted the change for other processes.)
+                    lock.withLock {
+                        cache = Cache(freshness: cache.freshness)
+                        cache.freshness.invalidate()
+                    }
+                    entries = [:]
+                }
+                for (index, change) in batch.enumerated() {
+                    applied[index] = change.apply(to: &entries)
+                }
+                guard applied.contains(true) else { return }
+                let data = try Self.encode(entries, path: path)
+                let stamp = try AtomicFileWriter.write(data, to: path, durable: durability == .immediate, announcing: false, in: fileSystem)
+                let previous = counter?.increment()
+                lock.withLock {
+                    cache.entries = entries
+                    cache.stamp = stamp
+                    cache.corruption = nil
+                    cache.freshness.recordOwnWrite(after: mark, previous: previous)
+                }
+            }
+        } catch let error as BatchEncodingFailure where batch.count > 1 {
+            _ = error
+            return batch.map { commitBatch([$0]).first! }
+        } catch let error as BatchEncodingFailure {
+            return [.failure(error.error)]
+        } catch {
+            return batch.map { _ in .failure(error) }
+        }
+        return applied.map { .success($0) }
+    }
+
+    /// The file's bytes for `entries`.
+    private static func encode(_ entries: [String: StoreEntry], path: String) throws -> Data {
+        do {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            return try encoder.encode(entries)
+        } catch {
+            throw BatchEncodingFailure(error: PersistenceError(.encodingFailed, subject: path, detail: shortDescription(of: error)))
+        }
+    }
+
+    /// Encoding a batch failed; `error` is what a write of that batch alone reports.
+    private struct BatchEncodingFailure: Error {
+        let error: PersistenceError
+    }
+}
