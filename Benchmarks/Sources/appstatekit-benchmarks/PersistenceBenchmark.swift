@@ -34,10 +34,49 @@ enum PersistenceBenchmark {
             rows.append(["FileState write \(label)", perSecond(count, writeTime), format(Double(writeTime) / Double(count) / 1_000)])
             rows.append(["FileState read \(label) (unchanged file)", perSecond(readCount, cachedTime), format(Double(cachedTime) / Double(readCount) / 1_000)])
         }
+        rows.append(contentsOf: isolatedWrites(quick: quick))
         return rows
+    }
+
+    /// One declaration written from the shared application (durable: `fsync`s) and from inside
+    /// `withIsolatedApplication` (a sandbox that is deleted with the application, so no `fsync`),
+    /// alternated in rounds so disk drift hits both alike.
+    static func isolatedWrites(quick: Bool) -> [[String]] {
+        defer { try? FileManager.default.removeItem(atPath: Application.isolatedBenchDirectory) }
+        let blob = Blob(bytes: Data(repeating: 7, count: 1_024))
+        let (rounds, perRound) = quick ? (3, 15) : (7, 40)
+        var durable: UInt64 = 0
+        var isolated: UInt64 = 0
+        for _ in 0..<rounds {
+            durable += nanoseconds {
+                var file = Application.fileState(\.isolatedBenchBlob)
+                for _ in 0..<perRound { file.value = blob }
+            }
+            isolated += Application.withIsolatedApplication {
+                nanoseconds {
+                    var file = Application.fileState(\.isolatedBenchBlob)
+                    for _ in 0..<perRound { file.value = blob }
+                }
+            }
+        }
+        let count = rounds * perRound
+        return [
+            ["FileState write 1 KB, shared application (durable)", perSecond(count, durable), format(Double(durable) / Double(count) / 1_000)],
+            ["FileState write 1 KB, isolated application (sandbox, no fsync)", perSecond(count, isolated), format(Double(isolated) / Double(count) / 1_000)],
+            ["  durable ÷ isolated", format(Double(durable) / Double(isolated)) + "×", ""],
+        ]
     }
 
     static func perSecond(_ count: Int, _ nanoseconds: UInt64) -> String {
         format(Double(count) / (Double(nanoseconds) / 1e9), decimals: 0)
+    }
+}
+
+extension Application {
+    /// A temporary directory of this run; inside an isolated application it maps into the sandbox.
+    static let isolatedBenchDirectory = NSTemporaryDirectory() + "appstatekit-bench-isolation-\(ProcessInfo.processInfo.processIdentifier)"
+
+    var isolatedBenchBlob: FileState<Blob> {
+        fileState(initial: Blob(bytes: Data()), path: Application.isolatedBenchDirectory, filename: "blob.json")
     }
 }
