@@ -25,7 +25,7 @@ struct FailedReloadTests {
         let before = try #require(files.contents(atPath: Self.path))
         files.fail(.stat, at: Self.path, with: code, times: 1)
 
-        #expect(throws: PersistenceError.system(code, subject: Self.path, operation: "stat")) {
+        #expect(throws: PersistenceError.system(code, subject: "key \"c\" in \(Self.path)", operation: "stat")) {
             try store.writeObject(3, forKey: "c")
         }
         #expect(files.contents(atPath: Self.path) == before)
@@ -41,7 +41,7 @@ struct FailedReloadTests {
         let before = try #require(files.contents(atPath: Self.path))
         files.fail(.read, at: Self.path, with: EIO)
 
-        #expect(throws: PersistenceError(.ioFailure, errno: EIO, subject: Self.path, detail: "read failed (EIO)")) {
+        #expect(throws: PersistenceError(.ioFailure, errno: EIO, subject: "key \"c\" in \(Self.path)", detail: "read failed (EIO)")) {
             try store.writeObject(3, forKey: "c")
         }
         store.set(4, forKey: "d")  // the non-throwing form fails the same way

@@ -64,7 +64,7 @@ struct LongFileNameTests {
         }
         let store = FileKeyValueStore(path: "/config/" + filename, fileSystem: files)
         #expect(throws: PersistenceError(
-            .invalidFilename, subject: "/config/" + filename, detail: "the file name is 256 bytes long; the limit is 255"
+            .invalidFilename, subject: "key \"k\" in /config/" + filename, detail: "the file name is 256 bytes long; the limit is 255"
         )) {
             try store.writeObject(1, forKey: "k")
         }

@@ -95,7 +95,7 @@ enum PersistedKind: String, CaseIterable, Sendable, CustomTestStringConvertible 
     /// names the store's file, which holds every key, not the key.)
     var diskFullMessage: String {
         switch self {
-        case .stored: #"AppStateKit: disk full for /kv/defaults.json: write failed (ENOSPC)"#
+        case .stored: #"AppStateKit: disk full for key "Shared/count" in /kv/defaults.json: write failed (ENOSPC)"#
         case .file: #"AppStateKit: disk full for /fs/count.json: write failed (ENOSPC)"#
         }
     }

@@ -174,7 +174,7 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
     ///   full); the stored file is then unchanged.
     public func writeObject(_ value: Any?, forKey key: String) throws {
         let converted = try value.map { try Self.propertyList($0, key: key, path: path) }
-        _ = try commit(.set(key: key, entry: converted.map(StoreEntry.value)))
+        try naming(key) { _ = try commit(.set(key: key, entry: converted.map(StoreEntry.value))) }
     }
 
     /// Stores `newValue` for `key` (removing it for `nil`) only if the stored value still equals
@@ -187,7 +187,17 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
     func replaceValue(forKey key: String, ifEqualTo expected: Any?, with newValue: Any?) throws -> Bool {
         let expectedValue = try expected.map { try Self.propertyList($0, key: key, path: path) }
         let converted = try newValue.map { try Self.propertyList($0, key: key, path: path) }
-        return try commit(.replace(key: key, expected: expectedValue, entry: converted.map(StoreEntry.value)))
+        return try naming(key) { try commit(.replace(key: key, expected: expectedValue, entry: converted.map(StoreEntry.value))) }
+    }
+
+    /// Runs a write of `key`, so that a failure of the whole file (I/O, a store that can't be
+    /// read first) names the key it was writing as well as the file.
+    private func naming<Result>(_ key: String, _ write: () throws -> Result) throws -> Result {
+        do {
+            return try write()
+        } catch let error as PersistenceError where error.subject == path {
+            throw PersistenceError(error.kind, errno: error.errno, subject: Self.subject(key: key, path: path), detail: error.detail)
+        }
     }
 
     private static func propertyList(_ value: Any, key: String, path: String) throws -> PropertyListValue {
