@@ -32,7 +32,7 @@ package enum AtomicFileWriter {
         try checkNameLength(path)
         let target = try resolvingLinks(path, in: fileSystem)
         let directory = directory(of: target)
-        try createDirectory(directory, in: fileSystem)
+        try createDirectory(directory, durable: durable, in: fileSystem)
         removeAbandonedTemporaryFiles(of: target, in: fileSystem)
         let previous = try FileStamp.ofExistingFile(atPath: target, in: fileSystem)
         let temporary = temporaryPath(for: target)
@@ -74,9 +74,9 @@ package enum AtomicFileWriter {
         }
     }
 
-    /// Creates `directory` and its parents with mode `0700` if missing, flushing each parent
-    /// so a new directory's entry survives a power loss like the file written into it.
-    package static func createDirectory(_ directory: String, in fileSystem: some FileSystem = POSIXFileSystem()) throws {
+    /// Creates `directory` and its parents with mode `0700` if missing; when `durable`, flushes
+    /// each parent so a new directory's entry survives a power loss like the file written into it.
+    package static func createDirectory(_ directory: String, durable: Bool = true, in fileSystem: some FileSystem = POSIXFileSystem()) throws {
         guard !directory.isEmpty else { return }
         if let status = try FileStamp.status(of: directory, in: fileSystem) {
             guard status.isDirectory else {
@@ -85,7 +85,7 @@ package enum AtomicFileWriter {
             return
         }
         let parent = self.directory(of: directory)
-        if parent != directory { try createDirectory(parent, in: fileSystem) }
+        if parent != directory { try createDirectory(parent, durable: durable, in: fileSystem) }
         do {
             try fileSystem.makeDirectory(directory)
         } catch where error.code == EEXIST {
@@ -93,6 +93,7 @@ package enum AtomicFileWriter {
         } catch {
             throw PersistenceError(error, path: directory)
         }
+        guard durable else { return }
         do {
             try fileSystem.synchronizeDirectory(parent.isEmpty ? "." : parent)
         } catch {

@@ -41,12 +41,8 @@ struct SandboxFileManager: AtomicFileManaging {
     }
 
     func writeAtomicallyWithStamp(_ data: Data, toFile path: String) throws -> FileStamp? {
-        let target = mapped(path)
-        if !isDurable {
-            // Created here, unflushed, so the writer finds them and flushes nothing.
-            try makeDirectories((target as NSString).deletingLastPathComponent)
-        }
-        return try AtomicFileWriter.write(data, to: target, durable: isDurable, in: fileSystem)
+        // Not durable: the writer creates missing directories without flushing them either.
+        try AtomicFileWriter.write(data, to: mapped(path), durable: isDurable, in: fileSystem)
     }
 
     func stamp(ofFile path: String) -> FileStamp? {
@@ -66,27 +62,6 @@ struct SandboxFileManager: AtomicFileManaging {
     }
 
     func removeFile(_ path: String) throws {
-        try FileManager.default.removeFile(mapped(path))
-    }
-
-    /// `mkdir -p` with mode `0700`, without flushing.
-    private func makeDirectories(_ directory: String) throws {
-        guard !directory.isEmpty, directory != "/" else { return }
-        do {
-            try fileSystem.makeDirectory(directory)
-        } catch where error.code == EEXIST {
-            return
-        } catch where error.code == ENOENT {
-            try makeDirectories((directory as NSString).deletingLastPathComponent)
-            do {
-                try fileSystem.makeDirectory(directory)
-            } catch where error.code == EEXIST {
-                return
-            } catch {
-                throw PersistenceError(error, path: directory)
-            }
-        } catch {
-            throw PersistenceError(error, path: directory)
-        }
+        try AtomicFileWriter.remove(mapped(path), in: fileSystem)
     }
 }
