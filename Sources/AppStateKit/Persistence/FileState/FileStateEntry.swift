@@ -22,6 +22,8 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
     private var corruptStamp: FileStamp?
     /// Whether `cache` is still the file's without a `stat`: the file's generation counter.
     private let freshness = FileStateFreshness()
+    /// The application's `\.fileManager` operations as last resolved, while still current.
+    private let fileManagerMemo = DependencyMemo<any AtomicFileManaging>()
 
     init(key: EntryKey, directory: String, filename: String, isBase64Encoded: Bool, initial: Value, owner: EntryOwner) {
         self.directory = directory
@@ -34,9 +36,11 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
 
     override var kindName: String { "FileState" }
 
-
     /// The owning application's file operations (in an isolated application, its sandbox).
-    var fileManager: any AtomicFileManaging { owner.dependency(\.fileManager, for: "FileState \(filePath)").atomicFiles }
+    var fileManager: any AtomicFileManaging {
+        if let memoized = owner.memoized(fileManagerMemo) { return memoized }
+        return owner.dependency(\.fileManager, memo: fileManagerMemo, for: "FileState \(filePath)") { $0.atomicFiles }
+    }
 
     /// The path the file manager actually uses for the file: inside the sandbox for an isolated
     /// application, `filePath` otherwise.
