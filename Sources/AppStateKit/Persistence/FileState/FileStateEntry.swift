@@ -17,7 +17,7 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
     let filenameProblem: PersistenceError?
     /// Serialises this entry's updates with each other when the file manager can't lock files.
     private let updateLock = Lock()
-    private var cache: (stamp: FileStamp, value: Value)?
+    private var cache: Cached?
     /// The stamp of a file found undecodable: its bytes are moved aside before the next write.
     private var corruptStamp: FileStamp?
     /// Whether `cache` is still the file's without a `stat`: the file's generation counter.
@@ -85,7 +85,7 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
         do {
             let value = try FileStateCodec.decode(data, as: Value.self, path: path)
             lock.withLock {
-                cache = (stamp, value)
+                cache = Cached(stamp: stamp, value: value)
                 corruptStamp = nil
             }
             freshness.record(mark, stamp: stamp)
@@ -116,7 +116,8 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
         }
         let data = try FileStateCodec.encode(newValue, base64Encoded: isBase64Encoded, path: path)
         let stamp = try files.writeAtomicallyWithStamp(data, toFile: path)
-        lock.withLock { cache = stamp.map { ($0, newValue) } }
+        let cached = stamp.map { Cached(stamp: $0, value: newValue) }
+        lock.withLock { cache = cached }
     }
 
     /// Deletes the file so reads return the initial value.
@@ -223,6 +224,19 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
             owner.dependency(\.logger).debug("AppStateKit: moved corrupt data aside: \(path) → \(aside)")
         }
         lock.withLock { corruptStamp = nil }
+    }
+
+    /// The last value read or written and the stamp of its file. A class rather than a tuple:
+    /// reading an optional tuple of a generic value instantiates its type metadata every time.
+    private final class Cached: @unchecked Sendable {
+        // Safe: immutable.
+        let stamp: FileStamp
+        let value: Value
+
+        init(stamp: FileStamp, value: Value) {
+            self.stamp = stamp
+            self.value = value
+        }
     }
 
     /// Why `filename` can't be used, or `nil`: it must be one path component.
