@@ -11,7 +11,9 @@
 /// ``Application/promote(_:with:)`` or global ``Application/override(_:with:)`` of that
 /// application changes where its existing entries read and write, and a scoped
 /// ``Application/withOverrides(_:operation:)-(_,()->R)`` of the calling task applies too, as it
-/// does to every dependency that task resolves in any application.
+/// does to every dependency that task resolves in any application. An entry may keep what it
+/// resolved in a ``DependencyMemo`` (``memoized(_:)``): it answers only while none of those
+/// changes happened, so the rule holds while a read skips the lookup.
 ///
 /// Lifetime: the registry owns its entries and each entry owns its owner, so the owner refers to
 /// the registry weakly (no cycle; an isolated application is freed once nothing uses it). Every
@@ -47,6 +49,46 @@ final class EntryOwner: Sendable {
             preconditionFailure("AppStateKit: \(entry()) was used after the application that owns it was released")
         }
         return value
+    }
+
+    /// The value `memo` holds, if it is still what the owner resolves for the calling task (see
+    /// ``DependencyMemo``); otherwise `nil`, and the caller resolves with
+    /// ``dependency(_:memo:for:transform:)``. Takes no key path: creating one costs more than
+    /// the rest of the check.
+    @inline(__always)
+    func memoized<Value: Sendable>(_ memo: DependencyMemo<Value>) -> Value? {
+        var context: TaskContext?
+        if TaskContext.isAnyLive, let scope = TaskContext.current, scope.hasOverrides { context = scope }
+        return Application.withCurrent { current in
+            // The memo only serves the entry's own application (the usual case).
+            guard current.registry.identity == registryIdentity else { return nil }
+            return memo.value(registryStamp: current.registry.stamp.load(ordering: .relaxed), context: context)
+        }
+    }
+
+    /// ``dependency(_:for:)`` made `transform`ed, remembered in `memo` when the registry
+    /// provided it (a value a scope provides is never memoised). A promotion, a global override
+    /// or its cancellation, or a removal then makes ``memoized(_:)`` miss, and the caller
+    /// resolves here again.
+    func dependency<Dependency: Sendable, Value: Sendable>(
+        _ keyPath: KeyPath<Application, Application.Dependency<Dependency>>,
+        memo: DependencyMemo<Value>,
+        for entry: @autoclosure () -> String,
+        transform: (Dependency) -> Value
+    ) -> Value {
+        let served: Value? = Application.withCurrent { current in
+            guard current.registry.identity == registryIdentity else { return nil }
+            // Taken before the lookup: a removal after it moves the stamp and voids the memo.
+            let stamp = current.registry.stamp.load(ordering: .relaxed)
+            let handle = current[keyPath: keyPath]
+            guard let dependencyEntry = handle.entry else { return transform(handle.value) }
+            let (box, version) = dependencyEntry.snapshot()
+            let value = transform(box.value)
+            memo.remember(value, of: dependencyEntry, version: version, registryStamp: stamp)
+            return value
+        }
+        if let served { return served }
+        return transform(dependency(keyPath, for: entry()))
     }
 
     /// The owning application's current value of the dependency at `keyPath`, or `nil` once the

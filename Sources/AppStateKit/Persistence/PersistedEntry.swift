@@ -13,7 +13,7 @@
 /// they aren't made from inside a mutation of the same entry on the same thread).
 class PersistedEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked Sendable {
     // Safe: `lastReported` is only accessed while `lock` is held, as are the mutable fields
-    // subclasses declare; everything else is immutable.
+    // subclasses declare; `hasReported` is atomic; everything else is immutable.
 
     /// What reads return when nothing (usable) is persisted.
     let initial: Value
@@ -26,6 +26,9 @@ class PersistedEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked Senda
     let lock = Lock()
     /// The last failure reported, so that one repeated on every read is reported once.
     private var lastReported: String?
+    /// Whether ``lastReported`` is set (1) or not (0), written with `lock` held: a successful
+    /// read loads it instead of taking the lock when there is nothing to forget.
+    private let hasReported = AtomicWord(0)
 
     init(key: EntryKey, initial: Value, owner: EntryOwner) {
         self.initial = initial
@@ -68,7 +71,12 @@ class PersistedEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked Senda
     final var value: Value {
         do {
             let value = try read()
-            lock.withLock { lastReported = nil }
+            if hasReported.loadRelaxed() != 0 {
+                lock.withLock {
+                    lastReported = nil
+                    hasReported.storeRelaxed(0)
+                }
+            }
             return value
         } catch {
             report(error)
@@ -80,7 +88,10 @@ class PersistedEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked Senda
     final func report(_ error: any Error) {
         let message = "AppStateKit: \(error)"
         let isNew = lock.withLock {
-            defer { lastReported = message }
+            defer {
+                lastReported = message
+                hasReported.storeRelaxed(1)
+            }
             return lastReported != message
         }
         if isNew { owner.reportError(message) }

@@ -17,11 +17,13 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
     let filenameProblem: PersistenceError?
     /// Serialises this entry's updates with each other when the file manager can't lock files.
     private let updateLock = Lock()
-    private var cache: (stamp: FileStamp, value: Value)?
+    private var cache: Cached?
     /// The stamp of a file found undecodable: its bytes are moved aside before the next write.
     private var corruptStamp: FileStamp?
     /// Whether `cache` is still the file's without a `stat`: the file's generation counter.
     private let freshness = FileStateFreshness()
+    /// The application's `\.fileManager` operations as last resolved, while still current.
+    private let fileManagerMemo = DependencyMemo<any AtomicFileManaging>()
 
     init(key: EntryKey, directory: String, filename: String, isBase64Encoded: Bool, initial: Value, owner: EntryOwner) {
         self.directory = directory
@@ -34,9 +36,11 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
 
     override var kindName: String { "FileState" }
 
-
     /// The owning application's file operations (in an isolated application, its sandbox).
-    var fileManager: any AtomicFileManaging { owner.dependency(\.fileManager, for: "FileState \(filePath)").atomicFiles }
+    var fileManager: any AtomicFileManaging {
+        if let memoized = owner.memoized(fileManagerMemo) { return memoized }
+        return owner.dependency(\.fileManager, memo: fileManagerMemo, for: "FileState \(filePath)") { $0.atomicFiles }
+    }
 
     /// The path the file manager actually uses for the file: inside the sandbox for an isolated
     /// application, `filePath` otherwise.
@@ -81,7 +85,7 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
         do {
             let value = try FileStateCodec.decode(data, as: Value.self, path: path)
             lock.withLock {
-                cache = (stamp, value)
+                cache = Cached(stamp: stamp, value: value)
                 corruptStamp = nil
             }
             freshness.record(mark, stamp: stamp)
@@ -112,7 +116,8 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
         }
         let data = try FileStateCodec.encode(newValue, base64Encoded: isBase64Encoded, path: path)
         let stamp = try files.writeAtomicallyWithStamp(data, toFile: path)
-        lock.withLock { cache = stamp.map { ($0, newValue) } }
+        let cached = stamp.map { Cached(stamp: $0, value: newValue) }
+        lock.withLock { cache = cached }
     }
 
     /// Deletes the file so reads return the initial value.
@@ -219,6 +224,19 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
             owner.dependency(\.logger).debug("AppStateKit: moved corrupt data aside: \(path) → \(aside)")
         }
         lock.withLock { corruptStamp = nil }
+    }
+
+    /// The last value read or written and the stamp of its file. A class rather than a tuple:
+    /// reading an optional tuple of a generic value instantiates its type metadata every time.
+    private final class Cached: @unchecked Sendable {
+        // Safe: immutable.
+        let stamp: FileStamp
+        let value: Value
+
+        init(stamp: FileStamp, value: Value) {
+            self.stamp = stamp
+            self.value = value
+        }
     }
 
     /// Why `filename` can't be used, or `nil`: it must be one path component.

@@ -11,11 +11,17 @@ final class StoredStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, 
     /// ``StoredStateKey``).
     let legacyKey: String?
     let store: (any UserDefaultsManaging)?
+    /// Whether `store` is set: tested first on every read, as a copy of the optional existential
+    /// costs more than the rest of the check.
+    private let hasOwnStore: Bool
+    /// The application's `\.userDefaults` as last resolved, while still current.
+    private let defaultStoreMemo = DependencyMemo<any UserDefaultsManaging>()
 
     init(key: EntryKey, feature: String, id: String, initial: Value, store: (any UserDefaultsManaging)?, owner: EntryOwner) {
         self.storageKey = StoredStateKey.key(feature: feature, id: id)
         self.legacyKey = StoredStateKey.legacyKey(feature: feature, id: id)
         self.store = store
+        self.hasOwnStore = store != nil
         super.init(key: key, initial: initial, owner: owner)
     }
 
@@ -23,7 +29,9 @@ final class StoredStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, 
 
     /// The store in use: the entry's own, or its application's `\.userDefaults` dependency.
     var activeStore: any UserDefaultsManaging {
-        store ?? owner.dependency(\.userDefaults, for: "StoredState \(storageKey)")
+        if hasOwnStore, let store { return store }
+        if let memoized = owner.memoized(defaultStoreMemo) { return memoized }
+        return owner.dependency(\.userDefaults, memo: defaultStoreMemo, for: "StoredState \(storageKey)") { $0 }
     }
 
     /// The stored object and the key it was found under: `storageKey`, or the legacy key while
