@@ -9,11 +9,15 @@ import Testing
 /// Neither needs a server: both are checked before any connection is made.
 @Suite("PostgreSQL store stops", .isolatedApplication)
 struct PostgresStopTests {
+    /// A client that is never run: both stops come before any connection.
+    static func unconnectedClient() -> PostgresClient {
+        PostgresClient(configuration: .init(host: "127.0.0.1", port: 1, username: "nobody", password: nil, database: nil, tls: .disable))
+    }
+
     @Test("a table name that is not a plain identifier stops with the rule")
     func invalidTableNameStops() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let client = PostgresClient(configuration: .init(host: "127.0.0.1", port: 1, username: "nobody", password: nil, database: nil, tls: .disable))
-            _ = PostgresSyncStore(client: client, table: "Bad-Name")
+            _ = PostgresSyncStore(client: Self.unconnectedClient(), table: "Bad-Name")
         }
         let output = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
         #expect(output.contains(
@@ -24,8 +28,7 @@ struct PostgresStopTests {
     @Test("running one store a second time stops with what to do")
     func secondRunStops() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
-            let client = PostgresClient(configuration: .init(host: "127.0.0.1", port: 1, username: "nobody", password: nil, database: nil, tls: .disable))
-            let store = PostgresSyncStore(client: client, table: "stop_test")
+            let store = PostgresSyncStore(client: Self.unconnectedClient(), table: "stop_test")
             // The first run claims the store at once; cancelled before it connects, it returns.
             let first = Task { try await store.run() }
             first.cancel()

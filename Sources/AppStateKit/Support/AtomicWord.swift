@@ -36,13 +36,13 @@ struct AtomicWord: ~Copyable, @unchecked Sendable {
     /// Loads with no ordering guarantee beyond atomicity.
     @inlinable
     func loadRelaxed() -> UInt64 {
-        pointer.pointee.load(ordering: .relaxed)
+        view.loadRelaxed()
     }
 
     /// Stores with no ordering guarantee beyond atomicity.
     @inlinable
     func storeRelaxed(_ value: UInt64) {
-        pointer.pointee.store(value, ordering: .relaxed)
+        view.storeRelaxed(value)
     }
 
     /// Adds one with release ordering, publishing the writes made before it.
