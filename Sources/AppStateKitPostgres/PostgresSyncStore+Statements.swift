@@ -63,20 +63,29 @@ extension PostgresSyncStore {
     func committedVersion(of query: PostgresQuery) async throws -> Int64? {
         let logger = queryLogger
         return try await client.withTransaction(logger: logger) { connection -> Int64? in
-            let rows = try await connection.query(query, logger: logger)
-            var version: Int64?
-            for try await (committed, _) in rows.decode((Int64, String?).self) where version == nil {
-                version = committed
-            }
-            return version
+            try await writtenVersion(of: query, on: connection)
         }
     }
 
-    /// Reads one key's row, on `connection` or on a connection of the pool.
+    /// The version a write statement returned (`nil`: no row written), run on `connection`
+    /// inside a transaction the caller opened.
+    func writtenVersion(of query: PostgresQuery, on connection: PostgresConnection) async throws -> Int64? {
+        let rows = try await connection.query(query, logger: queryLogger)
+        var version: Int64?
+        for try await (written, _) in rows.decode((Int64, String?).self) where version == nil {
+            version = written
+        }
+        return version
+    }
+
+    /// Reads one key's row, on `connection` or on a connection of the pool; `lockingRow` adds
+    /// `FOR UPDATE`, which holds other writers of the row off until the caller's transaction ends.
     ///
     /// - Throws: `corruptRecord` when the row has no version.
-    func selectRecord(key: String, on connection: PostgresConnection?) async throws -> SyncRecord? {
-        let query: PostgresQuery = "SELECT key, value::text, version FROM \(unescaped: table) WHERE key = \(key)"
+    func selectRecord(key: String, on connection: PostgresConnection?, lockingRow: Bool = false) async throws -> SyncRecord? {
+        let query: PostgresQuery = lockingRow
+            ? "SELECT key, value::text, version FROM \(unescaped: table) WHERE key = \(key) FOR UPDATE"
+            : "SELECT key, value::text, version FROM \(unescaped: table) WHERE key = \(key)"
         let rows = try await run(query, on: connection)
         var found: SyncRecord?
         for try await (rowKey, text, version) in rows.decode((String, String?, Int64?).self) {

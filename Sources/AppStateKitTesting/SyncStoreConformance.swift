@@ -71,13 +71,19 @@ public struct SyncStoreConformance: Sendable {
         /// 4 tasks each incrementing one counter 25 times with compare-and-set loops end at
         /// exactly 100.
         public static let concurrentCompareAndSet = Check("concurrentCompareAndSet")
+        /// ``AppStateKit/SyncStore/updateExclusively(forKey:_:)``: a store that returns `nil`
+        /// (it can't hold writers off) ran no transform and committed nothing; a store that
+        /// supports it commits the transform's result, counts every one of 20 exclusive
+        /// updates racing 20 compare-and-set increments on one key, and rethrows a transform's
+        /// error unchanged with nothing committed.
+        public static let exclusiveUpdates = Check("exclusiveUpdates")
 
         /// Every check, in the order ``run(skipping:)`` runs them.
         public static let allCases: [Check] = [
             .versionsIncrease, .writeReturnsCommittedRecord, .cachedRecordReflectsOwnWrites,
             .compareAndSetCommits, .compareAndSetConflicts, .compareAndSetOnAbsentKey, .tombstones,
             .snapshotHoldsEveryRecord, .changesDeliverOwnWrites, .changesFeedsAreIndependent,
-.changesEndOnCancellation, .concurrentCompareAndSet, .limits,
+            .changesEndOnCancellation, .concurrentCompareAndSet, .exclusiveUpdates, .limits,
         ]
 
         /// The check's name, as failures spell it (`"tombstones"`).
@@ -147,6 +153,7 @@ public struct SyncStoreConformance: Sendable {
         case .changesFeedsAreIndependent: try await changesFeedsAreIndependent(&recorder)
         case .changesEndOnCancellation: await changesEndOnCancellation(&recorder)
         case .concurrentCompareAndSet: try await concurrentCompareAndSet(&recorder)
+        case .exclusiveUpdates: try await exclusiveUpdates(&recorder)
         case .limits: try await limits(&recorder)
         default: recorder.fail("unknown check")
         }

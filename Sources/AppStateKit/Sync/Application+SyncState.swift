@@ -96,8 +96,11 @@ extension Application {
         }
 
         /// Applies `body` to the store's current value and commits the result only if no other
-        /// writer (in any process sharing the store) committed in between; on a conflict it
-        /// retries with the newer value, after a short randomised back-off. Returns the
+        /// writer (in any process sharing the store) committed in between. On a conflict, a
+        /// store that can hold writers off (``SyncStore/updateExclusively(forKey:_:)``;
+        /// `PostgresSyncStore` does, with a row lock) runs `body` once more with the key locked,
+        /// so the update commits however busy the key is; other stores retry with the newer
+        /// value, after a short randomised back-off. Returns the
         /// committed value.
         ///
         /// ```swift

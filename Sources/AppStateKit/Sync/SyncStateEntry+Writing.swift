@@ -117,8 +117,14 @@ extension SyncStateEntry {
                         detail: "update lost to other writers \(attempt) times in a row; the store holds version \(now?.version ?? 0)"
                     )
                 }
+                if attempt == 1, let committed = try await updateExclusively(body, store: bound.store) {
+                    // The store held the other writers off while `body` ran on its current value.
+                    receive(committed.record, decoded: .success(committed.value), generation: bound.generation, force: false)
+                    return committed.value
+                }
                 if attempt == 1 {
-                    // `now` is the record that won: retry on it at once.
+                    // The store can't hold writers off, and `now` is the record that won: retry
+                    // on it at once.
                     current = (now, decoded)
                 } else {
                     // Others keep writing this key: back off for a random, growing while, then
@@ -128,6 +134,29 @@ extension SyncStateEntry {
                     current = (latest, decode(latest))
                 }
             }
+        }
+    }
+
+    /// ``SyncStore/updateExclusively(forKey:_:)`` with `body` applied to the decoded current
+    /// value: the committed record and value, or `nil` when the store can't hold writers off.
+    private func updateExclusively(_ body: (inout Value) throws -> Void, store: any SyncStore) async throws -> (record: SyncRecord, value: Value)? {
+        var committed: Value?
+        let transform = { (record: SyncRecord?) throws -> Data? in
+            var value = try self.decode(record).get()
+            try body(&value)
+            let data = try SyncValueCodec.encode(value, key: self.storeKey)
+            committed = value
+            return data
+        }
+        return try await withoutActuallyEscaping(transform) { transform in
+            let lent = CallerBoundTransform(transform)
+            defer { lent.revoke() }
+            guard let record = try await store.updateExclusively(forKey: storeKey, { try lent($0) }) else { return nil }
+            lent.revoke()
+            guard let committed else {
+                throw SyncStoreError(.corruptRecord, key: storeKey, detail: "the store committed version \(record.version) without running the update's transform")
+            }
+            return (record, committed)
         }
     }
 

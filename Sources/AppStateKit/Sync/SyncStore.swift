@@ -36,6 +36,18 @@ public protocol SyncStore: Sendable {
     /// `expectedVersion` (0: never written), atomically across every process sharing the store.
     func compareAndSet(_ value: Data?, forKey key: String, expectedVersion: Int64) async throws -> SyncCommit
 
+    /// Commits `transform(current record)` for `key` while holding off every other writer of the
+    /// key in every process, so the commit cannot lose a race; returns the committed record, or
+    /// `nil` when the store cannot hold writers off (the default).
+    ///
+    /// ``Application/SyncState/update(maxAttempts:_:)`` calls it after losing a
+    /// compare-and-set, so that under heavy contention an update commits instead of retrying
+    /// until it gives up. `transform` receives the current record (`nil`: none) and returns the
+    /// value to commit (`nil` removes the key); it may run more than once, and its errors are
+    /// rethrown unchanged with nothing committed. Stores that implement this lock the key for
+    /// the duration of `transform` (PostgreSQL: a row lock in one transaction).
+    func updateExclusively(forKey key: String, _ transform: @escaping @Sendable (SyncRecord?) throws -> Data?) async throws -> SyncRecord?
+
     /// Every record in the store, tombstones included: what a consumer that may have missed
     /// changes reloads from.
     func snapshot() async throws -> [SyncRecord]
@@ -44,6 +56,14 @@ public protocol SyncStore: Sendable {
     /// returns a new, independent feed that ends when the consuming task is cancelled or the
     /// store shuts down.
     func changes() -> AsyncStream<SyncRecord>
+}
+
+extension SyncStore {
+    /// Returns `nil`: the store can't hold writers off, so callers retry
+    /// ``compareAndSet(_:forKey:expectedVersion:)`` instead.
+    public func updateExclusively(forKey key: String, _ transform: @escaping @Sendable (SyncRecord?) throws -> Data?) async throws -> SyncRecord? {
+        nil
+    }
 }
 
 /// One key's committed state in a ``SyncStore``.

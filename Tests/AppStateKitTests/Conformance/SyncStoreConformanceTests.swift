@@ -18,7 +18,7 @@ struct SyncStoreConformanceFailureTests {
         let failure = try await #require(throws: ConformanceFailure.self) {
             try await SyncStoreConformance(store: MySyncStore(faults: faults), timeout: .milliseconds(200)).run()
         }
-        #expect(failure.description.hasPrefix("MySyncStore failed \(failure.failedChecks.count) of 13 conformance checks:\n- "))
+        #expect(failure.description.hasPrefix("MySyncStore failed \(failure.failedChecks.count) of 14 conformance checks:\n- "))
         return failure.failedChecks
     }
 

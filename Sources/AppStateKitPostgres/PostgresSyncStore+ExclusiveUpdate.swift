@@ -1,0 +1,61 @@
+#if PostgreSQL
+import AppStateKit
+import Foundation
+import NIOConcurrencyHelpers
+import PostgresNIO
+
+extension PostgresSyncStore {
+    /// How often an exclusive update tries again when the key's row appears or disappears
+    /// between its locking read and its write (only rows being created or deleted do that).
+    static let exclusiveUpdateInsertAttempts = 8
+
+    /// Runs `transform` on `key`'s row with the row locked (`SELECT … FOR UPDATE`) and commits
+    /// its result in the same transaction, with the notification; returns the committed record.
+    ///
+    /// Other writers of the key wait for the lock, and a `compareAndSet` that read the row
+    /// before it then finds a newer version: this update cannot lose. When the key has no row
+    /// yet there is nothing to lock; the first write is then an insert, and if another
+    /// instance's insert commits first, `transform` runs again on that row, now locked.
+    ///
+    /// - Throws: What `transform` throws, unchanged (nothing is committed), and the errors of
+    ///   ``write(_:forKey:)``.
+    public func updateExclusively(forKey key: String, _ transform: @escaping @Sendable (SyncRecord?) throws -> Data?) async throws -> SyncRecord? {
+        try SyncLimits.check(key: key, value: nil)
+        let transformFailure = NIOLockedValueBox<(any Error)?>(nil)
+        let committed: SyncRecord?
+        do {
+            committed = try await perform("exclusive update", key: key) { [self] in
+                try await client.withTransaction(logger: queryLogger) { connection -> SyncRecord? in
+                    for _ in 0..<Self.exclusiveUpdateInsertAttempts {
+                        let current = try await selectRecord(key: key, on: connection, lockingRow: true)
+                        let value: Data?
+                        let text: String?
+                        do {
+                            value = try transform(current)
+                            text = try Self.checkedText(value, key: key)
+                        } catch {
+                            transformFailure.withLockedValue { $0 = error }
+                            throw error
+                        }
+                        let query = current.map { updateIfVersionQuery(key: key, value: text, expectedVersion: $0.version) }
+                            ?? insertIfAbsentQuery(key: key, value: text)
+                        if let version = try await writtenVersion(of: query, on: connection) {
+                            return SyncRecord(key: key, value: value, version: version)
+                        }
+                        // Only an insert can miss: another instance created the row meanwhile.
+                    }
+                    return nil
+                }
+            }
+        } catch {
+            if let failure = transformFailure.withLockedValue({ $0 }) { throw failure }
+            throw error
+        }
+        guard let record = committed else {
+            throw SyncStoreError(.contention, key: key, detail: "the row of table \(table) was created or deleted by others \(Self.exclusiveUpdateInsertAttempts) times while an exclusive update tried to lock it")
+        }
+        cache.apply([record])
+        return record
+    }
+}
+#endif
