@@ -84,9 +84,10 @@ enum SharedApplication {
     /// operation, `Benchmarks/Scripts/instructions.sh`): the zero check and the first
     /// publication stay here, and ``PublishedReference/withObject(at:_:)`` takes a throwing
     /// `body`. With a non-throwing `body` the instance is retained around every read (state-read
-    /// 373 → 419); with the check inside the helper, returning `nil` before the first
-    /// publication, file-read goes 3,440 → 4,259 and stored-read 3,606 → 4,422; with the first
-    /// publication passed into the helper as a closure, the retain is back.
+    /// 373 → 419), and so it is with the first publication passed into the helper as a
+    /// closure; with the check inside the helper, returning `nil` before the first publication,
+    /// file-read goes 3,440 → 4,259 and stored-read 3,606 → 4,422. Documentation/Internals.md
+    /// has the table.
     @inlinable @inline(__always)
     static func withShared<Result>(_ body: (Application) -> Result) -> Result {
         let word = Reference.word(in: bits)
