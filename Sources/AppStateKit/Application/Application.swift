@@ -80,16 +80,19 @@ enum SharedApplication {
     /// Runs `body` with the shared instance, publishing the first one if needed, without
     /// retaining it.
     ///
-    /// Written out here rather than through a function of the generic ``PublishedReference``:
-    /// with Swift 6.3.1 that version retains the instance around `body` (+46 instructions per
-    /// state read, measured) and keeps callers such as `Application.fileState(_:)` from being
-    /// optimised across modules (+800 per file-state read); this is every handle's first step.
+    /// Every handle's first step, so its shape is measured (Swift 6.3.1, instructions per
+    /// operation, `Benchmarks/Scripts/instructions.sh`): the zero check and the first
+    /// publication stay here, and ``PublishedReference/withObject(at:_:)`` takes a throwing
+    /// `body`. With a non-throwing `body` the instance is retained around every read (state-read
+    /// 373 → 419), and so it is with the first publication passed into the helper as a
+    /// closure; with the check inside the helper, returning `nil` before the first publication,
+    /// file-read goes 3,440 → 4,259 and stored-read 3,606 → 4,422. Documentation/Internals.md
+    /// has the table.
     @inlinable @inline(__always)
     static func withShared<Result>(_ body: (Application) -> Result) -> Result {
-        let bits = bits.load(ordering: .acquiring)
-        guard bits != 0 else { return body(publishInitial()) }
-        // Safe: published instances are retained forever (see `PublishedReference`).
-        return Unmanaged<Application>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)._withUnsafeGuaranteedRef(body)
+        let word = Reference.word(in: bits)
+        guard word != 0 else { return body(publishInitial()) }
+        return Reference.withObject(at: word, body)
     }
 
     /// Publishes the first shared instance unless one already is, and returns the shared instance.
