@@ -1,8 +1,8 @@
 import Foundation
 
 /// Group commit: writes made at the same time by several threads share one read-modify-write
-/// cycle — one `flock`, one reload, one atomic file replacement with its `fsync`s — and each
-/// writer returns only once the replacement holding its change is on disk.
+/// cycle — one `flock`, one reload, one record appended to the log with its `fsync` — and each
+/// writer returns only once the record holding its change is on disk.
 ///
 /// The first writer to arrive leads: it takes every change queued so far and commits them as
 /// one batch, in arrival order. Writers arriving meanwhile queue up for the next batch, which the
@@ -14,6 +14,13 @@ extension FileKeyValueStore {
         case set(key: String, entry: StoreEntry?)
         /// Store `entry` only if the key's readable value still equals `expected`.
         case replace(key: String, expected: PropertyListValue?, entry: StoreEntry?)
+
+        /// The key the change writes.
+        var key: String {
+            switch self {
+            case let .set(key, _), let .replace(key, _, _): key
+            }
+        }
 
         /// Applies the change to `entries`; returns whether it applied.
         func apply(to entries: inout [String: StoreEntry]) -> Bool {
@@ -37,10 +44,11 @@ extension FileKeyValueStore {
         try commits.submit(change) { batch in commitBatch(batch) }.get()
     }
 
-    /// One read-modify-write cycle for `batch`: holding the `flock` every process shares,
-    /// reloads the file, applies the changes in order and writes the result once.
+    /// One read-modify-write cycle for `batch`: holding the `flock` every process shares, reads
+    /// what other processes appended, applies the changes in order and appends one record of
+    /// their result to the log (see `FileKeyValueStore+Log`).
     ///
-    /// Nothing is written when the file can't be read (every change fails with that error) or
+    /// Nothing is written when the store can't be read (every change fails with that error) or
     /// no change applied. A file that is not a JSON object is moved aside first. When the batch
     /// can't be encoded, its changes are committed one by one, so one bad value fails only its
     /// own write.
@@ -50,36 +58,47 @@ extension FileKeyValueStore {
         var applied = [Bool](repeating: false, count: batch.count)
         do {
             try FileLock.withExclusiveLock(lockPath, in: fileSystem) {
-                let (current, corruption, mark, counter) = try lock.withLock {
+                let (current, corruption, snapshot, log, mark, counter) = try lock.withLock {
                     // The lock file exists now: map its counter if that hasn't happened yet.
                     cache.freshness.attach(lockPath: lockPath, in: fileSystem, create: true)
                     let mark = cache.freshness.mark()
                     try reloadIfChanged(&notes)
-                    return (cache.entries, cache.corruption, mark, cache.freshness.generation)
+                    return (cache.entries, cache.corruption, cache.stamp, cache.log, mark, cache.freshness.generation)
                 }
-                var entries = current
+                var snapshotStamp = snapshot
                 if let corruption, try FileStamp.ofExistingFile(atPath: path, in: fileSystem) != nil {
                     let aside = try AtomicFileWriter.moveAside(path, in: fileSystem)
                     notes.append(.error("AppStateKit: corrupt data for \(path): \(corruption); the file was moved to \(aside)"))
                     notes.append(.debug("AppStateKit: moved corrupt data aside: \(path) → \(aside)"))
                     // (`moveAside` counted the change for other processes.)
                     lock.withLock {
-                        cache = Cache(freshness: cache.freshness)
+                        cache.stamp = nil
+                        cache.corruption = nil
                         cache.freshness.invalidate()
                     }
-                    entries = [:]
+                    snapshotStamp = nil
                 }
+                // (With a corrupt file, `current` holds the log's records alone.)
+                var entries = current
+                var changed: StoreLog.Batch = [:]
                 for (index, change) in batch.enumerated() {
                     applied[index] = change.apply(to: &entries)
+                    if applied[index] { changed.updateValue(entries[change.key], forKey: change.key) }
                 }
                 guard applied.contains(true) else { return }
-                let data = try Self.encode(entries, path: path)
-                let stamp = try AtomicFileWriter.write(data, to: path, durable: durability == .immediate, announcing: false, in: fileSystem)
+                let record: Data
+                do {
+                    record = try StoreLog.record(changed)
+                } catch {
+                    throw BatchEncodingFailure(error: PersistenceError(.encodingFailed, subject: path, detail: shortDescription(of: error)))
+                }
+                let written = try writeRecord(record, before: current, after: entries, snapshot: snapshotStamp, log: log, notes: &notes)
                 let previous = counter?.increment()
                 lock.withLock {
                     cache.entries = entries
-                    cache.stamp = stamp
+                    cache.stamp = written.snapshot
                     cache.corruption = nil
+                    cache.log = written.log
                     cache.freshness.recordOwnWrite(after: mark, previous: previous)
                 }
             }
@@ -92,17 +111,6 @@ extension FileKeyValueStore {
             return batch.map { _ in .failure(error) }
         }
         return applied.map { .success($0) }
-    }
-
-    /// The file's bytes for `entries`.
-    private static func encode(_ entries: [String: StoreEntry], path: String) throws -> Data {
-        do {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            return try encoder.encode(entries)
-        } catch {
-            throw BatchEncodingFailure(error: PersistenceError(.encodingFailed, subject: path, detail: shortDescription(of: error)))
-        }
     }
 
     /// Encoding a batch failed; `error` is what a write of that batch alone reports.

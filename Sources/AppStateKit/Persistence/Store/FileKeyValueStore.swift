@@ -72,6 +72,8 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
         var stamp: FileStamp?
         /// Why the file as a whole could not be decoded; its bytes are moved aside before a write.
         var corruption: String?
+        /// How far the log beside the file was applied to `entries`; `nil` when there is none.
+        var log: StoreLogPosition?
         /// Whether `entries` still match the file without a `stat`.
         var freshness = FileFreshness()
     }
@@ -153,6 +155,9 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
             if !cache.freshness.isCurrent() { try reloadIfChanged(&notes) }
             if let corruption = cache.corruption {
                 throw PersistenceError(.corruptData, subject: path, detail: "\(corruption); the file is kept and moved aside by the next write")
+            }
+            if let corruption = cache.log?.corruption {
+                throw PersistenceError(.corruptData, subject: path, detail: "\(corruption); the log is kept and moved aside by the next write")
             }
             switch cache.entries[key] {
             case nil: return nil

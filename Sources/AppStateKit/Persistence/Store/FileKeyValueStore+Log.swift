@@ -1,0 +1,105 @@
+import Foundation
+
+/// Writing a batch: one record appended to the log beside the store's file (see ``StoreLog``),
+/// and a compaction when the log has outgrown the file.
+extension FileKeyValueStore {
+    /// The smallest log compacted: below it, a log is compacted only once it is larger than the
+    /// store's file.
+    static let compactionThreshold = 256 * 1024
+
+    /// The store's file and log after a write.
+    struct Written {
+        var snapshot: FileStamp?
+        var log: StoreLogPosition
+    }
+
+    /// Makes `record` (the batch that turned `before` into `after`) durable, holding the `flock`.
+    ///
+    /// - A store without a log (new, or written by an earlier version) gets an empty one, then
+    ///   its file is replaced with `after`, as earlier versions wrote every change.
+    /// - A corrupt log is replaced: the file is rewritten with `before` (the file and the log's
+    ///   readable records), the log is moved aside and a new one holds `record`.
+    /// - Otherwise `record` is appended at the end of the last complete record (cutting off a
+    ///   torn tail), and the log is compacted when it outgrew the file.
+    ///
+    /// Throws when the batch is not durable; the store then holds what it held before.
+    func writeRecord(
+        _ record: Data, before: [String: StoreEntry], after: [String: StoreEntry], snapshot: FileStamp?,
+        log: StoreLogPosition?, notes: inout [Note]
+    ) throws -> Written {
+        try AtomicFileWriter.checkNameLength(path)
+        let logPath = try self.logPath()
+        do {
+            return try writeRecord(record, before: before, after: after, snapshot: snapshot, log: log, logPath: logPath, notes: &notes)
+        } catch let error as PersistenceError where error.subject == logPath {
+            // The log is part of the store: its failures are the store's (and name the key).
+            throw PersistenceError(error.kind, errno: error.errno, subject: path, detail: error.detail)
+        }
+    }
+
+    private func writeRecord(
+        _ record: Data, before: [String: StoreEntry], after: [String: StoreEntry], snapshot: FileStamp?,
+        log: StoreLogPosition?, logPath: String, notes: inout [Note]
+    ) throws -> Written {
+        guard var log else {
+            // The empty log first: if writing the file fails, the store is as it was.
+            let created = try createLog(at: logPath, holding: Data())
+            return Written(snapshot: try writeSnapshot(after), log: created)
+        }
+        if log.epoch == nil || log.corruption != nil {
+            let problem = log.corruption ?? "the log \(logPath) does not start with a log header"
+            let stamp = try writeSnapshot(before)
+            let aside = try AtomicFileWriter.moveAside(logPath, in: fileSystem)
+            notes.append(.error("AppStateKit: corrupt data for \(path): \(problem); the log was moved to \(aside), its readable records are kept in the store's file"))
+            log = try createLog(at: logPath, holding: record)
+            return Written(snapshot: stamp, log: log)
+        }
+        return try append(record, to: logPath, at: log, snapshot: snapshot, entries: after, notes: &notes)
+    }
+
+    /// Appends `record` to the log at `log.consumed`, then compacts when due.
+    private func append(
+        _ record: Data, to logPath: String, at log: StoreLogPosition, snapshot: FileStamp?, entries: [String: StoreEntry],
+        notes: inout [Note]
+    ) throws -> Written {
+        do {
+            _ = try fileSystem.append(record, to: logPath, after: log.consumed, durable: durability == .immediate, for: path)
+        } catch {
+            throw PersistenceError(error, path: logPath)
+        }
+        var written = Written(snapshot: snapshot, log: log)
+        written.log.consumed += record.count
+        guard written.log.consumed > max(Int(snapshot?.size ?? 0), Self.compactionThreshold) else { return written }
+        // The batch is durable: a failed compaction is reported, and the next write tries again.
+        do {
+            written.snapshot = try writeSnapshot(entries)
+            written.log = try createLog(at: logPath, holding: Data())
+        } catch {
+            notes.append(.error("AppStateKit: could not compact the store \(path): \(error); its log keeps every write"))
+        }
+        return written
+    }
+
+    /// Replaces the store's file with `entries`, atomically; returns its stamp.
+    private func writeSnapshot(_ entries: [String: StoreEntry]) throws -> FileStamp? {
+        let data: Data
+        do {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            data = try encoder.encode(entries)
+        } catch {
+            throw PersistenceError(.encodingFailed, subject: path, detail: shortDescription(of: error))
+        }
+        return try AtomicFileWriter.write(data, to: path, durable: durability == .immediate, announcing: false, in: fileSystem)
+    }
+
+    /// Replaces the log with a new one (a new epoch) holding `records`, atomically.
+    private func createLog(at logPath: String, holding records: Data) throws -> StoreLogPosition {
+        let header = StoreLog.newHeader()
+        let stamp = try AtomicFileWriter.write(header + records, to: logPath, durable: durability == .immediate, announcing: false, in: fileSystem)
+        guard let stamp else {
+            throw PersistenceError(.ioFailure, subject: logPath, detail: "the new log has no stamp")
+        }
+        return StoreLogPosition(device: stamp.device, inode: stamp.inode, epoch: StoreLog.epoch(ofHeader: header), consumed: header.count + records.count)
+    }
+}
