@@ -28,6 +28,12 @@ struct Payload: Codable, Equatable, Sendable {
     var padding: [String]
 }
 
+/// The store at `path`, compacting its log at `compactionThreshold` bytes when given.
+func childStore(_ path: String, compactionThreshold: Int?) -> FileKeyValueStore {
+    guard let compactionThreshold else { return FileKeyValueStore(path: path) }
+    return FileKeyValueStore(path: path, fileSystem: POSIXFileSystem(), compactionThreshold: compactionThreshold)
+}
+
 func acknowledge(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
@@ -41,8 +47,8 @@ guard let command = arguments.first else {
 if command.hasPrefix("sync-") { runSyncCommand(arguments) }
 switch command {
 case "store-sequence":
-    // store-sequence <store path> <count>
-    ChildStore.store = FileKeyValueStore(path: arguments[1])
+    // store-sequence <store path> <count> [compaction threshold]
+    ChildStore.store = childStore(arguments[1], compactionThreshold: arguments.count > 3 ? Int(arguments[3]) : nil)
     let count = Int(arguments[2])!
     let state = Application.storedState(\.childSequence)
     for sequence in 0..<count {
@@ -51,8 +57,9 @@ case "store-sequence":
         acknowledge("\(sequence)")
     }
 case "store-keys":
-    // store-keys <store path> <prefix> <count>: writes <prefix>-<i> = i, and "shared" = i
-    ChildStore.store = FileKeyValueStore(path: arguments[1])
+    // store-keys <store path> <prefix> <count> [compaction threshold]: writes <prefix>-<i> = i,
+    // and "shared" = i
+    ChildStore.store = childStore(arguments[1], compactionThreshold: arguments.count > 4 ? Int(arguments[4]) : nil)
     let prefix = arguments[2]
     let count = Int(arguments[3])!
     let application = Application()

@@ -3,9 +3,10 @@ import Foundation
 /// Writing a batch: one record appended to the log beside the store's file (see ``StoreLog``),
 /// and a compaction when the log has outgrown the file.
 extension FileKeyValueStore {
-    /// The smallest log compacted: below it, a log is compacted only once it is larger than the
-    /// store's file.
-    static let compactionThreshold = 256 * 1024
+    /// The smallest log compacted by default: a log is compacted once it is larger than both
+    /// this and the store's file, so a write costs its own record plus, amortised, at most about
+    /// one more copy of it.
+    package static let defaultCompactionThreshold = 256 * 1024
 
     /// The store's file and log after a write.
     struct Written {
@@ -62,6 +63,10 @@ extension FileKeyValueStore {
         _ record: Data, to logPath: String, at log: StoreLogPosition, snapshot: FileStamp?, entries: [String: StoreEntry],
         notes: inout [Note]
     ) throws -> Written {
+        // What writers killed in a compaction left (once per path and process, as every
+        // atomic write does).
+        AtomicFileWriter.removeAbandonedTemporaryFiles(of: logPath, in: fileSystem)
+        AtomicFileWriter.removeAbandonedTemporaryFiles(of: try AtomicFileWriter.resolvingLinks(path, in: fileSystem), in: fileSystem)
         do {
             _ = try fileSystem.append(record, to: logPath, after: log.consumed, durable: durability == .immediate, for: path)
         } catch {
@@ -69,7 +74,7 @@ extension FileKeyValueStore {
         }
         var written = Written(snapshot: snapshot, log: log)
         written.log.consumed += record.count
-        guard written.log.consumed > max(Int(snapshot?.size ?? 0), Self.compactionThreshold) else { return written }
+        guard written.log.consumed > max(Int(snapshot?.size ?? 0), compactionThreshold) else { return written }
         // The batch is durable: a failed compaction is reported, and the next write tries again.
         do {
             written.snapshot = try writeSnapshot(entries)

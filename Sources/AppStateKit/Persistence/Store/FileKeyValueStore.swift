@@ -60,6 +60,8 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
     /// Whether `fileSystem` is the real one: the freshness check on every read then calls it
     /// directly instead of through the existential (as fast as before the seam existed).
     let isPOSIX: Bool
+    /// The smallest log compacted into the file (see `FileKeyValueStore+Log`).
+    let compactionThreshold: Int
     /// The sibling every writer `flock`s; its first 8 bytes hold the generation counter.
     let lockPath: String
     let lock = Lock()
@@ -83,11 +85,16 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
         self.init(path: path, durability: durability, fileSystem: POSIXFileSystem())
     }
 
-    /// Creates a store whose file lives in `fileSystem`.
-    package init(path: String, durability: Durability = .immediate, fileSystem: any FileSystem) {
+    /// Creates a store whose file lives in `fileSystem`; its log is compacted into the file once
+    /// it is larger than the file and than `compactionThreshold` bytes.
+    package init(
+        path: String, durability: Durability = .immediate, fileSystem: any FileSystem,
+        compactionThreshold: Int = FileKeyValueStore.defaultCompactionThreshold
+    ) {
         self.path = path
         self.durability = durability
         self.fileSystem = fileSystem
+        self.compactionThreshold = compactionThreshold
         self.isPOSIX = fileSystem is POSIXFileSystem
         self.lockPath = AtomicFileWriter.sibling(of: path, suffix: ".lock")
     }
