@@ -22,17 +22,19 @@ extension FileKeyValueStore {
             }
         }
 
-        /// Applies the change to `entries`; returns whether it applied.
-        func apply(to entries: inout [String: StoreEntry]) -> Bool {
+        /// Applies the change to `changed`, the batch so far on top of `entries`; returns whether
+        /// it applied. (`entries` is only read, so it is never copied.)
+        func apply(to changed: inout StoreLog.Batch, over entries: [String: StoreEntry]) -> Bool {
             switch self {
             case let .set(key, entry):
-                entries[key] = entry
+                changed.updateValue(entry, forKey: key)
                 return true
             case let .replace(key, expected, entry):
-                let current: PropertyListValue? = if case let .value(value)? = entries[key] { value } else { nil }
+                let stored = changed.index(forKey: key).map { changed.values[$0] } ?? entries[key]
+                let current: PropertyListValue? = if case let .value(value)? = stored { value } else { nil }
                 // Compared as text too: `==` never holds for a NaN, which would retry forever.
                 guard current == expected || String(reflecting: current) == String(reflecting: expected) else { return false }
-                entries[key] = entry
+                changed.updateValue(entry, forKey: key)
                 return true
             }
         }
@@ -58,13 +60,19 @@ extension FileKeyValueStore {
         var applied = [Bool](repeating: false, count: batch.count)
         do {
             try FileLock.withExclusiveLock(lockPath, in: fileSystem) {
-                let (current, corruption, snapshot, log, mark, counter) = try lock.withLock {
+                let (changed, corruption, snapshot, log, mark, counter) = try lock.withLock {
                     // The lock file exists now: map its counter if that hasn't happened yet.
                     cache.freshness.attach(lockPath: lockPath, in: fileSystem, create: true)
                     let mark = cache.freshness.mark()
                     try reloadIfChanged(&notes)
-                    return (cache.entries, cache.corruption, cache.stamp, cache.log, mark, cache.freshness.generation)
+                    // (With a corrupt file, `cache.entries` holds the log's records alone.)
+                    var changed: StoreLog.Batch = [:]
+                    for (index, change) in batch.enumerated() {
+                        applied[index] = change.apply(to: &changed, over: cache.entries)
+                    }
+                    return (changed, cache.corruption, cache.stamp, cache.log, mark, cache.freshness.generation)
                 }
+                guard applied.contains(true) else { return }
                 var snapshotStamp = snapshot
                 if let corruption, try FileStamp.ofExistingFile(atPath: path, in: fileSystem) != nil {
                     let aside = try AtomicFileWriter.moveAside(path, in: fileSystem)
@@ -78,24 +86,17 @@ extension FileKeyValueStore {
                     }
                     snapshotStamp = nil
                 }
-                // (With a corrupt file, `current` holds the log's records alone.)
-                var entries = current
-                var changed: StoreLog.Batch = [:]
-                for (index, change) in batch.enumerated() {
-                    applied[index] = change.apply(to: &entries)
-                    if applied[index] { changed.updateValue(entries[change.key], forKey: change.key) }
-                }
-                guard applied.contains(true) else { return }
                 let record: Data
                 do {
                     record = try StoreLog.record(changed)
                 } catch {
                     throw BatchEncodingFailure(error: PersistenceError(.encodingFailed, subject: path, detail: shortDescription(of: error)))
                 }
-                let written = try writeRecord(record, before: current, after: entries, snapshot: snapshotStamp, log: log, notes: &notes)
+                let written = try writeRecord(record, changes: changed, snapshot: snapshotStamp, log: log, notes: &notes)
                 let previous = counter?.increment()
                 lock.withLock {
-                    cache.entries = entries
+                    // In place: nothing else holds the dictionary, so this costs the batch's size.
+                    StoreLog.apply([changed], to: &cache.entries)
                     cache.stamp = written.snapshot
                     cache.corruption = nil
                     cache.log = written.log

@@ -14,7 +14,8 @@ extension FileKeyValueStore {
         var log: StoreLogPosition
     }
 
-    /// Makes `record` (the batch that turned `before` into `after`) durable, holding the `flock`.
+    /// Makes `record` (holding `changes`) durable, holding the `flock`. The cache still holds the
+    /// entries before the batch: `before` below; `after` is them with `changes` applied.
     ///
     /// - A store without a log (new, or written by an earlier version) gets an empty one, then
     ///   its file is replaced with `after`, as earlier versions wrote every change.
@@ -25,13 +26,12 @@ extension FileKeyValueStore {
     ///
     /// Throws when the batch is not durable; the store then holds what it held before.
     func writeRecord(
-        _ record: Data, before: [String: StoreEntry], after: [String: StoreEntry], snapshot: FileStamp?,
-        log: StoreLogPosition?, notes: inout [Note]
+        _ record: Data, changes: StoreLog.Batch, snapshot: FileStamp?, log: StoreLogPosition?, notes: inout [Note]
     ) throws -> Written {
         try AtomicFileWriter.checkNameLength(path)
         let logPath = try self.logPath()
         do {
-            return try writeRecord(record, before: before, after: after, snapshot: snapshot, log: log, logPath: logPath, notes: &notes)
+            return try writeRecord(record, changes: changes, snapshot: snapshot, log: log, logPath: logPath, notes: &notes)
         } catch let error as PersistenceError where error.subject == logPath {
             // The log is part of the store: its failures are the store's (and name the key).
             throw PersistenceError(error.kind, errno: error.errno, subject: path, detail: error.detail)
@@ -39,28 +39,28 @@ extension FileKeyValueStore {
     }
 
     private func writeRecord(
-        _ record: Data, before: [String: StoreEntry], after: [String: StoreEntry], snapshot: FileStamp?,
-        log: StoreLogPosition?, logPath: String, notes: inout [Note]
+        _ record: Data, changes: StoreLog.Batch, snapshot: FileStamp?, log: StoreLogPosition?, logPath: String,
+        notes: inout [Note]
     ) throws -> Written {
         guard var log else {
             // The empty log first: if writing the file fails, the store is as it was.
             let created = try createLog(at: logPath, holding: Data())
-            return Written(snapshot: try writeSnapshot(after), log: created)
+            return Written(snapshot: try writeSnapshot(entries(after: changes)), log: created)
         }
         if log.epoch == nil || log.corruption != nil {
             let problem = log.corruption ?? "the log \(logPath) does not start with a log header"
-            let stamp = try writeSnapshot(before)
+            let stamp = try writeSnapshot(entries(after: [:]))
             let aside = try AtomicFileWriter.moveAside(logPath, in: fileSystem)
             notes.append(.error("AppStateKit: corrupt data for \(path): \(problem); the log was moved to \(aside), its readable records are kept in the store's file"))
             log = try createLog(at: logPath, holding: record)
             return Written(snapshot: stamp, log: log)
         }
-        return try append(record, to: logPath, at: log, snapshot: snapshot, entries: after, notes: &notes)
+        return try append(record, to: logPath, at: log, snapshot: snapshot, changes: changes, notes: &notes)
     }
 
     /// Appends `record` to the log at `log.consumed`, then compacts when due.
     private func append(
-        _ record: Data, to logPath: String, at log: StoreLogPosition, snapshot: FileStamp?, entries: [String: StoreEntry],
+        _ record: Data, to logPath: String, at log: StoreLogPosition, snapshot: FileStamp?, changes: StoreLog.Batch,
         notes: inout [Note]
     ) throws -> Written {
         // What writers killed in a compaction left (once per path and process, as every
@@ -77,12 +77,19 @@ extension FileKeyValueStore {
         guard written.log.consumed > max(Int(snapshot?.size ?? 0), compactionThreshold) else { return written }
         // The batch is durable: a failed compaction is reported, and the next write tries again.
         do {
-            written.snapshot = try writeSnapshot(entries)
+            written.snapshot = try writeSnapshot(entries(after: changes))
             written.log = try createLog(at: logPath, holding: Data())
         } catch {
             notes.append(.error("AppStateKit: could not compact the store \(path): \(error); its log keeps every write"))
         }
         return written
+    }
+
+    /// The cached entries with `changes` applied (a copy: only for rewriting the whole file).
+    private func entries(after changes: StoreLog.Batch) -> [String: StoreEntry] {
+        var entries = lock.withLock { cache.entries }
+        StoreLog.apply([changes], to: &entries)
+        return entries
     }
 
     /// Replaces the store's file with `entries`, atomically; returns its stamp.
