@@ -1,33 +1,40 @@
 import Foundation
 
-/// A durable, multi-process-safe key-value store in one JSON file: the default store behind
-/// ``Application/StoredState`` on Linux.
+/// A durable, multi-process-safe key-value store in a JSON file and an append-only log beside
+/// it: the default store behind ``Application/StoredState`` on Linux.
 ///
 /// It fixes what `UserDefaults` gets wrong for servers and command-line tools on Linux, where an
 /// unsynchronised `set` never reaches the disk:
 ///
-/// - **Durable:** when ``set(_:forKey:)`` returns, the value is on disk. The file is replaced
-///   atomically (temporary file, `fsync`, `rename`, directory `fsync`), so a crash or `SIGKILL`
-///   at any moment leaves the previous or the new complete file.
+/// - **Durable:** when ``set(_:forKey:)`` returns, the value is on disk: a record of the change,
+///   framed by its length and a CRC-32, was appended to the `.log` sibling and `fsync`ed. A
+///   crash or `SIGKILL` mid-append leaves an incomplete last record, which is ignored (no writer
+///   was told it succeeded). When the log outgrows the file, a write compacts it into the file,
+///   which is replaced atomically (temporary file, `fsync`, `rename`, directory `fsync`).
+/// - **Cheap writes:** a write costs its own record, however large the rest of the store is.
 /// - **Multi-process safe:** each write takes an exclusive `flock` on a sibling `.lock` file and
-///   re-reads the file first, so concurrent processes writing different keys lose nothing.
+///   reads what other processes appended first, so concurrent processes writing different keys
+///   lose nothing.
 /// - **Fresh:** a read costs one atomic load while the file's generation counter (the first 8
 ///   bytes of the `.lock` file, shared by every process) says nobody wrote since the last
 ///   check; otherwise, and at least once a second, it checks the file's stamp (one `stat`) and
 ///   reloads when it changed. A write another process acknowledged is seen by the next read;
 ///   on network file systems every read checks the stamp (see Persistence.md).
-/// - **Group commit:** writes made at the same time by several threads share one file
-///   replacement and its `fsync`s; each returns once the replacement holding it is on disk.
+/// - **Group commit:** writes made at the same time by several threads share one record and
+///   its `fsync`; each returns once the record holding it is on disk.
 /// - **Typed:** property-list values (`Bool`, `Int`, `Double`, `Float`, `String`, `Data`, `Date`,
 ///   `URL`, arrays and dictionaries of them) are written with a type tag and read back as the
 ///   same types.
 /// - **Never destroys data:** a file that is not a JSON object is reported, reads return `nil`,
-///   and the next write first moves the bytes aside to a `.corrupt-<time>` sibling. One entry
+///   and the next write first moves the bytes aside to a `.corrupt-<time>` sibling; a log with a
+///   damaged record before its last is handled alike (the records before the damage are kept in
+///   the file, the whole log is moved aside). One entry
 ///   that can't be read (an unknown type tag, `{"int": 1.5}`) only affects its own key: reading
 ///   that key throws (or reports and returns `nil`), every other key reads normally, and the
 ///   entry is kept as it is until that key is written. A write that can't read the current
 ///   file fails and changes nothing.
-/// - **Symbolic links stay:** when the path is a link, writes replace the file it points to.
+/// - **Symbolic links stay:** when the path is a link, writes replace the file it points to, and
+///   its log lives beside that file.
 ///
 /// ```swift
 /// let store = FileKeyValueStore(path: "/var/lib/myapp/settings.json")
@@ -35,16 +42,18 @@ import Foundation
 /// store.object(forKey: "port") as? Int   // 8080, also in the next run
 /// ```
 ///
-/// Writes cost two `fsync`s (a few hundred to a few thousand per second, depending on the
-/// disk). Pass ``Durability/processCrashSafe`` to skip them: values then survive the process
-/// being killed but not an OS crash or power loss.
+/// Writes cost an `fsync` (a few hundred to a few thousand per second, depending on the disk).
+/// Pass ``Durability/processCrashSafe`` to skip it: values then survive the process being
+/// killed but not an OS crash or power loss. Persistence.md describes the layout, compaction,
+/// and what earlier versions and hand edits see.
 public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable {
     // Safe: `cache` is only accessed while `lock` is held; `commits` guards its own state; the
     // other properties are immutable.
 
     /// How hard a write works to reach stable storage before returning.
     public enum Durability: Sendable, Equatable {
-        /// `fsync` the file and its directory: survives `SIGKILL`, OS crashes and power loss.
+        /// `fsync` what a write changes (the log; the file and its directory when they are
+        /// replaced): survives `SIGKILL`, OS crashes and power loss.
         case immediate
         /// No `fsync`: survives `SIGKILL` and process crashes, not OS crashes or power loss.
         case processCrashSafe
@@ -66,7 +75,7 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
     let lockPath: String
     let lock = Lock()
     var cache = Cache()
-    /// Writes waiting to share the next file replacement.
+    /// Writes waiting to share the next record of the log.
     let commits = CommitQueue()
 
     struct Cache {
@@ -178,12 +187,12 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
     /// Stores `value` (a property-list value) for `key`, or removes the key when `value` is `nil`.
     ///
     /// Returns once the change is on disk (see ``Durability``). Writes made at the same time by
-    /// several threads share one file replacement and its `fsync`s; each returns only after the
-    /// replacement holding its value is on disk.
+    /// several threads share one record of the log and its `fsync`; each returns only after the
+    /// record holding its value is on disk.
     ///
     /// - Throws: ``PersistenceError`` for a value that is not a property-list value, a file that
     ///   cannot be read first, or an I/O failure (permission denied, read-only file system, disk
-    ///   full); the stored file is then unchanged.
+    ///   full); the store is then unchanged.
     public func writeObject(_ value: Any?, forKey key: String) throws {
         let converted = try value.map { try Self.propertyList($0, key: key, path: path) }
         try naming(key) { _ = try commit(.set(key: key, entry: converted.map(StoreEntry.value))) }
