@@ -28,10 +28,14 @@ struct Payload: Codable, Equatable, Sendable {
     var padding: [String]
 }
 
-/// The store at `path`, compacting its log at `compactionThreshold` bytes when given.
-func childStore(_ path: String, compactionThreshold: Int?) -> FileKeyValueStore {
-    guard let compactionThreshold else { return FileKeyValueStore(path: path) }
-    return FileKeyValueStore(path: path, fileSystem: POSIXFileSystem(), compactionThreshold: compactionThreshold)
+/// The store at `path`: with `layout` "log", in the append-only log layout; with a number, in
+/// that layout compacting its log at that many bytes; otherwise in the default layout.
+func childStore(_ path: String, layout: String?) -> FileKeyValueStore {
+    guard let layout else { return FileKeyValueStore(path: path) }
+    return FileKeyValueStore(
+        path: path, layout: .appendOnlyLog, fileSystem: POSIXFileSystem(),
+        compactionThreshold: Int(layout) ?? FileKeyValueStore.defaultCompactionThreshold
+    )
 }
 
 func acknowledge(_ line: String) {
@@ -47,8 +51,8 @@ guard let command = arguments.first else {
 if command.hasPrefix("sync-") { runSyncCommand(arguments) }
 switch command {
 case "store-sequence":
-    // store-sequence <store path> <count> [compaction threshold]
-    ChildStore.store = childStore(arguments[1], compactionThreshold: arguments.count > 3 ? Int(arguments[3]) : nil)
+    // store-sequence <store path> <count> [log | compaction threshold]
+    ChildStore.store = childStore(arguments[1], layout: arguments.count > 3 ? arguments[3] : nil)
     let count = Int(arguments[2])!
     let state = Application.storedState(\.childSequence)
     for sequence in 0..<count {
@@ -57,9 +61,9 @@ case "store-sequence":
         acknowledge("\(sequence)")
     }
 case "store-keys":
-    // store-keys <store path> <prefix> <count> [compaction threshold]: writes <prefix>-<i> = i,
-    // and "shared" = i
-    ChildStore.store = childStore(arguments[1], compactionThreshold: arguments.count > 4 ? Int(arguments[4]) : nil)
+    // store-keys <store path> <prefix> <count> [log | compaction threshold]: writes
+    // <prefix>-<i> = i, and "shared" = i
+    ChildStore.store = childStore(arguments[1], layout: arguments.count > 4 ? arguments[4] : nil)
     let prefix = arguments[2]
     let count = Int(arguments[3])!
     let application = Application()

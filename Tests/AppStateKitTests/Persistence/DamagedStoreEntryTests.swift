@@ -42,7 +42,7 @@ struct DamagedStoreEntryTests {
         let store = FileKeyValueStore(path: path)
         #expect(try store.readObject(forKey: "good") as? Int == 1)
         try store.writeObject(2, forKey: "other")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == ["defaults.json", "defaults.json.lock", "defaults.json.log"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == ["defaults.json", "defaults.json.lock"])
         #expect(throws: PersistenceError.self) { try FileKeyValueStore(path: path).readObject(forKey: "half") }
         #expect(try FileKeyValueStore(path: path).readObject(forKey: "good") as? Int == 1)
     }

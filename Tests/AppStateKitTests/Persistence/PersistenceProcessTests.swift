@@ -31,16 +31,17 @@ private struct KillTally: CustomStringConvertible {
 struct PersistenceProcessTests {
     @Test("SIGKILL at random moments never loses an acknowledged StoredState write nor corrupts the store", arguments: [
         nil,
-        // The log compacted every few writes, so kills land in compactions too.
-        "200",
+        // The append-only log layout; then with the log compacted every few writes, so kills
+        // land in compactions too.
+        "log", "200",
     ])
-    func storeSurvivesKill(compactionThreshold: String?) throws {
+    func storeSurvivesKill(layout: String?) throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.file("defaults.json")
         var tally = KillTally()
         for _ in 0..<PersistenceChild.killRounds {
-            let acknowledged = try PersistenceChild.runAndKill(["store-sequence", path, "1000000"] + (compactionThreshold.map { [$0] } ?? []))
+            let acknowledged = try PersistenceChild.runAndKill(["store-sequence", path, "1000000"] + (layout.map { [$0] } ?? []))
             tally.kills += 1
             do {
                 let stored = try FileKeyValueStore(path: path).readObject(forKey: "Child/sequence") as? Int ?? -1
@@ -49,7 +50,7 @@ struct PersistenceProcessTests {
                 tally.unreadable += 1
             }
         }
-        print("StoredState kill test (compaction threshold \(compactionThreshold ?? "default")): \(tally)")
+        print("StoredState kill test (layout \(layout ?? "default")): \(tally)")
         #expect(tally.lost == 0, "\(tally)")
         #expect(tally.unreadable == 0, "\(tally)")
         #expect(tally.impossible == 0, "\(tally)")
@@ -93,10 +94,11 @@ struct PersistenceProcessTests {
 
     @Test("two processes writing 2 × 200 different keys to one store lose nothing, a shared key ends with a written value, and a third process sees it all", arguments: [
         nil,
-        // Both processes append and compact the log (every few writes) concurrently.
-        "300",
+        // The append-only log layout; then both processes append and compact the log (every few
+        // writes) concurrently.
+        "log", "300",
     ])
-    func concurrentProcesses(compactionThreshold: String?) throws {
+    func concurrentProcesses(layout: String?) throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.file("defaults.json")
@@ -104,9 +106,9 @@ struct PersistenceProcessTests {
         let store = FileKeyValueStore(path: path)
         try store.writeObject(-1, forKey: "Child/shared")
         #expect(store.object(forKey: "Child/a-0") == nil)
-        let threshold = compactionThreshold.map { [$0] } ?? []
-        let first = try PersistenceChild.start(["store-keys", path, "a", "200"] + threshold)
-        let second = try PersistenceChild.start(["store-keys", path, "b", "200"] + threshold)
+        let chosen = layout.map { [$0] } ?? []
+        let first = try PersistenceChild.start(["store-keys", path, "a", "200"] + chosen)
+        let second = try PersistenceChild.start(["store-keys", path, "b", "200"] + chosen)
         let firstSaid = first.read()
         let secondSaid = second.read()
         #expect(first.waitForExit(), "the first child did not finish within a minute")

@@ -11,7 +11,7 @@ struct StoreLogTests {
     static let logPath = "/config/app/defaults.json.log"
 
     private func store(_ files: InMemoryFileSystem, compactionThreshold: Int = FileKeyValueStore.defaultCompactionThreshold) -> FileKeyValueStore {
-        FileKeyValueStore(path: Self.path, fileSystem: files, compactionThreshold: compactionThreshold)
+        FileKeyValueStore(path: Self.path, layout: .appendOnlyLog, fileSystem: files, compactionThreshold: compactionThreshold)
     }
 
     /// The records of `log` (after its header), or an issue when it doesn't scan cleanly.
@@ -38,7 +38,7 @@ struct StoreLogTests {
         let batches = try records(files.contents(atPath: Self.logPath))
         let removal: StoreEntry? = nil
         #expect(batches == [["b": .value(.int(2))], ["a": removal]])
-        let fresh = FileKeyValueStore(path: Self.path, fileSystem: files)
+        let fresh = FileKeyValueStore(path: Self.path, fileSystem: files)  // the default layout reads it too
         #expect(try fresh.keys == ["b"])
         #expect(try fresh.readObject(forKey: "b") as? Int == 2)
     }
@@ -174,6 +174,34 @@ struct StoreLogTests {
         #expect(try reader.readObject(forKey: "a") as? Int == 2)
         try reader.writeObject(4, forKey: "d")
         #expect(try store(files).keys == ["a", "c", "d"])
+    }
+
+    @Test("the default layout reads a store with a log, and its next write folds the log into the file and removes it")
+    func singleFileFoldsTheLog() throws {
+        let files = InMemoryFileSystem()
+        let logging = store(files)
+        for index in 0..<5 { try logging.writeObject(index, forKey: "k\(index)") }
+        let plain = FileKeyValueStore(path: Self.path, fileSystem: files)
+        #expect(try plain.keys == ["k0", "k1", "k2", "k3", "k4"])
+        try plain.writeObject(9, forKey: "k0")
+        #expect(!files.itemExists(atPath: Self.logPath))
+        let file = try #require(files.contents(atPath: Self.path))
+        let json = try #require(try JSONSerialization.jsonObject(with: file) as? [String: [String: Int]])
+        #expect(json == ["k0": ["int": 9], "k1": ["int": 1], "k2": ["int": 2], "k3": ["int": 3], "k4": ["int": 4]])
+        // The logging store follows, and starts a new log with its next write.
+        #expect(try logging.readObject(forKey: "k0") as? Int == 9)
+        try logging.writeObject(5, forKey: "k5")
+        #expect(try plain.keys == ["k0", "k1", "k2", "k3", "k4", "k5"])
+        #expect(files.itemExists(atPath: Self.logPath))
+    }
+
+    @Test("the default layout writes no log")
+    func singleFileWritesNoLog() throws {
+        let files = InMemoryFileSystem()
+        let plain = FileKeyValueStore(path: Self.path, fileSystem: files)
+        for index in 0..<5 { try plain.writeObject(index, forKey: "k") }
+        #expect(!files.itemExists(atPath: Self.logPath))
+        #expect(files.text(atPath: Self.path)?.contains(#""int" : 4"#) == true)
     }
 
     @Test("a failed compaction (disk full) keeps the acknowledged write in the log, is reported, and the next write compacts")

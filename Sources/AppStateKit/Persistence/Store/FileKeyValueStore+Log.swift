@@ -1,7 +1,8 @@
 import Foundation
 
-/// Writing a batch: one record appended to the log beside the store's file (see ``StoreLog``),
-/// and a compaction when the log has outgrown the file.
+/// Writing a batch: the store's file replaced (``FileKeyValueStore/Layout/singleFile``), or one
+/// record appended to the log beside it (see ``StoreLog``) and a compaction when the log has
+/// outgrown the file (``FileKeyValueStore/Layout/appendOnlyLog``).
 extension FileKeyValueStore {
     /// The smallest log compacted by default: a log is compacted once it is larger than both
     /// this and the store's file, so a write costs its own record plus, amortised, at most about
@@ -11,18 +12,19 @@ extension FileKeyValueStore {
     /// The store's file and log after a write.
     struct Written {
         var snapshot: FileStamp?
-        var log: StoreLogPosition
+        var log: StoreLogPosition?
     }
 
     /// Makes `record` (holding `changes`) durable, holding the `flock`. The cache still holds the
     /// entries before the batch: `before` below; `after` is them with `changes` applied.
     ///
-    /// - A store without a log (new, or written by an earlier version) gets an empty one, then
-    ///   its file is replaced with `after`, as earlier versions wrote every change.
+    /// - Without a log: ``Layout/singleFile`` replaces the file with `after`, as earlier versions
+    ///   did; ``Layout/appendOnlyLog`` first creates an empty log, then does the same.
     /// - A corrupt log is replaced: the file is rewritten with `before` (the file and the log's
-    ///   readable records), the log is moved aside and a new one holds `record`.
+    ///   readable records), the log is moved aside, then the batch is written as without a log.
     /// - Otherwise `record` is appended at the end of the last complete record (cutting off a
-    ///   torn tail), and the log is compacted when it outgrew the file.
+    ///   torn tail); then ``Layout/singleFile`` folds the log into the file and removes it, and
+    ///   ``Layout/appendOnlyLog`` compacts it when it outgrew the file.
     ///
     /// Throws when the batch is not durable; the store then holds what it held before.
     func writeRecord(
@@ -42,20 +44,22 @@ extension FileKeyValueStore {
         _ record: Data, changes: StoreLog.Batch, snapshot: FileStamp?, log: StoreLogPosition?, logPath: String,
         notes: inout [Note]
     ) throws -> Written {
-        guard var log else {
-            // The empty log first: if writing the file fails, the store is as it was.
-            let created = try createLog(at: logPath, holding: Data())
-            return Written(snapshot: try writeSnapshot(entries(after: changes)), log: created)
-        }
+        guard let log else { return try writeWithoutLog(logPath: logPath, changes: changes) }
         if log.epoch == nil || log.corruption != nil {
             let problem = log.corruption ?? "the log \(logPath) does not start with a log header"
-            let stamp = try writeSnapshot(entries(after: [:]))
+            _ = try writeSnapshot(entries(after: [:]))
             let aside = try AtomicFileWriter.moveAside(logPath, in: fileSystem)
             notes.append(.error("AppStateKit: corrupt data for \(path): \(problem); the log was moved to \(aside), its readable records are kept in the store's file"))
-            log = try createLog(at: logPath, holding: record)
-            return Written(snapshot: stamp, log: log)
+            return try writeWithoutLog(logPath: logPath, changes: changes)
         }
         return try append(record, to: logPath, at: log, snapshot: snapshot, changes: changes, notes: &notes)
+    }
+
+    /// Replaces the file with the batch applied; with ``Layout/appendOnlyLog``, after creating an
+    /// empty log (so that when writing the file fails, the store is as it was).
+    private func writeWithoutLog(logPath: String, changes: StoreLog.Batch) throws -> Written {
+        let created = layout == .appendOnlyLog ? try createLog(at: logPath, holding: Data()) : nil
+        return Written(snapshot: try writeSnapshot(entries(after: changes)), log: created)
     }
 
     /// Appends `record` to the log at `log.consumed`, then compacts when due.
@@ -72,13 +76,21 @@ extension FileKeyValueStore {
         } catch {
             throw PersistenceError(error, path: logPath)
         }
-        var written = Written(snapshot: snapshot, log: log)
-        written.log.consumed += record.count
-        guard written.log.consumed > max(Int(snapshot?.size ?? 0), compactionThreshold) else { return written }
+        var appended = log
+        appended.consumed += record.count
+        var written = Written(snapshot: snapshot, log: appended)
+        let due = layout == .singleFile || appended.consumed > max(Int(snapshot?.size ?? 0), compactionThreshold)
+        guard due else { return written }
         // The batch is durable: a failed compaction is reported, and the next write tries again.
+        // Its records are in the new file, so applying them again after a crash changes nothing.
         do {
             written.snapshot = try writeSnapshot(entries(after: changes))
-            written.log = try createLog(at: logPath, holding: Data())
+            if layout == .singleFile {
+                try AtomicFileWriter.remove(logPath, in: fileSystem)
+                written.log = nil
+            } else {
+                written.log = try createLog(at: logPath, holding: Data())
+            }
         } catch {
             notes.append(.error("AppStateKit: could not compact the store \(path): \(error); its log keeps every write"))
         }

@@ -1,27 +1,31 @@
 import Foundation
 
-/// A durable, multi-process-safe key-value store in a JSON file and an append-only log beside
-/// it: the default store behind ``Application/StoredState`` on Linux.
+/// A durable, multi-process-safe key-value store in one JSON file (and, when you choose
+/// ``Layout/appendOnlyLog``, a log beside it): the default store behind
+/// ``Application/StoredState`` on Linux.
 ///
 /// It fixes what `UserDefaults` gets wrong for servers and command-line tools on Linux, where an
 /// unsynchronised `set` never reaches the disk:
 ///
-/// - **Durable:** when ``set(_:forKey:)`` returns, the value is on disk: a record of the change,
-///   framed by its length and a CRC-32, was appended to the `.log` sibling and `fsync`ed. A
-///   crash or `SIGKILL` mid-append leaves an incomplete last record, which is ignored (no writer
-///   was told it succeeded). When the log outgrows the file, a write compacts it into the file,
-///   which is replaced atomically (temporary file, `fsync`, `rename`, directory `fsync`).
-/// - **Cheap writes:** a write costs its own record, however large the rest of the store is.
+/// - **Durable:** when ``set(_:forKey:)`` returns, the value is on disk. By default the file is
+///   replaced atomically (temporary file, `fsync`, `rename`, directory `fsync`), so a crash or
+///   `SIGKILL` at any moment leaves the previous or the new complete file. With
+///   ``Layout/appendOnlyLog``, a record of the change, framed by its length and a CRC-32, is
+///   appended to the `.log` sibling and `fsync`ed instead; a crash mid-append leaves an
+///   incomplete last record, which is ignored (no writer was told it succeeded), and the log is
+///   folded into the file, replaced atomically, when it outgrows it. A write then costs the
+///   same however large the store is.
 /// - **Multi-process safe:** each write takes an exclusive `flock` on a sibling `.lock` file and
-///   reads what other processes appended first, so concurrent processes writing different keys
+///   reads what other processes wrote first, so concurrent processes writing different keys
 ///   lose nothing.
 /// - **Fresh:** a read costs one atomic load while the file's generation counter (the first 8
 ///   bytes of the `.lock` file, shared by every process) says nobody wrote since the last
 ///   check; otherwise, and at least once a second, it checks the file's stamp (one `stat`) and
 ///   reloads when it changed. A write another process acknowledged is seen by the next read;
 ///   on network file systems every read checks the stamp (see Persistence.md).
-/// - **Group commit:** writes made at the same time by several threads share one record and
-///   its `fsync`; each returns once the record holding it is on disk.
+/// - **Group commit:** writes made at the same time by several threads share one file
+///   replacement (one record of the log) and its `fsync`s; each returns once the batch holding
+///   it is on disk.
 /// - **Typed:** property-list values (`Bool`, `Int`, `Double`, `Float`, `String`, `Data`, `Date`,
 ///   `URL`, arrays and dictionaries of them) are written with a type tag and read back as the
 ///   same types.
@@ -42,10 +46,10 @@ import Foundation
 /// store.object(forKey: "port") as? Int   // 8080, also in the next run
 /// ```
 ///
-/// Writes cost an `fsync` (a few hundred to a few thousand per second, depending on the disk).
-/// Pass ``Durability/processCrashSafe`` to skip it: values then survive the process being
-/// killed but not an OS crash or power loss. Persistence.md describes the layout, compaction,
-/// and what earlier versions and hand edits see.
+/// Writes cost two `fsync`s (one with the log; a few hundred to a few thousand per second,
+/// depending on the disk). Pass ``Durability/processCrashSafe`` to skip them: values then
+/// survive the process being killed but not an OS crash or power loss. Persistence.md describes
+/// both layouts, compaction, and what earlier versions and hand edits see.
 public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable {
     // Safe: `cache` is only accessed while `lock` is held; `commits` guards its own state; the
     // other properties are immutable.
@@ -63,6 +67,8 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
     public let path: String
     /// The durability of writes.
     public let durability: Durability
+    /// How writes lay out the data on disk.
+    public let layout: Layout
 
     /// Where the file lives: the real file system unless a test passes another.
     let fileSystem: any FileSystem
@@ -75,7 +81,7 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
     let lockPath: String
     let lock = Lock()
     var cache = Cache()
-    /// Writes waiting to share the next record of the log.
+    /// Writes waiting to share the next batch.
     let commits = CommitQueue()
 
     struct Cache {
@@ -90,18 +96,24 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
     }
 
     /// Creates a store backed by the file at `path` (created on first write).
-    public convenience init(path: String, durability: Durability = .immediate) {
-        self.init(path: path, durability: durability, fileSystem: POSIXFileSystem())
+    ///
+    /// - Parameter layout: How writes lay out the data: ``Layout/singleFile`` (the default)
+    ///   rewrites the file, ``Layout/appendOnlyLog`` appends to a log beside it, so a write
+    ///   costs the same however large the store is. Both read either.
+    public convenience init(path: String, durability: Durability = .immediate, layout: Layout = .singleFile) {
+        self.init(path: path, durability: durability, layout: layout, fileSystem: POSIXFileSystem())
     }
 
-    /// Creates a store whose file lives in `fileSystem`; its log is compacted into the file once
-    /// it is larger than the file and than `compactionThreshold` bytes.
+    /// Creates a store whose file lives in `fileSystem`; with ``Layout/appendOnlyLog``, its log
+    /// is compacted into the file once it is larger than the file and than `compactionThreshold`
+    /// bytes.
     package init(
-        path: String, durability: Durability = .immediate, fileSystem: any FileSystem,
+        path: String, durability: Durability = .immediate, layout: Layout = .singleFile, fileSystem: any FileSystem,
         compactionThreshold: Int = FileKeyValueStore.defaultCompactionThreshold
     ) {
         self.path = path
         self.durability = durability
+        self.layout = layout
         self.fileSystem = fileSystem
         self.compactionThreshold = compactionThreshold
         self.isPOSIX = fileSystem is POSIXFileSystem
@@ -187,8 +199,8 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
     /// Stores `value` (a property-list value) for `key`, or removes the key when `value` is `nil`.
     ///
     /// Returns once the change is on disk (see ``Durability``). Writes made at the same time by
-    /// several threads share one record of the log and its `fsync`; each returns only after the
-    /// record holding its value is on disk.
+    /// several threads share one file replacement (one record of the log) and its `fsync`s; each
+    /// returns only after the batch holding its value is on disk.
     ///
     /// - Throws: ``PersistenceError`` for a value that is not a property-list value, a file that
     ///   cannot be read first, or an I/O failure (permission denied, read-only file system, disk
