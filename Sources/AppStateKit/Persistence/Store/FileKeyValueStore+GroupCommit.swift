@@ -86,13 +86,7 @@ extension FileKeyValueStore {
                     }
                     snapshotStamp = nil
                 }
-                let record: Data
-                do {
-                    record = try StoreLog.record(changed)
-                } catch {
-                    throw BatchEncodingFailure(error: PersistenceError(.encodingFailed, subject: path, detail: shortDescription(of: error)))
-                }
-                let written = try writeRecord(record, changes: changed, snapshot: snapshotStamp, log: log, notes: &notes)
+                let written = try writeBatch(changed, snapshot: snapshotStamp, log: log, notes: &notes)
                 let previous = counter?.increment()
                 lock.withLock {
                     // In place: nothing else holds the dictionary, so this costs the batch's size.
@@ -115,7 +109,7 @@ extension FileKeyValueStore {
     }
 
     /// Encoding a batch failed; `error` is what a write of that batch alone reports.
-    private struct BatchEncodingFailure: Error {
+    struct BatchEncodingFailure: Error {
         let error: PersistenceError
     }
 }

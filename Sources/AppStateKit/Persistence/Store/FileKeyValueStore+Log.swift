@@ -15,34 +15,32 @@ extension FileKeyValueStore {
         var log: StoreLogPosition?
     }
 
-    /// Makes `record` (holding `changes`) durable, holding the `flock`. The cache still holds the
+    /// Makes `changes` durable, holding the `flock`. The cache still holds the
     /// entries before the batch: `before` below; `after` is them with `changes` applied.
     ///
     /// - Without a log: ``Layout/singleFile`` replaces the file with `after`, as earlier versions
     ///   did; ``Layout/appendOnlyLog`` first creates an empty log, then does the same.
     /// - A corrupt log is replaced: the file is rewritten with `before` (the file and the log's
     ///   readable records), the log is moved aside, then the batch is written as without a log.
-    /// - Otherwise `record` is appended at the end of the last complete record (cutting off a
-    ///   torn tail); then ``Layout/singleFile`` folds the log into the file and removes it, and
+    /// - Otherwise a record of `changes` is appended at the end of the last complete one
+    ///   (cutting off a torn tail); then ``Layout/singleFile`` folds the log into the file and removes it, and
     ///   ``Layout/appendOnlyLog`` compacts it when it outgrew the file.
     ///
     /// Throws when the batch is not durable; the store then holds what it held before.
-    func writeRecord(
-        _ record: Data, changes: StoreLog.Batch, snapshot: FileStamp?, log: StoreLogPosition?, notes: inout [Note]
-    ) throws -> Written {
-        try AtomicFileWriter.checkNameLength(path)
+    func writeBatch(_ changes: StoreLog.Batch, snapshot: FileStamp?, log: StoreLogPosition?, notes: inout [Note]) throws -> Written {
+        // Before the log is touched (replacing the file checks it too).
+        if layout == .appendOnlyLog || log != nil { try AtomicFileWriter.checkNameLength(path) }
         let logPath = try self.logPath()
         do {
-            return try writeRecord(record, changes: changes, snapshot: snapshot, log: log, logPath: logPath, notes: &notes)
+            return try writeBatch(changes, snapshot: snapshot, log: log, logPath: logPath, notes: &notes)
         } catch let error as PersistenceError where error.subject == logPath {
             // The log is part of the store: its failures are the store's (and name the key).
             throw PersistenceError(error.kind, errno: error.errno, subject: path, detail: error.detail)
         }
     }
 
-    private func writeRecord(
-        _ record: Data, changes: StoreLog.Batch, snapshot: FileStamp?, log: StoreLogPosition?, logPath: String,
-        notes: inout [Note]
+    private func writeBatch(
+        _ changes: StoreLog.Batch, snapshot: FileStamp?, log: StoreLogPosition?, logPath: String, notes: inout [Note]
     ) throws -> Written {
         guard let log else { return try writeWithoutLog(logPath: logPath, changes: changes) }
         if log.epoch == nil || log.corruption != nil {
@@ -52,7 +50,16 @@ extension FileKeyValueStore {
             notes.append(.error("AppStateKit: corrupt data for \(path): \(problem); the log was moved to \(aside), its readable records are kept in the store's file"))
             return try writeWithoutLog(logPath: logPath, changes: changes)
         }
-        return try append(record, to: logPath, at: log, snapshot: snapshot, changes: changes, notes: &notes)
+        return try append(try Self.record(changes, path: path), to: logPath, at: log, snapshot: snapshot, changes: changes, notes: &notes)
+    }
+
+    /// The log record of `changes`.
+    private static func record(_ changes: StoreLog.Batch, path: String) throws -> Data {
+        do {
+            return try StoreLog.record(changes)
+        } catch {
+            throw BatchEncodingFailure(error: PersistenceError(.encodingFailed, subject: path, detail: shortDescription(of: error)))
+        }
     }
 
     /// Replaces the file with the batch applied; with ``Layout/appendOnlyLog``, after creating an
@@ -92,7 +99,8 @@ extension FileKeyValueStore {
                 written.log = try createLog(at: logPath, holding: Data())
             }
         } catch {
-            notes.append(.error("AppStateKit: could not compact the store \(path): \(error); its log keeps every write"))
+            let problem = (error as? BatchEncodingFailure)?.error ?? error
+            notes.append(.error("AppStateKit: could not compact the store \(path): \(problem); its log keeps every write"))
         }
         return written
     }
@@ -112,7 +120,7 @@ extension FileKeyValueStore {
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
             data = try encoder.encode(entries)
         } catch {
-            throw PersistenceError(.encodingFailed, subject: path, detail: shortDescription(of: error))
+            throw BatchEncodingFailure(error: PersistenceError(.encodingFailed, subject: path, detail: shortDescription(of: error)))
         }
         return try AtomicFileWriter.write(data, to: path, durable: durability == .immediate, announcing: false, in: fileSystem)
     }
