@@ -1,8 +1,9 @@
 import Foundation
 
 /// Group commit: writes made at the same time by several threads share one read-modify-write
-/// cycle — one `flock`, one reload, one record appended to the log with its `fsync` — and each
-/// writer returns only once the record holding its change is on disk.
+/// cycle — one `flock`, one reload, one atomic file replacement with its `fsync`s (one record
+/// appended to the log with its `fsync`, in ``FileKeyValueStore/Layout/appendOnlyLog``) — and
+/// each writer returns only once the batch holding its change is on disk.
 ///
 /// The first writer to arrive leads: it takes every change queued so far and commits them as
 /// one batch, in arrival order. Writers arriving meanwhile queue up for the next batch, which the
@@ -47,8 +48,8 @@ extension FileKeyValueStore {
     }
 
     /// One read-modify-write cycle for `batch`: holding the `flock` every process shares, reads
-    /// what other processes appended, applies the changes in order and appends one record of
-    /// their result to the log (see `FileKeyValueStore+Log`).
+    /// what other processes wrote, applies the changes in order and writes their result once
+    /// (see `FileKeyValueStore+Log`).
     ///
     /// Nothing is written when the store can't be read (every change fails with that error) or
     /// no change applied. A file that is not a JSON object is moved aside first. When the batch
