@@ -239,3 +239,63 @@ struct StoreLogTests {
         #expect(try store(files).keys == ["a", "b", "d"])
     }
 }
+
+/// Readers take no lock while a writer appends and compacts: each read must see a state the
+/// store was in after every write acknowledged before it began.
+@Suite("FileKeyValueStore: reads during compactions", .isolatedApplication, .realFileSystem)
+struct StoreLogConcurrentReadTests {
+    @Test("a reader of another instance never sees a value go back nor miss one written before it, while the log is compacted every few writes")
+    func readsStayConsistent() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("defaults.json")
+        let writer = FileKeyValueStore(
+            path: path, durability: .processCrashSafe, layout: .appendOnlyLog, fileSystem: POSIXFileSystem(), compactionThreshold: 100
+        )
+        try writer.writeObject(-1, forKey: "k")
+        try writer.writeObject(-1, forKey: "a")
+        let writes = 3_000
+        let problems = ProblemLog()
+        let done = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            // Another instance: its own cache, as another process would have.
+            let reader = FileKeyValueStore(path: path, layout: .appendOnlyLog)
+            var last = -1
+            while last < writes - 1 {
+                do {
+                    let value = try reader.readObject(forKey: "k") as? Int ?? -2
+                    if value < last { problems.add("k went back from \(last) to \(value)") }
+                    let before = try reader.readObject(forKey: "a") as? Int ?? -2
+                    if before < value { problems.add("a = \(before) after k = \(value)") }
+                    last = max(last, value)
+                } catch {
+                    problems.add("\(error)")
+                    break
+                }
+            }
+            done.signal()
+        }
+        for index in 0..<writes {
+            // "a" = i is acknowledged before "k" = i: whoever reads k = i must find a ≥ i.
+            try writer.writeObject(index, forKey: "a")
+            try writer.writeObject(index, forKey: "k")
+        }
+        #expect(done.wait(timeout: .now() + 60) == .success, "the reader didn't see the last write within a minute")
+        #expect(problems.messages.isEmpty, "\(problems.messages.prefix(5))")
+    }
+}
+
+/// Problems found by another thread.
+private final class ProblemLog: @unchecked Sendable {
+    // Safe: `collected` is only accessed while `lock` is held.
+    private let lock = NSLock()
+    private var collected: [String] = []
+
+    func add(_ message: String) {
+        lock.withLock { collected.append(message) }
+    }
+
+    var messages: [String] {
+        lock.withLock { collected }
+    }
+}
