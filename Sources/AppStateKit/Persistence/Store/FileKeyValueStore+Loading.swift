@@ -49,7 +49,9 @@ extension FileKeyValueStore {
 
     /// The log beside the store's file (beside the file a symbolic link points to).
     func logPath() throws -> String {
-        let target = isPOSIX ? try AtomicFileWriter.resolvingLinks(path, in: POSIXFileSystem()) : try AtomicFileWriter.resolvingLinks(path, in: fileSystem)
+        let target = isPOSIX
+            ? try AtomicFileWriter.resolvingLinks(path, in: POSIXFileSystem())
+            : try AtomicFileWriter.resolvingLinks(path, in: fileSystem)
         return AtomicFileWriter.sibling(of: target, suffix: ".log")
     }
 
