@@ -39,6 +39,45 @@ extension InMemoryFileSystem: FileSystem {
         }
     }
 
+    // Reading part of a file and appending to one: the same injected failures as whole-file
+    // reads (`.read`) and writes (`.write`, `.sync`).
+    package func contents(of path: String, from offset: Int, limit: Int?, for target: String) throws(FileSystemError) -> (data: Data, stamp: FileStamp)? {
+        let path = Self.normalized(path)
+        let target = Self.normalized(target)
+        return try locked { () throws(FileSystemError) -> (data: Data, stamp: FileStamp)? in
+            try check(.read, path, target)
+            guard parentExists(of: path) else { return nil }
+            switch storage.nodes[resolved(path)] {
+            case let .file(data, stamp)?:
+                let start = min(offset, data.count)
+                let end = limit.map { min(start + $0, data.count) } ?? data.count
+                return (Data(data[data.startIndex + start..<data.startIndex + end]), stamp)
+            case .directory?: throw FileSystemError(EISDIR, "read")
+            case .symbolicLink?, nil: return nil
+            }
+        }
+    }
+
+    package func append(_ data: Data, to path: String, after length: Int, durable: Bool, for target: String) throws(FileSystemError) -> FileStamp {
+        let path = Self.normalized(path)
+        let target = Self.normalized(target)
+        return try locked { () throws(FileSystemError) -> FileStamp in
+            let location = resolved(path)
+            guard case let .file(existing, old)? = storage.nodes[location] else { throw FileSystemError(ENOENT, "open") }
+            try check(.write, path, target)
+            if durable { try check(.sync, path, target) }
+            var contents = Data(existing.prefix(length))
+            contents.append(data)
+            storage.clock += 1
+            let stamp = FileStamp(
+                device: old.device, inode: old.inode, size: Int64(contents.count),
+                modifiedSeconds: storage.clock / 1_000_000_000, modifiedNanoseconds: storage.clock % 1_000_000_000
+            )
+            storage.nodes[location] = .file(contents, stamp)
+            return stamp
+        }
+    }
+
     package func createFile(
         _ path: String, contents: Data, datedAfter previous: FileStamp?, durable: Bool, replacing target: String
     ) throws(FileSystemError) -> FileStamp {

@@ -28,6 +28,16 @@ struct Payload: Codable, Equatable, Sendable {
     var padding: [String]
 }
 
+/// The store at `path`: with `layout` "log", in the append-only log layout; with a number, in
+/// that layout compacting its log at that many bytes; otherwise in the default layout.
+func childStore(_ path: String, layout: String?) -> FileKeyValueStore {
+    guard let layout else { return FileKeyValueStore(path: path) }
+    return FileKeyValueStore(
+        path: path, layout: .appendOnlyLog, fileSystem: POSIXFileSystem(),
+        compactionThreshold: Int(layout) ?? FileKeyValueStore.defaultCompactionThreshold
+    )
+}
+
 func acknowledge(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
@@ -41,8 +51,8 @@ guard let command = arguments.first else {
 if command.hasPrefix("sync-") { runSyncCommand(arguments) }
 switch command {
 case "store-sequence":
-    // store-sequence <store path> <count>
-    ChildStore.store = FileKeyValueStore(path: arguments[1])
+    // store-sequence <store path> <count> [log | compaction threshold]
+    ChildStore.store = childStore(arguments[1], layout: arguments.count > 3 ? arguments[3] : nil)
     let count = Int(arguments[2])!
     let state = Application.storedState(\.childSequence)
     for sequence in 0..<count {
@@ -51,8 +61,9 @@ case "store-sequence":
         acknowledge("\(sequence)")
     }
 case "store-keys":
-    // store-keys <store path> <prefix> <count>: writes <prefix>-<i> = i, and "shared" = i
-    ChildStore.store = FileKeyValueStore(path: arguments[1])
+    // store-keys <store path> <prefix> <count> [log | compaction threshold]: writes
+    // <prefix>-<i> = i, and "shared" = i
+    ChildStore.store = childStore(arguments[1], layout: arguments.count > 4 ? arguments[4] : nil)
     let prefix = arguments[2]
     let count = Int(arguments[3])!
     let application = Application()

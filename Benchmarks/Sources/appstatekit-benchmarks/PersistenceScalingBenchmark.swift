@@ -41,23 +41,28 @@ enum PersistenceScalingBenchmark {
         return results.map { [$0.name, format($0.median), format($0.median / state, decimals: 2) + "×"] }
     }
 
-    /// Writes/s of 1 and of 8 threads writing different keys to one durable store, and of 1 and
-    /// 8 threads each writing its own FileState file. Rounds alternate 1 and 8.
+    /// Writes/s of 1 and of 8 threads writing different keys to one durable store (in each
+    /// layout), and of 1 and 8 threads each writing its own FileState file. Rounds alternate 1
+    /// and 8.
     static func writerScaling(directory: String, quick: Bool) -> [[String]] {
         let perThread = quick ? 15 : 40
         let rounds = quick ? 2 : 4
         var rows: [[String]] = []
-        var storeRates: [Int: [Double]] = [1: [], 8: []]
+        let layouts: [(FileKeyValueStore.Layout, String)] = [(.singleFile, "single file"), (.appendOnlyLog, "append-only log")]
+        var storeRates: [[Int: [Double]]] = layouts.map { _ in [1: [], 8: []] }
         var fileRates: [Int: [Double]] = [1: [], 8: []]
         for round in 0..<rounds {
             for threads in [1, 8] {
-                let store = FileKeyValueStore(path: "\(directory)/writers-\(round)-\(threads).json")
-                let storeTime = nanoseconds {
-                    onThreads(threads) { thread in
-                        for index in 0..<perThread { store.set(index, forKey: "t\(thread)-\(index)") }
+                for (index, (layout, _)) in layouts.enumerated() {
+                    let store = FileKeyValueStore(path: "\(directory)/writers-\(round)-\(threads)-\(index).json", layout: layout)
+                    store.set(0, forKey: "created")  // the first write creates the files: not measured
+                    let storeTime = nanoseconds {
+                        onThreads(threads) { thread in
+                            for index in 0..<perThread { store.set(index, forKey: "t\(thread)-\(index)") }
+                        }
                     }
+                    storeRates[index][threads]!.append(Double(threads * perThread) / (Double(storeTime) / 1e9))
                 }
-                storeRates[threads]!.append(Double(threads * perThread) / (Double(storeTime) / 1e9))
                 let fileTime = nanoseconds {
                     onThreads(threads) { thread in
                         var file = Application().fileState(initial: 0, path: directory, filename: "writer-\(round)-\(threads)-\(thread).json")
@@ -67,38 +72,53 @@ enum PersistenceScalingBenchmark {
                 fileRates[threads]!.append(Double(threads * perThread) / (Double(fileTime) / 1e9))
             }
         }
-        let store1 = median(storeRates[1]!), store8 = median(storeRates[8]!)
+        for (index, (_, name)) in layouts.enumerated() {
+            let one = median(storeRates[index][1]!), eight = median(storeRates[index][8]!)
+            rows.append(["StoredState store (\(name)), 1 writer (durable)", format(one, decimals: 0), ""])
+            rows.append(["StoredState store (\(name)), 8 concurrent writers (durable)", format(eight, decimals: 0), format(eight / one, decimals: 2) + "×"])
+        }
         let file1 = median(fileRates[1]!), file8 = median(fileRates[8]!)
-        rows.append(["StoredState store, 1 writer (durable)", format(store1, decimals: 0), ""])
-        rows.append(["StoredState store, 8 concurrent writers (durable)", format(store8, decimals: 0), format(store8 / store1, decimals: 2) + "×"])
         rows.append(["FileState, 1 writer, 1 file", format(file1, decimals: 0), ""])
         rows.append(["FileState, 8 writers to 8 files", format(file8, decimals: 0), format(file8 / file1, decimals: 2) + "×"])
         return rows
     }
 
-    /// µs per small durable write into an empty store and into one holding 10 MB of other keys.
+    /// µs per small durable write into an empty store and into one holding 10 MB of other keys,
+    /// in each layout. The first write into each store (which creates it, or, with the log,
+    /// creates the log and rewrites the large store's file once, as an earlier version wrote it)
+    /// is shown on its own row and left out of the medians.
     static func largeStore(directory: String, quick: Bool) -> [[String]] {
         let writes = quick ? 5 : 15
-        let empty = FileKeyValueStore(path: directory + "/empty.json")
-        // 10,000 keys of 1 KB, written as the store's file in one go (the store's format: tagged
-        // JSON values), then read once, so the measured writes only add to it.
+        // 10,000 keys of 1 KB, in the store's format (tagged JSON values, no log: as an earlier
+        // version left it).
         let filler = String(repeating: "x", count: 1_000)
         let entries = (0..<10_000).map { "\"filler-\($0)\": {\"string\": \"\(filler)\"}" }
+        let contents = Data("{\(entries.joined(separator: ",\n"))}".utf8)
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        _ = FileManager.default.createFile(atPath: directory + "/large.json", contents: Data("{\(entries.joined(separator: ",\n"))}".utf8))
-        let large = FileKeyValueStore(path: directory + "/large.json")
-        blackHole(large.object(forKey: "filler-0"))
-        var emptyTimes: [Double] = []
-        var largeTimes: [Double] = []
-        for index in 0..<writes {
-            emptyTimes.append(Double(nanoseconds { empty.set(index, forKey: "small") }) / 1_000)
-            largeTimes.append(Double(nanoseconds { large.set(index, forKey: "small") }) / 1_000)
+        var rows: [[String]] = []
+        for (layout, name) in [(FileKeyValueStore.Layout.singleFile, "single file"), (.appendOnlyLog, "append-only log")] {
+            let tag = layout == .singleFile ? "single" : "log"
+            let empty = FileKeyValueStore(path: directory + "/empty-\(tag).json", layout: layout)
+            _ = FileManager.default.createFile(atPath: directory + "/large-\(tag).json", contents: contents)
+            let large = FileKeyValueStore(path: directory + "/large-\(tag).json", layout: layout)
+            blackHole(large.object(forKey: "filler-0"))
+            let emptyFirst = Double(nanoseconds { empty.set(-1, forKey: "small") }) / 1_000
+            let largeFirst = Double(nanoseconds { large.set(-1, forKey: "small") }) / 1_000
+            var emptyTimes: [Double] = []
+            var largeTimes: [Double] = []
+            for index in 0..<writes {
+                emptyTimes.append(Double(nanoseconds { empty.set(index, forKey: "small") }) / 1_000)
+                largeTimes.append(Double(nanoseconds { large.set(index, forKey: "small") }) / 1_000)
+            }
+            let emptyMedian = median(emptyTimes), largeMedian = median(largeTimes)
+            rows += [
+                ["\(name): first write, empty store", format(emptyFirst, decimals: 0), ""],
+                ["\(name): first write, 10 MB store an earlier version wrote", format(largeFirst, decimals: 0), format(largeFirst / emptyFirst, decimals: 2) + "×"],
+                ["\(name): one small write, empty store", format(emptyMedian, decimals: 0), ""],
+                ["\(name): one small write, store with 10 MB of other keys", format(largeMedian, decimals: 0), format(largeMedian / emptyMedian, decimals: 2) + "×"],
+            ]
         }
-        let emptyMedian = median(emptyTimes), largeMedian = median(largeTimes)
-        return [
-            ["one small write, empty store", format(emptyMedian, decimals: 0), ""],
-            ["one small write, store with 10 MB of other keys", format(largeMedian, decimals: 0), format(largeMedian / emptyMedian, decimals: 2) + "×"],
-        ]
+        return rows
     }
 
     /// Runs `body(0..<count)` on `count` threads of its own at once (`concurrentPerform` would use

@@ -75,7 +75,7 @@ if filter == nil || filter.map({ "persistence".hasPrefix($0) && $0.count >= 4 })
     print(table(["case", "writes/s", "vs 1 writer"], PersistenceScalingBenchmark.writerScaling(directory: directory, quick: quick)))
     print()
     print("## 6d. A small durable write vs the size of the rest of the store\n")
-    print(table(["case", "µs/write (median)", "vs empty"], PersistenceScalingBenchmark.largeStore(directory: directory, quick: quick)))
+    print(table(["case", "µs/write (median; first: one write)", "vs empty"], PersistenceScalingBenchmark.largeStore(directory: directory, quick: quick)))
     print()
 }
 

@@ -35,6 +35,16 @@ struct KeyValueStoreConformanceTests {
         }.run()
     }
 
+    @Test("FileKeyValueStore in the append-only log layout, and read back in the default layout")
+    func fileKeyValueStoreAppendOnlyLog() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("defaults.json")
+        try await KeyValueStoreConformance(store: FileKeyValueStore(path: path, layout: .appendOnlyLog)) {
+            FileKeyValueStore(path: path)
+        }.run()
+    }
+
     @Test("FileKeyValueStore on an InMemoryFileSystem")
     func fileKeyValueStoreInMemory() async throws {
         let fileSystem = InMemoryFileSystem()

@@ -35,4 +35,11 @@ struct PersistenceSnippets {
         let store = Application.dependency(\.userDefaults) as? FileKeyValueStore
         #expect(store?.path == "/var/lib/app/state.json")
     }
+
+    @Test func chooseTheLayout() {
+        // Nothing is written: the promotion only chooses the store (of this isolated application).
+        Application.promote(\.userDefaults, with: FileKeyValueStore(path: "/var/lib/app/state.json", layout: .appendOnlyLog))
+        let store = Application.dependency(\.userDefaults) as? FileKeyValueStore
+        #expect(store?.layout == .appendOnlyLog)
+    }
 }

@@ -29,14 +29,19 @@ private struct KillTally: CustomStringConvertible {
 
 @Suite("Persistence across processes", .isolatedApplication, .realFileSystem, .serialized)
 struct PersistenceProcessTests {
-    @Test("SIGKILL at random moments never loses an acknowledged StoredState write nor corrupts the store")
-    func storeSurvivesKill() throws {
+    @Test("SIGKILL at random moments never loses an acknowledged StoredState write nor corrupts the store", arguments: [
+        nil,
+        // The append-only log layout; then with the log compacted every few writes, so kills
+        // land in compactions too.
+        "log", "200",
+    ])
+    func storeSurvivesKill(layout: String?) throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.file("defaults.json")
         var tally = KillTally()
         for _ in 0..<PersistenceChild.killRounds {
-            let acknowledged = try PersistenceChild.runAndKill(["store-sequence", path, "1000000"])
+            let acknowledged = try PersistenceChild.runAndKill(["store-sequence", path, "1000000"] + (layout.map { [$0] } ?? []))
             tally.kills += 1
             do {
                 let stored = try FileKeyValueStore(path: path).readObject(forKey: "Child/sequence") as? Int ?? -1
@@ -45,7 +50,7 @@ struct PersistenceProcessTests {
                 tally.unreadable += 1
             }
         }
-        print("StoredState kill test: \(tally)")
+        print("StoredState kill test (layout \(layout ?? "default")): \(tally)")
         #expect(tally.lost == 0, "\(tally)")
         #expect(tally.unreadable == 0, "\(tally)")
         #expect(tally.impossible == 0, "\(tally)")
@@ -87,8 +92,13 @@ struct PersistenceProcessTests {
         #expect(try PersistenceChild.temporaryFiles(in: directory.path).isEmpty)
     }
 
-    @Test("two processes writing 2 × 200 different keys to one store lose nothing, a shared key ends with a written value, and a third process sees it all")
-    func concurrentProcesses() throws {
+    @Test("two processes writing 2 × 200 different keys to one store lose nothing, a shared key ends with a written value, and a third process sees it all", arguments: [
+        nil,
+        // The append-only log layout; then both processes append and compact the log (every few
+        // writes) concurrently.
+        "log", "300",
+    ])
+    func concurrentProcesses(layout: String?) throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.file("defaults.json")
@@ -96,8 +106,9 @@ struct PersistenceProcessTests {
         let store = FileKeyValueStore(path: path)
         try store.writeObject(-1, forKey: "Child/shared")
         #expect(store.object(forKey: "Child/a-0") == nil)
-        let first = try PersistenceChild.start(["store-keys", path, "a", "200"])
-        let second = try PersistenceChild.start(["store-keys", path, "b", "200"])
+        let chosen = layout.map { [$0] } ?? []
+        let first = try PersistenceChild.start(["store-keys", path, "a", "200"] + chosen)
+        let second = try PersistenceChild.start(["store-keys", path, "b", "200"] + chosen)
         let firstSaid = first.read()
         let secondSaid = second.read()
         #expect(first.waitForExit(), "the first child did not finish within a minute")

@@ -185,6 +185,9 @@ package enum AtomicFileWriter {
 
     /// Refuses a last path component longer than ``maximumNameLength`` bytes, up front.
     static func checkNameLength(_ path: String) throws {
+        // A path that short has a name that short: no need to split it (thousands of
+        // instructions through NSString), as in `sibling(of:suffix:reserving:)`.
+        if path.utf8.count <= maximumNameLength { return }
         let name = (path as NSString).lastPathComponent
         let length = name.utf8.count
         guard length <= maximumNameLength else {

@@ -13,9 +13,9 @@ import Darwin
 /// replaces, so a stamp never comes back even when the file system reuses inode numbers and the
 /// kernel's clock is coarse.
 package struct FileStamp: Equatable, Sendable {
-    let device: UInt64
-    let inode: UInt64
-    let size: Int64
+    package let device: UInt64
+    package let inode: UInt64
+    package let size: Int64
     let modifiedSeconds: Int64
     let modifiedNanoseconds: Int64
 

@@ -21,6 +21,23 @@ package protocol FileSystem: Sendable {
     /// The whole file at `path` (`open(2)` and `read(2)`), or `nil` when it does not exist.
     func contents(of path: String) throws(FileSystemError) -> Data?
 
+    /// The bytes of the file at `path` from `offset` on (at most `limit` of them when given), read
+    /// through one descriptor together with that file's stamp, or `nil` when it does not exist.
+    /// Fewer bytes than asked for (none at all past the end) is not an error.
+    ///
+    /// - Parameter target: The file this one belongs to; only used to match injected failures
+    ///   in test file systems.
+    func contents(of path: String, from offset: Int, limit: Int?, for target: String) throws(FileSystemError) -> (data: Data, stamp: FileStamp)?
+
+    /// Writes `data` into the existing file `path` at offset `length`, first cutting off whatever
+    /// the file holds past `length` (the torn tail of an append a crash interrupted); `fsync`s it
+    /// when `durable`. On failure the file is cut back to `length`, as far as possible.
+    ///
+    /// - Parameter target: The file this one belongs to; only used to match injected failures
+    ///   in test file systems.
+    /// - Returns: The file's stamp after the write.
+    func append(_ data: Data, to path: String, after length: Int, durable: Bool, for target: String) throws(FileSystemError) -> FileStamp
+
     /// Creates the new file `path` (it must not exist) with mode `0600`, holding `contents`;
     /// dates it after `previous` when the clock hasn't moved past it; `fsync`s it when
     /// `durable`. On failure the partly written file is removed.

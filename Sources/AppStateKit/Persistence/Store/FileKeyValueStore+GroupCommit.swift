@@ -1,8 +1,9 @@
 import Foundation
 
 /// Group commit: writes made at the same time by several threads share one read-modify-write
-/// cycle — one `flock`, one reload, one atomic file replacement with its `fsync`s — and each
-/// writer returns only once the replacement holding its change is on disk.
+/// cycle — one `flock`, one reload, one atomic file replacement with its `fsync`s (one record
+/// appended to the log with its `fsync`, in ``FileKeyValueStore/Layout/appendOnlyLog``) — and
+/// each writer returns only once the batch holding its change is on disk.
 ///
 /// The first writer to arrive leads: it takes every change queued so far and commits them as
 /// one batch, in arrival order. Writers arriving meanwhile queue up for the next batch, which the
@@ -15,17 +16,26 @@ extension FileKeyValueStore {
         /// Store `entry` only if the key's readable value still equals `expected`.
         case replace(key: String, expected: PropertyListValue?, entry: StoreEntry?)
 
-        /// Applies the change to `entries`; returns whether it applied.
-        func apply(to entries: inout [String: StoreEntry]) -> Bool {
+        /// The key the change writes.
+        var key: String {
+            switch self {
+            case let .set(key, _), let .replace(key, _, _): key
+            }
+        }
+
+        /// Applies the change to `changed`, the batch so far on top of `entries`; returns whether
+        /// it applied. (`entries` is only read, so it is never copied.)
+        func apply(to changed: inout StoreLog.Batch, over entries: [String: StoreEntry]) -> Bool {
             switch self {
             case let .set(key, entry):
-                entries[key] = entry
+                changed.updateValue(entry, forKey: key)
                 return true
             case let .replace(key, expected, entry):
-                let current: PropertyListValue? = if case let .value(value)? = entries[key] { value } else { nil }
+                let stored = changed.index(forKey: key).map { changed.values[$0] } ?? entries[key]
+                let current: PropertyListValue? = if case let .value(value)? = stored { value } else { nil }
                 // Compared as text too: `==` never holds for a NaN, which would retry forever.
                 guard current == expected || String(reflecting: current) == String(reflecting: expected) else { return false }
-                entries[key] = entry
+                changed.updateValue(entry, forKey: key)
                 return true
             }
         }
@@ -37,10 +47,11 @@ extension FileKeyValueStore {
         try commits.submit(change) { batch in commitBatch(batch) }.get()
     }
 
-    /// One read-modify-write cycle for `batch`: holding the `flock` every process shares,
-    /// reloads the file, applies the changes in order and writes the result once.
+    /// One read-modify-write cycle for `batch`: holding the `flock` every process shares, reads
+    /// what other processes wrote, applies the changes in order and writes their result once
+    /// (see `FileKeyValueStore+Log`).
     ///
-    /// Nothing is written when the file can't be read (every change fails with that error) or
+    /// Nothing is written when the store can't be read (every change fails with that error) or
     /// no change applied. A file that is not a JSON object is moved aside first. When the batch
     /// can't be encoded, its changes are committed one by one, so one bad value fails only its
     /// own write.
@@ -50,36 +61,40 @@ extension FileKeyValueStore {
         var applied = [Bool](repeating: false, count: batch.count)
         do {
             try FileLock.withExclusiveLock(lockPath, in: fileSystem) {
-                let (current, corruption, mark, counter) = try lock.withLock {
+                let (changed, corruption, snapshot, log, mark, counter) = try lock.withLock {
                     // The lock file exists now: map its counter if that hasn't happened yet.
                     cache.freshness.attach(lockPath: lockPath, in: fileSystem, create: true)
                     let mark = cache.freshness.mark()
                     try reloadIfChanged(&notes)
-                    return (cache.entries, cache.corruption, mark, cache.freshness.generation)
+                    // (With a corrupt file, `cache.entries` holds the log's records alone.)
+                    var changed: StoreLog.Batch = [:]
+                    for (index, change) in batch.enumerated() {
+                        applied[index] = change.apply(to: &changed, over: cache.entries)
+                    }
+                    return (changed, cache.corruption, cache.stamp, cache.log, mark, cache.freshness.generation)
                 }
-                var entries = current
+                guard applied.contains(true) else { return }
+                var snapshotStamp = snapshot
                 if let corruption, try FileStamp.ofExistingFile(atPath: path, in: fileSystem) != nil {
                     let aside = try AtomicFileWriter.moveAside(path, in: fileSystem)
                     notes.append(.error("AppStateKit: corrupt data for \(path): \(corruption); the file was moved to \(aside)"))
                     notes.append(.debug("AppStateKit: moved corrupt data aside: \(path) → \(aside)"))
                     // (`moveAside` counted the change for other processes.)
                     lock.withLock {
-                        cache = Cache(freshness: cache.freshness)
+                        cache.stamp = nil
+                        cache.corruption = nil
                         cache.freshness.invalidate()
                     }
-                    entries = [:]
+                    snapshotStamp = nil
                 }
-                for (index, change) in batch.enumerated() {
-                    applied[index] = change.apply(to: &entries)
-                }
-                guard applied.contains(true) else { return }
-                let data = try Self.encode(entries, path: path)
-                let stamp = try AtomicFileWriter.write(data, to: path, durable: durability == .immediate, announcing: false, in: fileSystem)
+                let written = try writeBatch(changed, snapshot: snapshotStamp, log: log, notes: &notes)
                 let previous = counter?.increment()
                 lock.withLock {
-                    cache.entries = entries
-                    cache.stamp = stamp
+                    // In place: nothing else holds the dictionary, so this costs the batch's size.
+                    StoreLog.apply([changed], to: &cache.entries)
+                    cache.stamp = written.snapshot
                     cache.corruption = nil
+                    cache.log = written.log
                     cache.freshness.recordOwnWrite(after: mark, previous: previous)
                 }
             }
@@ -94,19 +109,8 @@ extension FileKeyValueStore {
         return applied.map { .success($0) }
     }
 
-    /// The file's bytes for `entries`.
-    private static func encode(_ entries: [String: StoreEntry], path: String) throws -> Data {
-        do {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            return try encoder.encode(entries)
-        } catch {
-            throw BatchEncodingFailure(error: PersistenceError(.encodingFailed, subject: path, detail: shortDescription(of: error)))
-        }
-    }
-
     /// Encoding a batch failed; `error` is what a write of that batch alone reports.
-    private struct BatchEncodingFailure: Error {
+    struct BatchEncodingFailure: Error {
         let error: PersistenceError
     }
 }

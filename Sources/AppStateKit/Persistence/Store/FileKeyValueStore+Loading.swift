@@ -1,13 +1,14 @@
 import Foundation
 
-/// Keeping the cache in step with the file.
+/// Keeping the cache in step with the file and its log.
 extension FileKeyValueStore {
-    /// Checks the file's stamp and re-reads the file when it changed. Called with `lock` held; a
-    /// failure leaves the cache as it was and throws. Debug messages are added to `notes`, to be
-    /// logged after the lock is released.
+    /// Checks the stamps of the file and its log; reads the records appended to the log since the
+    /// last check, or re-reads both when either was replaced. Called with `lock` held; a failure
+    /// leaves the cache as it was and throws. Debug messages are added to `notes`, to be logged
+    /// after the lock is released.
     ///
     /// Maps the generation counter once the file exists, and records the counter's value taken
-    /// *before* the `stat`, so a write counted after it is never mistaken for seen.
+    /// *before* the `stat`s, so a write counted after it is never mistaken for seen.
     func reloadIfChanged(_ notes: inout [Note]) throws {
         // Map the counter (creating the lock file if the directory exists: never a directory,
         // never the store file), or check the mapped one is still the lock file's.
@@ -20,30 +21,114 @@ extension FileKeyValueStore {
         let stamp = isPOSIX
             ? try FileStamp.ofExistingFile(atPath: path, in: POSIXFileSystem())
             : try FileStamp.ofExistingFile(atPath: path, in: fileSystem)
-        guard stamp != cache.stamp || (stamp == nil && !cache.entries.isEmpty) else {
-            cache.freshness.record(mark)
-            return
-        }
-        guard stamp != nil, let data = try AtomicFileWriter.read(path, in: fileSystem) else {
-            cache = Cache(freshness: cache.freshness)
-            cache.freshness.record(mark)
-            return
-        }
-        var reloaded = Cache(stamp: stamp, freshness: cache.freshness)
-        if data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
-            reloaded.corruption = "the file is empty"
-        } else {
-            do {
-                reloaded.entries = try JSONDecoder().decode([String: StoreEntry].self, from: data)
-            } catch {
-                reloaded.corruption = "the file is not a JSON object of entries (\(shortDescription(of: error)))"
+        let logPath = try self.logPath()
+        let logStamp = try logStamp(logPath)
+        if stamp == cache.stamp, let log = cache.log, let logStamp, log.isSameFile(as: logStamp) {
+            if Int(logStamp.size) == log.consumed || log.corruption != nil || log.epoch == nil {
+                cache.freshness.record(mark)
+                return
             }
+            if try readAppendedRecords(logPath: logPath, after: log) {
+                cache.freshness.record(mark)
+                return
+            }
+        } else if stamp == cache.stamp, cache.log == nil, logStamp == nil, stamp != nil || cache.entries.isEmpty {
+            cache.freshness.record(mark)
+            return
         }
+        var reloaded = try readSnapshotAndLog(stamp: stamp, logPath: logPath)
+        reloaded.freshness = cache.freshness
         reloaded.freshness.record(mark)
         cache = reloaded
         let damaged = reloaded.entries.values.filter { if case .damaged = $0 { true } else { false } }.count
         let count = reloaded.entries.count
-        let summary = reloaded.corruption == nil ? "\(count) \(count == 1 ? "key" : "keys"), \(damaged) unreadable" : "corrupt"
+        let summary = reloaded.corruption == nil && reloaded.log?.corruption == nil
+            ? "\(count) \(count == 1 ? "key" : "keys"), \(damaged) unreadable" : "corrupt"
         notes.append(.debug("AppStateKit: reloaded the store \(path) (\(summary))"))
+    }
+
+    /// The log beside the store's file (beside the file a symbolic link points to).
+    func logPath() throws -> String {
+        let target = isPOSIX
+            ? try AtomicFileWriter.resolvingLinks(path, in: POSIXFileSystem())
+            : try AtomicFileWriter.resolvingLinks(path, in: fileSystem)
+        return AtomicFileWriter.sibling(of: target, suffix: ".log")
+    }
+
+    /// Applies the records appended to the log since `log.consumed` to the cache; `false` when the
+    /// log was replaced meanwhile (the caller then re-reads everything).
+    private func readAppendedRecords(logPath: String, after log: StoreLogPosition) throws -> Bool {
+        guard let (data, stamp) = try read(logPath, from: log.consumed, limit: nil), log.isSameFile(as: stamp) else { return false }
+        let scan = StoreLog.scan(data, base: log.consumed)
+        StoreLog.apply(scan.batches, to: &cache.entries)
+        cache.log?.consumed = scan.consumed
+        cache.log?.corruption = scan.corruption.map { "the log \(logPath) is corrupt: \($0)" }
+        return true
+    }
+
+    /// The file (stamped `stamp`) with its log applied.
+    ///
+    /// Readers take no lock, so a compaction may replace both while they read. The log is read
+    /// first and its header checked again after the file: when it is still the same log, the
+    /// file read is the one it belongs to or the compaction's result (which already holds the
+    /// log's records, and applying them again changes nothing). Otherwise it reads again.
+    private func readSnapshotAndLog(stamp firstStamp: FileStamp?, logPath: String) throws -> Cache {
+        var stamp = firstStamp
+        for attempt in 0..<100 {
+            if attempt > 0 { stamp = try FileStamp.ofExistingFile(atPath: path, in: fileSystem) }
+            let log = try read(logPath, from: 0, limit: nil)
+            var reloaded = Cache(stamp: stamp)
+            if stamp != nil, let data = try AtomicFileWriter.read(path, in: fileSystem) {
+                if data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
+                    reloaded.corruption = "the file is empty"
+                } else {
+                    do {
+                        reloaded.entries = try JSONDecoder().decode([String: StoreEntry].self, from: data)
+                    } catch {
+                        reloaded.corruption = "the file is not a JSON object of entries (\(shortDescription(of: error)))"
+                    }
+                }
+            } else {
+                reloaded.stamp = nil
+            }
+            guard let (bytes, logStamp) = log else {
+                if try logStamp(logPath) == nil { return reloaded }
+                continue
+            }
+            let epoch = StoreLog.epoch(ofHeader: bytes)
+            guard let (header, again) = try read(logPath, from: 0, limit: StoreLog.headerLength),
+                  again.device == logStamp.device, again.inode == logStamp.inode, StoreLog.epoch(ofHeader: header) == epoch
+            else { continue }
+            var position = StoreLogPosition(device: logStamp.device, inode: logStamp.inode, epoch: epoch, consumed: 0)
+            if epoch == nil {
+                position.corruption = "the log \(logPath) does not start with a log header"
+            } else {
+                let scan = StoreLog.scan(bytes.dropFirst(StoreLog.headerLength), base: StoreLog.headerLength)
+                StoreLog.apply(scan.batches, to: &reloaded.entries)
+                position.consumed = scan.consumed
+                position.corruption = scan.corruption.map { "the log \(logPath) is corrupt: \($0)" }
+            }
+            reloaded.log = position
+            return reloaded
+        }
+        throw PersistenceError(.ioFailure, subject: path, detail: "the store and its log kept being replaced while being read")
+    }
+
+    /// The stamp of the log at `logPath`; a failure names the store (the log is part of it).
+    private func logStamp(_ logPath: String) throws -> FileStamp? {
+        do {
+            return try fileSystem.status(of: logPath)?.stamp
+        } catch {
+            throw PersistenceError(error, path: path)
+        }
+    }
+
+    /// Part of the log at `logPath`; a failure names the store (the log is part of it).
+    func read(_ logPath: String, from offset: Int, limit: Int?) throws -> (data: Data, stamp: FileStamp)? {
+        do {
+            return try fileSystem.contents(of: logPath, from: offset, limit: limit, for: path)
+        } catch {
+            throw PersistenceError(error, path: path)
+        }
     }
 }

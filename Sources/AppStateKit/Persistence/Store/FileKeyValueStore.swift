@@ -1,33 +1,44 @@
 import Foundation
 
-/// A durable, multi-process-safe key-value store in one JSON file: the default store behind
+/// A durable, multi-process-safe key-value store in one JSON file (and, when you choose
+/// ``Layout/appendOnlyLog``, a log beside it): the default store behind
 /// ``Application/StoredState`` on Linux.
 ///
 /// It fixes what `UserDefaults` gets wrong for servers and command-line tools on Linux, where an
 /// unsynchronised `set` never reaches the disk:
 ///
-/// - **Durable:** when ``set(_:forKey:)`` returns, the value is on disk. The file is replaced
-///   atomically (temporary file, `fsync`, `rename`, directory `fsync`), so a crash or `SIGKILL`
-///   at any moment leaves the previous or the new complete file.
+/// - **Durable:** when ``set(_:forKey:)`` returns, the value is on disk. By default the file is
+///   replaced atomically (temporary file, `fsync`, `rename`, directory `fsync`), so a crash or
+///   `SIGKILL` at any moment leaves the previous or the new complete file. With
+///   ``Layout/appendOnlyLog``, a record of the change, framed by its length and a CRC-32, is
+///   appended to the `.log` sibling and `fsync`ed instead; a crash mid-append leaves an
+///   incomplete last record, which is ignored (no writer was told it succeeded), and the log is
+///   folded into the file, replaced atomically, when it outgrows it. A write then costs the
+///   same however large the store is.
 /// - **Multi-process safe:** each write takes an exclusive `flock` on a sibling `.lock` file and
-///   re-reads the file first, so concurrent processes writing different keys lose nothing.
+///   reads what other processes wrote first, so concurrent processes writing different keys
+///   lose nothing.
 /// - **Fresh:** a read costs one atomic load while the file's generation counter (the first 8
 ///   bytes of the `.lock` file, shared by every process) says nobody wrote since the last
 ///   check; otherwise, and at least once a second, it checks the file's stamp (one `stat`) and
 ///   reloads when it changed. A write another process acknowledged is seen by the next read;
 ///   on network file systems every read checks the stamp (see Persistence.md).
 /// - **Group commit:** writes made at the same time by several threads share one file
-///   replacement and its `fsync`s; each returns once the replacement holding it is on disk.
+///   replacement (one record of the log) and its `fsync`s; each returns once the batch holding
+///   it is on disk.
 /// - **Typed:** property-list values (`Bool`, `Int`, `Double`, `Float`, `String`, `Data`, `Date`,
 ///   `URL`, arrays and dictionaries of them) are written with a type tag and read back as the
 ///   same types.
 /// - **Never destroys data:** a file that is not a JSON object is reported, reads return `nil`,
-///   and the next write first moves the bytes aside to a `.corrupt-<time>` sibling. One entry
+///   and the next write first moves the bytes aside to a `.corrupt-<time>` sibling; a log with a
+///   damaged record before its last is handled alike (the records before the damage are kept in
+///   the file, the whole log is moved aside). One entry
 ///   that can't be read (an unknown type tag, `{"int": 1.5}`) only affects its own key: reading
 ///   that key throws (or reports and returns `nil`), every other key reads normally, and the
 ///   entry is kept as it is until that key is written. A write that can't read the current
 ///   file fails and changes nothing.
-/// - **Symbolic links stay:** when the path is a link, writes replace the file it points to.
+/// - **Symbolic links stay:** when the path is a link, writes replace the file it points to, and
+///   its log lives beside that file.
 ///
 /// ```swift
 /// let store = FileKeyValueStore(path: "/var/lib/myapp/settings.json")
@@ -35,16 +46,18 @@ import Foundation
 /// store.object(forKey: "port") as? Int   // 8080, also in the next run
 /// ```
 ///
-/// Writes cost two `fsync`s (a few hundred to a few thousand per second, depending on the
-/// disk). Pass ``Durability/processCrashSafe`` to skip them: values then survive the process
-/// being killed but not an OS crash or power loss.
+/// Writes cost two `fsync`s (one with the log; a few hundred to a few thousand per second,
+/// depending on the disk). Pass ``Durability/processCrashSafe`` to skip them: values then
+/// survive the process being killed but not an OS crash or power loss. Persistence.md describes
+/// both layouts, compaction, and what earlier versions and hand edits see.
 public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable {
     // Safe: `cache` is only accessed while `lock` is held; `commits` guards its own state; the
     // other properties are immutable.
 
     /// How hard a write works to reach stable storage before returning.
     public enum Durability: Sendable, Equatable {
-        /// `fsync` the file and its directory: survives `SIGKILL`, OS crashes and power loss.
+        /// `fsync` what a write changes (the log; the file and its directory when they are
+        /// replaced): survives `SIGKILL`, OS crashes and power loss.
         case immediate
         /// No `fsync`: survives `SIGKILL` and process crashes, not OS crashes or power loss.
         case processCrashSafe
@@ -54,17 +67,21 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
     public let path: String
     /// The durability of writes.
     public let durability: Durability
+    /// How writes lay out the data on disk.
+    public let layout: Layout
 
     /// Where the file lives: the real file system unless a test passes another.
     let fileSystem: any FileSystem
     /// Whether `fileSystem` is the real one: the freshness check on every read then calls it
     /// directly instead of through the existential (as fast as before the seam existed).
     let isPOSIX: Bool
+    /// The smallest log compacted into the file (see `FileKeyValueStore+Log`).
+    let compactionThreshold: Int
     /// The sibling every writer `flock`s; its first 8 bytes hold the generation counter.
     let lockPath: String
     let lock = Lock()
     var cache = Cache()
-    /// Writes waiting to share the next file replacement.
+    /// Writes waiting to share the next batch.
     let commits = CommitQueue()
 
     struct Cache {
@@ -72,20 +89,33 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
         var stamp: FileStamp?
         /// Why the file as a whole could not be decoded; its bytes are moved aside before a write.
         var corruption: String?
+        /// How far the log beside the file was applied to `entries`; `nil` when there is none.
+        var log: StoreLogPosition?
         /// Whether `entries` still match the file without a `stat`.
         var freshness = FileFreshness()
     }
 
     /// Creates a store backed by the file at `path` (created on first write).
-    public convenience init(path: String, durability: Durability = .immediate) {
-        self.init(path: path, durability: durability, fileSystem: POSIXFileSystem())
+    ///
+    /// - Parameter layout: How writes lay out the data: ``Layout/singleFile`` (the default)
+    ///   rewrites the file, ``Layout/appendOnlyLog`` appends to a log beside it, so a write
+    ///   costs the same however large the store is. Both read either.
+    public convenience init(path: String, durability: Durability = .immediate, layout: Layout = .singleFile) {
+        self.init(path: path, durability: durability, layout: layout, fileSystem: POSIXFileSystem())
     }
 
-    /// Creates a store whose file lives in `fileSystem`.
-    package init(path: String, durability: Durability = .immediate, fileSystem: any FileSystem) {
+    /// Creates a store whose file lives in `fileSystem`; with ``Layout/appendOnlyLog``, its log
+    /// is compacted into the file once it is larger than the file and than `compactionThreshold`
+    /// bytes.
+    package init(
+        path: String, durability: Durability = .immediate, layout: Layout = .singleFile, fileSystem: any FileSystem,
+        compactionThreshold: Int = FileKeyValueStore.defaultCompactionThreshold
+    ) {
         self.path = path
         self.durability = durability
+        self.layout = layout
         self.fileSystem = fileSystem
+        self.compactionThreshold = compactionThreshold
         self.isPOSIX = fileSystem is POSIXFileSystem
         self.lockPath = AtomicFileWriter.sibling(of: path, suffix: ".lock")
     }
@@ -154,6 +184,9 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
             if let corruption = cache.corruption {
                 throw PersistenceError(.corruptData, subject: path, detail: "\(corruption); the file is kept and moved aside by the next write")
             }
+            if let corruption = cache.log?.corruption {
+                throw PersistenceError(.corruptData, subject: path, detail: "\(corruption); the log is kept and moved aside by the next write")
+            }
             switch cache.entries[key] {
             case nil: return nil
             case let .value(value)?: return value.swiftValue
@@ -166,12 +199,12 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
     /// Stores `value` (a property-list value) for `key`, or removes the key when `value` is `nil`.
     ///
     /// Returns once the change is on disk (see ``Durability``). Writes made at the same time by
-    /// several threads share one file replacement and its `fsync`s; each returns only after the
-    /// replacement holding its value is on disk.
+    /// several threads share one file replacement (one record of the log) and its `fsync`s; each
+    /// returns only after the batch holding its value is on disk.
     ///
     /// - Throws: ``PersistenceError`` for a value that is not a property-list value, a file that
     ///   cannot be read first, or an I/O failure (permission denied, read-only file system, disk
-    ///   full); the stored file is then unchanged.
+    ///   full); the store is then unchanged.
     public func writeObject(_ value: Any?, forKey key: String) throws {
         let converted = try value.map { try Self.propertyList($0, key: key, path: path) }
         try naming(key) { _ = try commit(.set(key: key, entry: converted.map(StoreEntry.value))) }

@@ -1,0 +1,137 @@
+import Foundation
+
+/// Writing a batch: the store's file replaced (``FileKeyValueStore/Layout/singleFile``), or one
+/// record appended to the log beside it (see ``StoreLog``) and a compaction when the log has
+/// outgrown the file (``FileKeyValueStore/Layout/appendOnlyLog``).
+extension FileKeyValueStore {
+    /// The smallest log compacted by default: a log is compacted once it is larger than both
+    /// this and the store's file, so a write costs its own record plus, amortised, at most about
+    /// one more copy of it.
+    package static let defaultCompactionThreshold = 256 * 1024
+
+    /// The store's file and log after a write.
+    struct Written {
+        var snapshot: FileStamp?
+        var log: StoreLogPosition?
+    }
+
+    /// Makes `changes` durable, holding the `flock`. The cache still holds the
+    /// entries before the batch: `before` below; `after` is them with `changes` applied.
+    ///
+    /// - Without a log: ``Layout/singleFile`` replaces the file with `after`, as earlier versions
+    ///   did; ``Layout/appendOnlyLog`` first creates an empty log, then does the same.
+    /// - A corrupt log is replaced: the file is rewritten with `before` (the file and the log's
+    ///   readable records), the log is moved aside, then the batch is written as without a log.
+    /// - Otherwise a record of `changes` is appended at the end of the last complete one
+    ///   (cutting off a torn tail); then ``Layout/singleFile`` folds the log into the file and removes it, and
+    ///   ``Layout/appendOnlyLog`` compacts it when it outgrew the file.
+    ///
+    /// Throws when the batch is not durable; the store then holds what it held before.
+    func writeBatch(_ changes: StoreLog.Batch, snapshot: FileStamp?, log: StoreLogPosition?, notes: inout [Note]) throws -> Written {
+        // Before the log is touched (replacing the file checks it too).
+        if layout == .appendOnlyLog || log != nil { try AtomicFileWriter.checkNameLength(path) }
+        let logPath = try self.logPath()
+        do {
+            return try writeBatch(changes, snapshot: snapshot, log: log, logPath: logPath, notes: &notes)
+        } catch let error as PersistenceError where error.subject == logPath {
+            // The log is part of the store: its failures are the store's (and name the key).
+            throw PersistenceError(error.kind, errno: error.errno, subject: path, detail: error.detail)
+        }
+    }
+
+    private func writeBatch(
+        _ changes: StoreLog.Batch, snapshot: FileStamp?, log: StoreLogPosition?, logPath: String, notes: inout [Note]
+    ) throws -> Written {
+        guard let log else { return try writeWithoutLog(logPath: logPath, changes: changes) }
+        if log.epoch == nil || log.corruption != nil {
+            let problem = log.corruption ?? "the log \(logPath) does not start with a log header"
+            _ = try writeSnapshot(entries(after: [:]))
+            let aside = try AtomicFileWriter.moveAside(logPath, in: fileSystem)
+            notes.append(.error("AppStateKit: corrupt data for \(path): \(problem); the log was moved to \(aside), its readable records are kept in the store's file"))
+            return try writeWithoutLog(logPath: logPath, changes: changes)
+        }
+        return try append(try Self.record(changes, path: path), to: logPath, at: log, snapshot: snapshot, changes: changes, notes: &notes)
+    }
+
+    /// The log record of `changes`.
+    private static func record(_ changes: StoreLog.Batch, path: String) throws -> Data {
+        do {
+            return try StoreLog.record(changes)
+        } catch {
+            throw BatchEncodingFailure(error: PersistenceError(.encodingFailed, subject: path, detail: shortDescription(of: error)))
+        }
+    }
+
+    /// Replaces the file with the batch applied; with ``Layout/appendOnlyLog``, after creating an
+    /// empty log (so that when writing the file fails, the store is as it was).
+    private func writeWithoutLog(logPath: String, changes: StoreLog.Batch) throws -> Written {
+        let created = layout == .appendOnlyLog ? try createLog(at: logPath, holding: Data()) : nil
+        return Written(snapshot: try writeSnapshot(entries(after: changes)), log: created)
+    }
+
+    /// Appends `record` to the log at `log.consumed`, then compacts when due.
+    private func append(
+        _ record: Data, to logPath: String, at log: StoreLogPosition, snapshot: FileStamp?, changes: StoreLog.Batch,
+        notes: inout [Note]
+    ) throws -> Written {
+        // What writers killed in a compaction left (once per path and process, as every
+        // atomic write does).
+        AtomicFileWriter.removeAbandonedTemporaryFiles(of: logPath, in: fileSystem)
+        AtomicFileWriter.removeAbandonedTemporaryFiles(of: try AtomicFileWriter.resolvingLinks(path, in: fileSystem), in: fileSystem)
+        do {
+            _ = try fileSystem.append(record, to: logPath, after: log.consumed, durable: durability == .immediate, for: path)
+        } catch {
+            throw PersistenceError(error, path: logPath)
+        }
+        var appended = log
+        appended.consumed += record.count
+        var written = Written(snapshot: snapshot, log: appended)
+        let due = layout == .singleFile || appended.consumed > max(Int(snapshot?.size ?? 0), compactionThreshold)
+        guard due else { return written }
+        // The batch is durable: a failed compaction is reported, and the next write tries again.
+        // Its records are in the new file, so applying them again after a crash changes nothing.
+        do {
+            written.snapshot = try writeSnapshot(entries(after: changes))
+            if layout == .singleFile {
+                try AtomicFileWriter.remove(logPath, in: fileSystem)
+                written.log = nil
+            } else {
+                written.log = try createLog(at: logPath, holding: Data())
+            }
+        } catch {
+            let problem = (error as? BatchEncodingFailure)?.error ?? error
+            notes.append(.error("AppStateKit: could not compact the store \(path): \(problem); its log keeps every write"))
+        }
+        return written
+    }
+
+    /// The cached entries with `changes` applied (a copy: only for rewriting the whole file).
+    private func entries(after changes: StoreLog.Batch) -> [String: StoreEntry] {
+        var entries = lock.withLock { cache.entries }
+        StoreLog.apply([changes], to: &entries)
+        return entries
+    }
+
+    /// Replaces the store's file with `entries`, atomically; returns its stamp.
+    private func writeSnapshot(_ entries: [String: StoreEntry]) throws -> FileStamp? {
+        let data: Data
+        do {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            data = try encoder.encode(entries)
+        } catch {
+            throw BatchEncodingFailure(error: PersistenceError(.encodingFailed, subject: path, detail: shortDescription(of: error)))
+        }
+        return try AtomicFileWriter.write(data, to: path, durable: durability == .immediate, announcing: false, in: fileSystem)
+    }
+
+    /// Replaces the log with a new one (a new epoch) holding `records`, atomically.
+    private func createLog(at logPath: String, holding records: Data) throws -> StoreLogPosition {
+        let header = StoreLog.newHeader()
+        let stamp = try AtomicFileWriter.write(header + records, to: logPath, durable: durability == .immediate, announcing: false, in: fileSystem)
+        guard let stamp else {
+            throw PersistenceError(.ioFailure, subject: logPath, detail: "the new log has no stamp")
+        }
+        return StoreLogPosition(device: stamp.device, inode: stamp.inode, epoch: StoreLog.epoch(ofHeader: header), consumed: header.count + records.count)
+    }
+}
