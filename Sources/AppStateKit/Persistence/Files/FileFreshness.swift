@@ -34,7 +34,7 @@ struct FileFreshness {
     private var lastAbsent: UInt64?
 
     /// The counter's value and the time, taken before a check of the file.
-    struct Mark {
+    struct Mark: Sendable {
         fileprivate let generation: UInt64
         fileprivate let time: UInt64
     }
@@ -42,8 +42,32 @@ struct FileFreshness {
     /// Whether the cached value may be used without checking the file.
     @inline(__always)
     func isCurrent() -> Bool {
+        Self.isCurrent(checked: checked, generation: generation)
+    }
+
+    @inline(__always)
+    private static func isCurrent(checked: Mark?, generation: SharedGeneration?) -> Bool {
         guard let checked, let generation else { return false }
-        return generation.load() == checked.generation && Self.now() &- checked.time < Self.revalidationInterval
+        return generation.load() == checked.generation && now() &- checked.time < revalidationInterval
+    }
+
+    /// What ``isCurrent()`` looks at, copied out: whoever holds the freshness behind a lock can
+    /// hand this out, and the holder checks it without that lock for as long as it knows the
+    /// freshness itself was not changed since (see `FileKeyValueStore.ReadValidity`).
+    struct Snapshot: Sendable {
+        fileprivate let checked: Mark?
+        fileprivate let generation: SharedGeneration?
+
+        /// ``FileFreshness/isCurrent()`` of the freshness this was taken from, as it was then.
+        @inline(__always)
+        func isCurrent() -> Bool {
+            FileFreshness.isCurrent(checked: checked, generation: generation)
+        }
+    }
+
+    /// A copy of the state ``isCurrent()`` looks at.
+    var snapshot: Snapshot {
+        Snapshot(checked: checked, generation: generation)
     }
 
     /// Takes the mark to ``record(_:)`` once the file has been checked; `nil` without a counter.
