@@ -175,8 +175,9 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
     /// process counted a write on the generation counter, and the last check of the file is
     /// recent (see ``FileFreshness``). `false` when unsure; the caller then reads.
     @inline(__always)
-    func isUnchanged(since validity: ReadValidity) -> Bool {
-        cacheChanges.loadAcquiring() == validity.cacheChange && validity.freshness.isCurrent()
+    func isUnchanged(since validity: ReadValidity?) -> Bool {
+        guard let cacheChange = validity?.cacheChange else { return false }
+        return cacheChanges.loadAcquiring() == cacheChange && validity?.freshness.isCurrent() == true
     }
 
     /// The state of the cache a read was answered from (see ``readObjectForReuse(forKey:)``).
