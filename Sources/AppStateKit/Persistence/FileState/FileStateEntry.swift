@@ -29,7 +29,7 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
     @exclusivity(unchecked) private var currentValue: Value
     @exclusivity(unchecked) private var currentCheck: FileStateFreshness.Check?
     /// The application's `\.fileManager` operations as last resolved, while still current.
-    private let fileManagerMemo = DependencyMemo<any AtomicFileManaging>()
+    private let fileManagerMemo = DependencyMemo<ResolvedFiles>()
 
     init(key: EntryKey, directory: String, filename: String, isBase64Encoded: Bool, initial: Value, owner: EntryOwner) {
         self.directory = directory
@@ -44,9 +44,12 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
     override var kindName: String { "FileState" }
 
     /// The owning application's file operations (in an isolated application, its sandbox).
-    var fileManager: any AtomicFileManaging {
+    var fileManager: any AtomicFileManaging { resolvedFiles.files }
+
+    /// ``fileManager``, with the counters it announces on (see ``ResolvedFiles``).
+    var resolvedFiles: ResolvedFiles {
         if let memoized = owner.memoized(fileManagerMemo) { return memoized }
-        return owner.dependency(\.fileManager, memo: fileManagerMemo, for: "FileState \(filePath)") { $0.atomicFiles }
+        return owner.dependency(\.fileManager, memo: fileManagerMemo, for: "FileState \(filePath)") { ResolvedFiles($0.atomicFiles) }
     }
 
     /// The path the file manager actually uses for the file: inside the sandbox for an isolated
@@ -69,18 +72,18 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
     func read(checkingFile: Bool) throws -> Value {
         trackAccess()
         if let filenameProblem { throw filenameProblem }
-        let files = fileManager
+        let resolved = resolvedFiles
         if !checkingFile {
             lock.lock()
-            // (The check is a type comparison, atomic loads and a clock read: it calls nothing out.)
-            if let currentCheck, currentCheck.holds(for: files) {
+            // (The check is a comparison, atomic loads and a clock read: it calls nothing out.)
+            if FileStateFreshness.Check.holds(currentCheck, for: resolved.freshnessOwner) {
                 let value = currentValue
                 lock.unlock()
                 return value
             }
             lock.unlock()
         }
-        return try readCheckingFile(files)
+        return try readCheckingFile(resolved.files)
     }
 
     /// The rest of ``read(checkingFile:)``, out of line (so the check before it needs no type

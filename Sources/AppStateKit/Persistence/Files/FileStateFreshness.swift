@@ -70,9 +70,12 @@ final class FileStateFreshness: @unchecked Sendable {
         let owner: ObjectIdentifier
         let freshness: FileFreshness.Snapshot
 
+        /// Whether `check` is set and holds for a file manager announcing on `owner`'s counters
+        /// (``FileStateFreshness/owner(of:)``). Static, so that the optional is not copied.
         @inline(__always)
-        func holds(for files: any FileManaging) -> Bool {
-            FileStateFreshness.owner(of: files) == owner && freshness.isCurrent()
+        static func holds(_ check: Check?, for owner: ObjectIdentifier?) -> Bool {
+            guard let owner, check?.owner == owner else { return false }
+            return check?.freshness.isCurrent() == true
         }
     }
 }
