@@ -97,19 +97,39 @@ struct FileFreshness {
     }
 
     /// Maps the counter of `lockPath` if that hasn't happened yet and the file system allows it.
-    /// Called on the slow path, after the file was found to exist (so its directory does).
+    /// Called on the slow path, before the file's stamp is checked.
     ///
-    /// A lock file that can't be found (its directory doesn't exist yet) is looked for again at
-    /// most once per ``revalidationInterval``, so reads of a store nobody wrote stay one `stat`.
-    mutating func attach(lockPath: String, in fileSystem: some FileSystem, create: Bool) {
+    /// With `create`, a missing lock file is created; with `creatingDirectory` too, so is its
+    /// missing directory (mode `0700`, flushed to disk as a writer would): a store's reads then
+    /// know a file nobody wrote yet is still missing from the counter, without a `stat`. A lock
+    /// file that still can't be found (its directory is missing and may not or can't be
+    /// created) is looked for again at most once per ``revalidationInterval``; reads meanwhile
+    /// check with a `stat`.
+    mutating func attach(lockPath: String, in fileSystem: some FileSystem, create: Bool, creatingDirectory: Bool = true) {
         guard generation == nil, !isUnsupported else { return }
         if let lastAbsent, Self.now() &- lastAbsent < Self.revalidationInterval { return }
-        switch fileSystem.sharedGeneration(forLockFile: lockPath, create: create) {
+        var lookup = fileSystem.sharedGeneration(forLockFile: lockPath, create: create)
+        if case .absent = lookup, create, creatingDirectory, Self.makeDirectory(of: lockPath, in: fileSystem) {
+            lookup = fileSystem.sharedGeneration(forLockFile: lockPath, create: true)
+        }
+        switch lookup {
         case let .shared(counter):
             generation = counter
             lastAbsent = nil
         case .absent: lastAbsent = Self.now()
         case .unsupported: isUnsupported = true
+        }
+    }
+
+    /// Creates the directory `lockPath` lives in, as a writer would; whether it now exists. A
+    /// failure (no permission, a read-only file system, a file in the way) is not an error here:
+    /// reads then check with a `stat`, and the first write reports it.
+    private static func makeDirectory(of lockPath: String, in fileSystem: some FileSystem) -> Bool {
+        do {
+            try AtomicFileWriter.createDirectory(AtomicFileWriter.directory(of: lockPath), in: fileSystem)
+            return true
+        } catch {
+            return false
         }
     }
 

@@ -43,7 +43,9 @@ final class FileStateFreshness: @unchecked Sendable {
         if !isAttached {
             let target = (files as? SandboxFileManager)?.mapped(path) ?? path
             var attached = lock.withLock { state }
-            attached.attach(lockPath: AtomicFileWriter.sibling(of: target, suffix: ".lock"), in: POSIXFileSystem(), create: true)
+            attached.attach(
+                lockPath: AtomicFileWriter.sibling(of: target, suffix: ".lock"), in: POSIXFileSystem(), create: true, creatingDirectory: false
+            )
             lock.withLock {
                 if self.owner == owner, state.generation == nil { state = attached }
             }
