@@ -54,7 +54,7 @@ struct FileFreshness {
     /// What ``isCurrent()`` looks at, copied out: whoever holds the freshness behind a lock can
     /// hand this out, and the holder checks it without that lock for as long as it knows the
     /// freshness itself was not changed since (see `FileKeyValueStore.ReadValidity`).
-    struct Snapshot: Sendable {
+    struct Checkpoint: Sendable {
         fileprivate let checked: Mark?
         fileprivate let generation: SharedGeneration?
 
@@ -66,8 +66,8 @@ struct FileFreshness {
     }
 
     /// A copy of the state ``isCurrent()`` looks at.
-    var snapshot: Snapshot {
-        Snapshot(checked: checked, generation: generation)
+    var checkpoint: Checkpoint {
+        Checkpoint(checked: checked, generation: generation)
     }
 
     /// Takes the mark to ``record(_:)`` once the file has been checked; `nil` without a counter.

@@ -60,7 +60,7 @@ final class FileStateFreshness: @unchecked Sendable {
         return lock.withLock {
             state.record(mark)
             guard let owner, self.owner == owner, mark != nil else { return nil }
-            return Check(owner: owner, freshness: state.snapshot)
+            return Check(owner: owner, freshness: state.checkpoint)
         }
     }
 
@@ -70,7 +70,7 @@ final class FileStateFreshness: @unchecked Sendable {
     /// ``FileFreshness/revalidationInterval`` old. Checked without any lock but the entry's.
     struct Check: Sendable {
         let owner: ObjectIdentifier
-        let freshness: FileFreshness.Snapshot
+        let freshness: FileFreshness.Checkpoint
 
         /// Whether `check` is set and holds for a file manager announcing on `owner`'s counters
         /// (``FileStateFreshness/owner(of:)``). Static, so that the optional is not copied.

@@ -166,7 +166,7 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
         defer { Self.log(notes) }
         return try lock.withLock {
             let object = try lockedRead(key, &notes)
-            return (object, ReadValidity(cacheChange: cacheChanges.loadRelaxed(), freshness: cache.freshness.snapshot))
+            return (object, ReadValidity(cacheChange: cacheChanges.loadRelaxed(), freshness: cache.freshness.checkpoint))
         }
     }
 
@@ -183,7 +183,7 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
     /// The state of the cache a read was answered from (see ``readObjectForReuse(forKey:)``).
     struct ReadValidity: Sendable {
         let cacheChange: UInt64
-        let freshness: FileFreshness.Snapshot
+        let freshness: FileFreshness.Checkpoint
     }
 
     /// The body of a read, with `lock` held.
