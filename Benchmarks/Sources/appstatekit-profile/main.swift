@@ -95,7 +95,7 @@ let operations: [String: (Int) -> Void] = [
         for _ in 0..<count { consume(Application.storedState(\.profiledStored).value) }
     },
     // A store nobody wrote yet, in a directory that doesn't exist yet (a server's first run).
-    "stored-read-unwritten": { count in
+    "stored-read-absent": { count in
         Application.promote(\.userDefaults, with: FileKeyValueStore(path: ProfileDirectory.path + "/unwritten/store.json"))
         for _ in 0..<count { consume(Application.storedState(\.profiledStored).value) }
     },
