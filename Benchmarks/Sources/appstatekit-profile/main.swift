@@ -94,6 +94,11 @@ let operations: [String: (Int) -> Void] = [
         useTemporaryStore()
         for _ in 0..<count { consume(Application.storedState(\.profiledStored).value) }
     },
+    // A store nobody wrote yet, in a directory that doesn't exist yet (a server's first run).
+    "stored-read-absent": { count in
+        Application.promote(\.userDefaults, with: FileKeyValueStore(path: ProfileDirectory.path + "/unwritten/store.json"))
+        for _ in 0..<count { consume(Application.storedState(\.profiledStored).value) }
+    },
     // Alternates two values so every write costs the same (the encoded length doesn't grow).
     "stored-write": { count in
         useTemporaryStore()

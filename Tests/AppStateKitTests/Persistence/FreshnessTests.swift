@@ -120,6 +120,31 @@ struct FreshnessProcessTests {
         #expect(stale.isEmpty, "rounds whose acknowledged value the next read missed: \(stale)")
     }
 
+    @Test("StoredState handle: each value the child acknowledged is what this process's next read returns, though reads reuse decoded values")
+    func storedStateHandle() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("defaults.json")
+        let store = FileKeyValueStore(path: path)
+        try store.writeObject(-1, forKey: "Child/sequence")
+        let application = Application()
+        let sequence = application.storedState(initial: -2, feature: "Child", id: "sequence", store: store)
+        let child = try PersistenceChild.start(["store-pingpong", path, "\(Self.rounds)"])
+        var buffer = Data()
+        var stale: [Int] = []
+        for round in 0..<Self.rounds {
+            guard waitForAcknowledgement(of: round, from: child, buffer: &buffer) else {
+                Issue.record("the child did not acknowledge round \(round)")
+                break
+            }
+            // Twice: the second read is the one that reuses the value the first decoded.
+            if sequence.value != round || sequence.value != round { stale.append(round) }
+            try store.writeObject(round, forKey: "Child/seen")
+        }
+        #expect(child.waitForExit())
+        #expect(stale.isEmpty, "rounds whose acknowledged value the next read missed: \(stale)")
+    }
+
     @Test("FileState: each value the child acknowledged is what this process's next read returns")
     func fileState() throws {
         let directory = TemporaryDirectory()

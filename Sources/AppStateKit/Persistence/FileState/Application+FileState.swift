@@ -23,8 +23,9 @@ extension Application {
     /// overwritten. ``read()`` and ``write(_:)`` throw instead.
     public struct FileState<Value: Codable & Sendable>: MutableApplicationState, Sendable {
         /// The memo slot of the entry; it keeps the owning application's registry alive.
-        let slot: ThreadLookupCache.Slot
+        @usableFromInline let slot: ThreadLookupCache.Slot
 
+        @inlinable
         init(slot: ThreadLookupCache.Slot) {
             self.slot = slot
         }
@@ -98,6 +99,10 @@ extension Application {
     /// `/` or NUL is refused — reads return the initial value and report the problem, and
     /// ``FileState/read()``/``FileState/write(_:)`` throw — and nothing outside `path` is
     /// touched. `isBase64Encoded: false` writes human-readable JSON.
+    ///
+    /// Inlinable, so that building the handle on every access is specialised for `Value` in the
+    /// caller (the entry itself is made out of line, once).
+    @inlinable
     public func fileState<Value: Codable & Sendable>(
         initial: @escaping @autoclosure () -> Value,
         path: String = FileManager.defaultFileStatePath,
@@ -110,13 +115,21 @@ extension Application {
             name: EntryName(feature: path, id: filename)
         )
         let slot = registry.retainedSlot(for: key) {
-            Application.announcingCreation(
-                FileStateEntry(
-                    key: $0, directory: path, filename: filename, isBase64Encoded: isBase64Encoded, initial: initial(), owner: EntryOwner(self)
-                )
-            )
+            makeFileStateEntry(key: $0, path: path, filename: filename, isBase64Encoded: isBase64Encoded, initial: initial())
         }
         return FileState(slot: slot)
+    }
+
+    /// Creates the entry behind ``fileState(initial:path:filename:isBase64Encoded:)`` on first access.
+    @usableFromInline
+    func makeFileStateEntry<Value: Codable & Sendable>(
+        key: EntryKey, path: String, filename: String, isBase64Encoded: Bool, initial: Value
+    ) -> RegistryEntry {
+        Application.announcingCreation(
+            FileStateEntry(
+                key: key, directory: path, filename: filename, isBase64Encoded: isBase64Encoded, initial: initial, owner: EntryOwner(self)
+            )
+        )
     }
 
     /// Declares an optional value persisted in `path/filename`: `nil` while there is no file;

@@ -6,8 +6,8 @@ import Foundation
 /// process or another; see `FileStateFreshness`). It reads
 /// and writes through the `\.fileManager` of the application that owns it (see ``EntryOwner``).
 final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @unchecked Sendable {
-    // Safe: `cache` and `corruptStamp` are only accessed while `lock` (the base class's) is held;
-    // everything else is immutable.
+    // Safe: `cache`, `corruptStamp`, `currentValue` and `currentCheck` are only accessed while
+    // `lock` (the base class's) is held; everything else is immutable.
     let directory: String
     let filename: String
     let isBase64Encoded: Bool
@@ -22,8 +22,14 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
     private var corruptStamp: FileStamp?
     /// Whether `cache` is still the file's without a `stat`: the file's generation counter.
     private let freshness = FileStateFreshness()
+    /// The value the last check of the file found (``initial`` for no file), and what vouches
+    /// that it is still the file's (`nil`: nothing, check the file). Fields of the entry rather
+    /// than one optional object, so the read that uses them instantiates no type metadata;
+    /// their runtime exclusivity checks are off, as `lock` already makes each access exclusive.
+    @exclusivity(unchecked) private var currentValue: Value
+    @exclusivity(unchecked) private var currentCheck: FileStateFreshness.Check?
     /// The application's `\.fileManager` operations as last resolved, while still current.
-    private let fileManagerMemo = DependencyMemo<any AtomicFileManaging>()
+    private let fileManagerMemo = DependencyMemo<ResolvedFiles>()
 
     init(key: EntryKey, directory: String, filename: String, isBase64Encoded: Bool, initial: Value, owner: EntryOwner) {
         self.directory = directory
@@ -31,15 +37,19 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
         self.isBase64Encoded = isBase64Encoded
         self.filePath = (directory as NSString).appendingPathComponent(filename)
         self.filenameProblem = FileStateEntry.validate(filename: filename, directory: directory)
+        self.currentValue = initial
         super.init(key: key, initial: initial, owner: owner)
     }
 
     override var kindName: String { "FileState" }
 
     /// The owning application's file operations (in an isolated application, its sandbox).
-    var fileManager: any AtomicFileManaging {
+    var fileManager: any AtomicFileManaging { resolvedFiles.files }
+
+    /// ``fileManager``, with the counters it announces on (see ``ResolvedFiles``).
+    var resolvedFiles: ResolvedFiles {
         if let memoized = owner.memoized(fileManagerMemo) { return memoized }
-        return owner.dependency(\.fileManager, memo: fileManagerMemo, for: "FileState \(filePath)") { $0.atomicFiles }
+        return owner.dependency(\.fileManager, memo: fileManagerMemo, for: "FileState \(filePath)") { ResolvedFiles($0.atomicFiles) }
     }
 
     /// The path the file manager actually uses for the file: inside the sandbox for an isolated
@@ -62,38 +72,63 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
     func read(checkingFile: Bool) throws -> Value {
         trackAccess()
         if let filenameProblem { throw filenameProblem }
-        let files = fileManager
+        let resolved = resolvedFiles
         if !checkingFile {
-            if let cached = lock.withLock({ cache }) {
-                if freshness.isCurrent(for: files, stamp: cached.stamp) { return cached.value }
-            } else if freshness.isCurrent(for: files, stamp: nil) {
-                return initial
+            lock.lock()
+            // (The check is a comparison, atomic loads and a clock read: it calls nothing out.)
+            if FileStateFreshness.Check.holds(currentCheck, for: resolved.freshnessOwner) {
+                let value = currentValue
+                lock.unlock()
+                return value
             }
+            lock.unlock()
         }
+        return try readCheckingFile(resolved.files)
+    }
+
+    /// The rest of ``read(checkingFile:)``, out of line (so the check before it needs no type
+    /// metadata beyond `Value`'s): checks the file's stamp, decodes it when it changed, and
+    /// keeps the value with what vouches for it.
+    @inline(never)
+    private func readCheckingFile(_ files: any AtomicFileManaging) throws -> Value {
         let path = filePath
         let mark = freshness.mark(for: files, path: path)
         guard let stamp = try files.existingStamp(ofFile: path) else {
-            lock.withLock { cache = nil }
-            freshness.record(mark, stamp: nil)
+            let check = freshness.record(mark, for: files)
+            keepCurrent(initial, check) { $0 = nil }
             return initial
         }
         if let cached = lock.withLock({ cache }), cached.stamp == stamp {
-            freshness.record(mark, stamp: stamp)
+            let check = freshness.record(mark, for: files)
+            keepCurrent(cached.value, check) { _ in }
             return cached.value
         }
         guard let data = try files.contents(ofFile: path) else { return initial }
         do {
             let value = try FileStateCodec.decode(data, as: Value.self, path: path)
-            lock.withLock {
-                cache = Cached(stamp: stamp, value: value)
+            let check = freshness.record(mark, for: files)
+            keepCurrent(value, check) {
+                $0 = Cached(stamp: stamp, value: value)
                 corruptStamp = nil
             }
-            freshness.record(mark, stamp: stamp)
             return value
         } catch {
             lock.withLock { corruptStamp = stamp }
             throw error
         }
+    }
+
+    /// Keeps `value` as the current one, vouched for by `check`, and applies `update` to the
+    /// cache, all under the lock; the value kept before is released after it (its deinit may
+    /// run user code).
+    private func keepCurrent(_ value: Value, _ check: FileStateFreshness.Check?, _ update: (inout Cached?) -> Void) {
+        lock.lock()
+        let previous = currentValue
+        currentValue = value
+        currentCheck = check
+        update(&cache)
+        lock.unlock()
+        withExtendedLifetime(previous) {}
     }
 
     /// Writes `newValue` atomically; an optional holding `nil` deletes the file.
@@ -111,13 +146,19 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
         try preserveCorruptFile(files, path: path)
         if let optional = newValue as? any OptionalValue, optional.wrappedAny == nil {
             try files.removeFile(path)
-            lock.withLock { cache = nil }
+            lock.withLock {
+                cache = nil
+                currentCheck = nil
+            }
             return
         }
         let data = try FileStateCodec.encode(newValue, base64Encoded: isBase64Encoded, path: path)
         let stamp = try files.writeAtomicallyWithStamp(data, toFile: path)
         let cached = stamp.map { Cached(stamp: $0, value: newValue) }
-        lock.withLock { cache = cached }
+        lock.withLock {
+            cache = cached
+            currentCheck = nil
+        }
     }
 
     /// Deletes the file so reads return the initial value.
@@ -128,7 +169,10 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
         try notifyingObservers {
             try preserveCorruptFile(files, path: path)
             try files.removeFile(path)
-            lock.withLock { cache = nil }
+            lock.withLock {
+                cache = nil
+                currentCheck = nil
+            }
         }
     }
 
@@ -237,24 +281,5 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
             self.stamp = stamp
             self.value = value
         }
-    }
-
-    /// Why `filename` can't be used, or `nil`: it must be one path component.
-    static func validate(filename: String, directory: String) -> PersistenceError? {
-        let component = "a file name must be a single path component"
-        let problem: String? = if filename.isEmpty {
-            "the file name is empty; \(component)"
-        } else if filename == "." || filename == ".." {
-            "\"\(filename)\" is not a file name; \(component)"
-        } else if filename.contains("/") {
-            "\"\(filename)\" contains \"/\"; pass directories in `path:`; \(component)"
-        } else if filename.utf8.contains(0) {
-            "the file name contains a NUL byte; \(component)"
-        } else if filename.utf8.count > AtomicFileWriter.maximumNameLength {
-            "the file name is \(filename.utf8.count) bytes long; the limit is \(AtomicFileWriter.maximumNameLength)"
-        } else {
-            nil
-        }
-        return problem.map { PersistenceError(.invalidFilename, subject: "FileState in \(directory)", detail: $0) }
     }
 }

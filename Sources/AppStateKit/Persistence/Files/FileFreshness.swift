@@ -34,7 +34,7 @@ struct FileFreshness {
     private var lastAbsent: UInt64?
 
     /// The counter's value and the time, taken before a check of the file.
-    struct Mark {
+    struct Mark: Sendable {
         fileprivate let generation: UInt64
         fileprivate let time: UInt64
     }
@@ -42,8 +42,32 @@ struct FileFreshness {
     /// Whether the cached value may be used without checking the file.
     @inline(__always)
     func isCurrent() -> Bool {
+        Self.isCurrent(checked: checked, generation: generation)
+    }
+
+    @inline(__always)
+    private static func isCurrent(checked: Mark?, generation: SharedGeneration?) -> Bool {
         guard let checked, let generation else { return false }
-        return generation.load() == checked.generation && Self.now() &- checked.time < Self.revalidationInterval
+        return generation.load() == checked.generation && now() &- checked.time < revalidationInterval
+    }
+
+    /// What ``isCurrent()`` looks at, copied out: whoever holds the freshness behind a lock can
+    /// hand this out, and the holder checks it without that lock for as long as it knows the
+    /// freshness itself was not changed since (see `FileKeyValueStore.ReadValidity`).
+    struct Checkpoint: Sendable {
+        fileprivate let checked: Mark?
+        fileprivate let generation: SharedGeneration?
+
+        /// ``FileFreshness/isCurrent()`` of the freshness this was taken from, as it was then.
+        @inline(__always)
+        func isCurrent() -> Bool {
+            FileFreshness.isCurrent(checked: checked, generation: generation)
+        }
+    }
+
+    /// A copy of the state ``isCurrent()`` looks at.
+    var checkpoint: Checkpoint {
+        Checkpoint(checked: checked, generation: generation)
     }
 
     /// Takes the mark to ``record(_:)`` once the file has been checked; `nil` without a counter.
@@ -73,19 +97,39 @@ struct FileFreshness {
     }
 
     /// Maps the counter of `lockPath` if that hasn't happened yet and the file system allows it.
-    /// Called on the slow path, after the file was found to exist (so its directory does).
+    /// Called on the slow path, before the file's stamp is checked.
     ///
-    /// A lock file that can't be found (its directory doesn't exist yet) is looked for again at
-    /// most once per ``revalidationInterval``, so reads of a store nobody wrote stay one `stat`.
-    mutating func attach(lockPath: String, in fileSystem: some FileSystem, create: Bool) {
+    /// With `create`, a missing lock file is created; with `creatingDirectory` too, so is its
+    /// missing directory (mode `0700`, flushed to disk as a writer would): a store's reads then
+    /// know a file nobody wrote yet is still missing from the counter, without a `stat`. A lock
+    /// file that still can't be found (its directory is missing and may not or can't be
+    /// created) is looked for again at most once per ``revalidationInterval``; reads meanwhile
+    /// check with a `stat`.
+    mutating func attach(lockPath: String, in fileSystem: some FileSystem, create: Bool, creatingDirectory: Bool = true) {
         guard generation == nil, !isUnsupported else { return }
         if let lastAbsent, Self.now() &- lastAbsent < Self.revalidationInterval { return }
-        switch fileSystem.sharedGeneration(forLockFile: lockPath, create: create) {
+        var lookup = fileSystem.sharedGeneration(forLockFile: lockPath, create: create)
+        if case .absent = lookup, create, creatingDirectory, Self.makeDirectory(of: lockPath, in: fileSystem) {
+            lookup = fileSystem.sharedGeneration(forLockFile: lockPath, create: true)
+        }
+        switch lookup {
         case let .shared(counter):
             generation = counter
             lastAbsent = nil
         case .absent: lastAbsent = Self.now()
         case .unsupported: isUnsupported = true
+        }
+    }
+
+    /// Creates the directory `lockPath` lives in, as a writer would; whether it now exists. A
+    /// failure (no permission, a read-only file system, a file in the way) is not an error here:
+    /// reads then check with a `stat`, and the first write reports it.
+    private static func makeDirectory(of lockPath: String, in fileSystem: some FileSystem) -> Bool {
+        do {
+            try AtomicFileWriter.createDirectory(AtomicFileWriter.directory(of: lockPath), in: fileSystem)
+            return true
+        } catch {
+            return false
         }
     }
 

@@ -7,28 +7,9 @@ import Foundation
 /// `FileManager` and an isolated application's sandbox — announce their writes on the counter;
 /// with any other ``FileManaging`` every read checks the file's stamp, as before.
 final class FileStateFreshness: @unchecked Sendable {
-    // Safe: `state`, `vouched` and `owner` are only accessed while `lock` is held.
+    // Safe: `state` and `owner` are only accessed while `lock` is held.
     private let lock = Lock()
     private var state = FileFreshness()
-    /// The stamp the last check found (`.some(nil)`: no file). The entry's cache and this check
-    /// are updated under two locks, so a cached value only counts as current when it is of this
-    /// very file version.
-    private var vouched = Vouched.nothing
-
-    private enum Vouched {
-        case nothing
-        case absent
-        case file(FileStamp)
-
-        @inline(__always)
-        func matches(_ stamp: FileStamp?) -> Bool {
-            switch (self, stamp) {
-            case (.absent, nil): true
-            case let (.file(vouched), stamp?): vouched == stamp
-            default: false
-            }
-        }
-    }
     /// The file manager (`FileManager` or sandbox directory) the counter belongs to.
     private var owner: ObjectIdentifier?
 
@@ -37,7 +18,7 @@ final class FileStateFreshness: @unchecked Sendable {
     ///
     /// The common dynamic types are compared first, which costs less than casting.
     @inline(__always)
-    private static func owner(of files: any FileManaging) -> ObjectIdentifier? {
+    static func owner(of files: any FileManaging) -> ObjectIdentifier? {
         let dynamicType = ObjectIdentifier(type(of: files))
         if dynamicType == ObjectIdentifier(FileManager.self) { return dynamicType }
         switch files {
@@ -47,14 +28,7 @@ final class FileStateFreshness: @unchecked Sendable {
         }
     }
 
-    /// Whether the value cached from `files`, read from the file version `stamp` (`nil`: no
-    /// file, so the initial value), may be used without checking the file.
-    func isCurrent(for files: any FileManaging, stamp: FileStamp?) -> Bool {
-        guard let owner = Self.owner(of: files) else { return false }
-        return lock.withLock { self.owner == owner && vouched.matches(stamp) && state.isCurrent() }
-    }
-
-    /// Maps the counter of `path` and takes the mark to ``record(_:stamp:)`` after the file's
+    /// Maps the counter of `path` and takes the mark to ``record(_:for:)`` after the file's
     /// stamp was checked. Call before that check. The lock file is created when its directory
     /// exists (never the directory).
     func mark(for files: any FileManaging, path: String) -> FileFreshness.Mark? {
@@ -69,7 +43,9 @@ final class FileStateFreshness: @unchecked Sendable {
         if !isAttached {
             let target = (files as? SandboxFileManager)?.mapped(path) ?? path
             var attached = lock.withLock { state }
-            attached.attach(lockPath: AtomicFileWriter.sibling(of: target, suffix: ".lock"), in: POSIXFileSystem(), create: true)
+            attached.attach(
+                lockPath: AtomicFileWriter.sibling(of: target, suffix: ".lock"), in: POSIXFileSystem(), create: true, creatingDirectory: false
+            )
             lock.withLock {
                 if self.owner == owner, state.generation == nil { state = attached }
             }
@@ -77,11 +53,31 @@ final class FileStateFreshness: @unchecked Sendable {
         return lock.withLock { self.owner == owner ? state.mark() : nil }
     }
 
-    /// Records a check that started at `mark` and found the file version `stamp` (`nil`: none).
-    func record(_ mark: FileFreshness.Mark?, stamp: FileStamp?) {
-        lock.withLock {
+    /// Records a check of the file that started at `mark`, and returns what vouches for the
+    /// value the entry read after that check (see ``Check``); `nil` without a counter.
+    func record(_ mark: FileFreshness.Mark?, for files: any FileManaging) -> Check? {
+        let owner = Self.owner(of: files)
+        return lock.withLock {
             state.record(mark)
-            vouched = stamp.map(Vouched.file) ?? .absent
+            guard let owner, self.owner == owner, mark != nil else { return nil }
+            return Check(owner: owner, freshness: state.checkpoint)
+        }
+    }
+
+    /// What the entry keeps next to the value it read after a check of the file: that value is
+    /// still the file's while the same file manager is in use and the check holds — the
+    /// counter hasn't moved since the mark taken before the `stat`, which is less than
+    /// ``FileFreshness/revalidationInterval`` old. Checked without any lock but the entry's.
+    struct Check: Sendable {
+        let owner: ObjectIdentifier
+        let freshness: FileFreshness.Checkpoint
+
+        /// Whether `check` is set and holds for a file manager announcing on `owner`'s counters
+        /// (``FileStateFreshness/owner(of:)``). Static, so that the optional is not copied.
+        @inline(__always)
+        static func holds(_ check: Check?, for owner: ObjectIdentifier?) -> Bool {
+            guard let owner, check?.owner == owner else { return false }
+            return check?.freshness.isCurrent() == true
         }
     }
 }

@@ -80,7 +80,14 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
     /// The sibling every writer `flock`s; its first 8 bytes hold the generation counter.
     let lockPath: String
     let lock = Lock()
-    var cache = Cache()
+    var cache = Cache() {
+        // With `lock` held, like every access to `cache`.
+        didSet { cacheChanges.incrementReleasing() }
+    }
+    /// Moves on every change of `cache` — entries, stamp, log, corruption or freshness check —
+    /// so a value decoded from what a read returned stays valid while it stands still (see
+    /// ``ReadValidity``).
+    let cacheChanges = AtomicWord(0)
     /// Writes waiting to share the next batch.
     let commits = CommitQueue()
 
@@ -179,20 +186,50 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
     public func readObject(forKey key: String) throws -> Any? {
         var notes: [Note] = []
         defer { Self.log(notes) }
+        return try lock.withLock { try lockedRead(key, &notes) }
+    }
+
+    /// ``readObject(forKey:)`` and what a caller that keeps a value decoded from the object
+    /// checks with ``isUnchanged(since:)`` before using it again instead of reading.
+    func readObjectForReuse(forKey key: String) throws -> (object: Any?, validity: ReadValidity) {
+        var notes: [Note] = []
+        defer { Self.log(notes) }
         return try lock.withLock {
-            if !cache.freshness.isCurrent() { try reloadIfChanged(&notes) }
-            if let corruption = cache.corruption {
-                throw PersistenceError(.corruptData, subject: path, detail: "\(corruption); the file is kept and moved aside by the next write")
-            }
-            if let corruption = cache.log?.corruption {
-                throw PersistenceError(.corruptData, subject: path, detail: "\(corruption); the log is kept and moved aside by the next write")
-            }
-            switch cache.entries[key] {
-            case nil: return nil
-            case let .value(value)?: return value.swiftValue
-            case let .damaged(_, problem)?:
-                throw PersistenceError(.corruptData, subject: Self.subject(key: key, path: path), detail: "\(problem); the entry is kept until this key is written")
-            }
+            let object = try lockedRead(key, &notes)
+            return (object, ReadValidity(cacheChange: cacheChanges.loadRelaxed(), freshness: cache.freshness.checkpoint))
+        }
+    }
+
+    /// Whether a read made at `validity` would return the same object now, known without the
+    /// lock: this process changed nothing in the cache since (no write, reload or check), no
+    /// process counted a write on the generation counter, and the last check of the file is
+    /// recent (see ``FileFreshness``). `false` when unsure; the caller then reads.
+    @inline(__always)
+    func isUnchanged(since validity: ReadValidity?) -> Bool {
+        guard let cacheChange = validity?.cacheChange else { return false }
+        return cacheChanges.loadAcquiring() == cacheChange && validity?.freshness.isCurrent() == true
+    }
+
+    /// The state of the cache a read was answered from (see ``readObjectForReuse(forKey:)``).
+    struct ReadValidity: Sendable {
+        let cacheChange: UInt64
+        let freshness: FileFreshness.Checkpoint
+    }
+
+    /// The body of a read, with `lock` held.
+    private func lockedRead(_ key: String, _ notes: inout [Note]) throws -> Any? {
+        if !cache.freshness.isCurrent() { try reloadIfChanged(&notes) }
+        if let corruption = cache.corruption {
+            throw PersistenceError(.corruptData, subject: path, detail: "\(corruption); the file is kept and moved aside by the next write")
+        }
+        if let corruption = cache.log?.corruption {
+            throw PersistenceError(.corruptData, subject: path, detail: "\(corruption); the log is kept and moved aside by the next write")
+        }
+        switch cache.entries[key] {
+        case nil: return nil
+        case let .value(value)?: return value.swiftValue
+        case let .damaged(_, problem)?:
+            throw PersistenceError(.corruptData, subject: Self.subject(key: key, path: path), detail: "\(problem); the entry is kept until this key is written")
         }
     }
 

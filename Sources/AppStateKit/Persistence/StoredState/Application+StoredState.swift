@@ -21,8 +21,9 @@ extension Application {
     /// logger, and is left as it is until the next assignment; ``read()`` throws instead.
     public struct StoredState<Value: Codable & Sendable>: MutableApplicationState, Sendable {
         /// The memo slot of the entry; it keeps the owning application's registry alive.
-        let slot: ThreadLookupCache.Slot
+        @usableFromInline let slot: ThreadLookupCache.Slot
 
+        @inlinable
         init(slot: ThreadLookupCache.Slot) {
             self.slot = slot
         }
@@ -108,6 +109,10 @@ extension Application {
     ///     }
     /// }
     /// ```
+    ///
+    /// Inlinable, so that building the handle on every access is specialised for `Value` in the
+    /// caller (the entry itself is made out of line, once).
+    @inlinable
     public func storedState<Value: Codable & Sendable>(
         initial: @escaping @autoclosure () -> Value,
         feature: String = "App",
@@ -116,11 +121,19 @@ extension Application {
     ) -> StoredState<Value> {
         let key = EntryKey(kind: .storedState, valueType: Value.self, name: EntryName(feature: feature, id: id))
         let slot = registry.retainedSlot(for: key) {
-            Application.announcingCreation(
-                StoredStateEntry(key: $0, feature: feature, id: id, initial: initial(), store: store, owner: EntryOwner(self))
-            )
+            makeStoredStateEntry(key: $0, feature: feature, id: id, initial: initial(), store: store)
         }
         return StoredState(slot: slot)
+    }
+
+    /// Creates the entry behind ``storedState(initial:feature:id:store:)`` on first access.
+    @usableFromInline
+    func makeStoredStateEntry<Value: Codable & Sendable>(
+        key: EntryKey, feature: String, id: String, initial: Value, store: (any UserDefaultsManaging)?
+    ) -> RegistryEntry {
+        Application.announcingCreation(
+            StoredStateEntry(key: key, feature: feature, id: id, initial: initial, store: store, owner: EntryOwner(self))
+        )
     }
 
     /// Declares an optional persisted value named by `feature` and `id`; `nil` until assigned,

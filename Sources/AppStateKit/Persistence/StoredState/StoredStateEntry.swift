@@ -4,34 +4,55 @@ import Foundation
 /// optionally its own store, and the application that owns it. The value itself always lives in
 /// the store, so a value written by plain `UserDefaults` code or another process is what the
 /// next read returns.
+///
+/// From a ``FileKeyValueStore`` a read keeps the value it decoded together with the store's
+/// ``FileKeyValueStore/ReadValidity``; the next read returns it without asking the store while
+/// the store says nothing changed since — no write or reload in this process, no write counted
+/// by another process, a check of the file less than a second old — so such a read costs a
+/// few atomic loads and no decoding. Other stores are asked on every read.
 final class StoredStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @unchecked Sendable {
-    // Safe: every stored property is immutable (the base class guards its own).
+    // Safe: `decodedValue`, `decodedFrom` and `decodedAt` are only accessed while `lock` (the
+    // base class's) is held; every other stored property is immutable.
     let storageKey: String
     /// The key earlier versions used, read while nothing is stored under `storageKey` (see
     /// ``StoredStateKey``).
     let legacyKey: String?
     let store: (any UserDefaultsManaging)?
+    /// `store`, resolved (see ``ResolvedStore``).
+    private let ownStore: ResolvedStore?
     /// Whether `store` is set: tested first on every read, as a copy of the optional existential
     /// costs more than the rest of the check.
     private let hasOwnStore: Bool
     /// The application's `\.userDefaults` as last resolved, while still current.
-    private let defaultStoreMemo = DependencyMemo<any UserDefaultsManaging>()
+    private let defaultStoreMemo = DependencyMemo<ResolvedStore>()
+    /// The value the last read from a ``FileKeyValueStore`` decoded (``initial`` before), the
+    /// store, and the store's state then (`nil`: no value kept). Fields of the entry rather than
+    /// one optional object: a generic object or optional instantiates type metadata on each read.
+    /// Their runtime exclusivity checks are off: `lock` already makes every access exclusive.
+    @exclusivity(unchecked) private var decodedValue: Value
+    @exclusivity(unchecked) private var decodedFrom: FileKeyValueStore?
+    @exclusivity(unchecked) private var decodedAt: FileKeyValueStore.ReadValidity?
 
     init(key: EntryKey, feature: String, id: String, initial: Value, store: (any UserDefaultsManaging)?, owner: EntryOwner) {
         self.storageKey = StoredStateKey.key(feature: feature, id: id)
         self.legacyKey = StoredStateKey.legacyKey(feature: feature, id: id)
         self.store = store
+        self.ownStore = store.map(ResolvedStore.init)
         self.hasOwnStore = store != nil
+        self.decodedValue = initial
         super.init(key: key, initial: initial, owner: owner)
     }
 
     override var kindName: String { "StoredState" }
 
     /// The store in use: the entry's own, or its application's `\.userDefaults` dependency.
-    var activeStore: any UserDefaultsManaging {
-        if hasOwnStore, let store { return store }
+    var activeStore: any UserDefaultsManaging { resolvedStore.store }
+
+    /// ``activeStore``, resolved.
+    var resolvedStore: ResolvedStore {
+        if hasOwnStore, let ownStore { return ownStore }
         if let memoized = owner.memoized(defaultStoreMemo) { return memoized }
-        return owner.dependency(\.userDefaults, memo: defaultStoreMemo, for: "StoredState \(storageKey)") { $0 }
+        return owner.dependency(\.userDefaults, memo: defaultStoreMemo, for: "StoredState \(storageKey)") { ResolvedStore($0) }
     }
 
     /// The stored object and the key it was found under: `storageKey`, or the legacy key while
@@ -45,7 +66,9 @@ final class StoredStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, 
     /// The stored value, or the initial value when nothing is stored.
     override func read() throws -> Value {
         trackAccess()
-        let store = activeStore
+        let resolved = resolvedStore
+        if let fileStore = resolved.fileStore { return try read(from: fileStore) }
+        let store = resolved.store
         if let object = try store.readObject(forKey: storageKey) {
             return try StoredValueCodec.decode(object, as: Value.self, key: storageKey, store: store)
         }
@@ -53,6 +76,44 @@ final class StoredStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, 
             return try StoredValueCodec.decode(object, as: Value.self, key: legacyKey, store: store)
         }
         return initial
+    }
+
+    /// A read from a file store: the value an earlier read decoded, while the store says nothing
+    /// changed since; otherwise the stored value, decoded and kept for the next read.
+    private func read(from fileStore: FileKeyValueStore) throws -> Value {
+        lock.lock()
+        // (The check is atomic loads and a clock read: nothing that could call out.)
+        if decodedFrom === fileStore, fileStore.isUnchanged(since: decodedAt) {
+            let value = decodedValue
+            lock.unlock()
+            return value
+        }
+        lock.unlock()
+        return try readAndKeep(from: fileStore)
+    }
+
+    /// The rest of ``read(from:)``, out of line: the fast path then needs no type metadata
+    /// beyond `Value`'s (instantiating an optional's or a tuple's costs more than the whole check).
+    @inline(never)
+    private func readAndKeep(from fileStore: FileKeyValueStore) throws -> Value {
+        // The validity of the first read covers the legacy key's too: anything that changed in
+        // between moved the store on, and the next read decodes again.
+        var (object, validity) = try fileStore.readObjectForReuse(forKey: storageKey)
+        var key = storageKey
+        if object == nil, let legacyKey {
+            object = try fileStore.readObject(forKey: legacyKey)
+            key = legacyKey
+        }
+        let value = try object.map { try StoredValueCodec.decode($0, as: Value.self, key: key, store: fileStore) } ?? initial
+        lock.lock()
+        // What was kept before is released after the lock (a value's deinit may run user code).
+        let previous = (decodedValue, decodedFrom)
+        decodedValue = value
+        decodedFrom = fileStore
+        decodedAt = validity
+        lock.unlock()
+        withExtendedLifetime(previous) {}
+        return value
     }
 
     /// Stores `newValue` (removing the key for `nil`).
