@@ -104,9 +104,14 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
 
     /// Creates a store backed by the file at `path` (created on first write).
     ///
-    /// - Parameter layout: How writes lay out the data: ``Layout/singleFile`` (the default)
-    ///   rewrites the file, ``Layout/appendOnlyLog`` appends to a log beside it, so a write
-    ///   costs the same however large the store is. Both read either.
+    /// - Parameters:
+    ///   - path: The store's file. Its directory is created when needed; the `.lock` file (and,
+    ///     with the log layout, the log) live beside it.
+    ///   - durability: What a returned write survives: ``Durability/immediate`` (the default)
+    ///     `fsync`s, ``Durability/processCrashSafe`` doesn't.
+    ///   - layout: How writes lay out the data: ``Layout/singleFile`` (the default) rewrites the
+    ///     file, ``Layout/appendOnlyLog`` appends to a log beside it, so a write costs the same
+    ///     however large the store is. Both read either.
     public convenience init(path: String, durability: Durability = .immediate, layout: Layout = .singleFile) {
         self.init(path: path, durability: durability, layout: layout, fileSystem: POSIXFileSystem())
     }
