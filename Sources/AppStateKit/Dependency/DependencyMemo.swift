@@ -45,8 +45,8 @@ final class DependencyMemo<Value: Sendable>: Sendable {
     /// any dependency.
     @inline(__always)
     func value(registryStamp: UInt64, context: TaskContext?) -> Value? {
-        resolved.withObject { resolved in
-            guard let resolved, resolved.registryStamp == registryStamp,
+        resolved.withObject(none: nil) { resolved in
+            guard resolved.registryStamp == registryStamp,
                 resolved.version.loadRelaxed() == resolved.seenVersion
             else { return nil }
             if let context, context.overriddenValue(for: resolved.entry.key) != nil { return nil }

@@ -34,15 +34,15 @@ final class ReadMostlyReference<Object: AnyObject>: @unchecked Sendable {
         for object in retired { object.release() }
     }
 
-    /// Runs `body` with the published object (`nil` for none), without taking a lock or
-    /// retaining it; the object stays alive while `body` runs.
+    /// Runs `body` with the published object, without taking a lock or retaining it (the
+    /// object stays alive while `body` runs); `none` when nothing is published.
     @inline(__always)
-    func withObject<Result>(_ body: (Object?) -> Result) -> Result {
+    func withObject<Result>(none: Result, _ body: (Object) -> Result) -> Result {
         readers.add(1, ordering: .sequentiallyConsistent)
         defer { readers.subtract(1, ordering: .sequentiallyConsistent) }
         let bits = word.load(ordering: .sequentiallyConsistent)
-        guard bits != 0 else { return body(nil) }
-        return Unmanaged<Object>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)._withUnsafeGuaranteedRef { body($0) }
+        guard bits != 0 else { return none }
+        return Unmanaged<Object>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)._withUnsafeGuaranteedRef(body)
     }
 
     /// Publishes `object` in place of the current one.

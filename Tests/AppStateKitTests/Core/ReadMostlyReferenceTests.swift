@@ -24,17 +24,17 @@ struct ReadMostlyReferenceTests {
     @Test("reads see nothing, then the latest object; a replaced object no read uses is released at once")
     func replacesAndReleases() {
         let reference = ReadMostlyReference<Probe>()
-        #expect(reference.withObject { $0 } == nil)
+        #expect(reference.withObject(none: nil) { $0 } == nil)
         var first: Probe? = Probe()
         weak let weakFirst = first
         reference.replace(with: first)
-        #expect(reference.withObject { $0 === first })
+        #expect(reference.withObject(none: false) { $0 === first })
         first = nil
         #expect(weakFirst != nil)
         reference.replace(with: Probe())
         #expect(weakFirst == nil)
         reference.replace(with: nil)
-        #expect(reference.withObject { $0 } == nil)
+        #expect(reference.withObject(none: nil) { $0 } == nil)
     }
 
     @Test("an object replaced while a read uses it stays alive until a replacement finds no read in flight")
@@ -42,7 +42,7 @@ struct ReadMostlyReferenceTests {
         let reference = ReadMostlyReference<Probe>()
         reference.replace(with: Probe())
         weak var weakOld: Probe?
-        reference.withObject { old in
+        reference.withObject(none: ()) { old in
             weakOld = old
             reference.replace(with: Probe())
         }
@@ -61,7 +61,7 @@ struct ReadMostlyReferenceTests {
                 group.addTask {
                     var allLive = true
                     for _ in 0..<30_000 {
-                        let canary = shared.withObject { $0?.canary ?? 0xC0FF_EE00_C0FF_EE00 }
+                        let canary = shared.withObject(none: 0xC0FF_EE00_C0FF_EE00) { $0.canary }
                         allLive = allLive && canary == 0xC0FF_EE00_C0FF_EE00
                     }
                     return allLive
@@ -73,7 +73,7 @@ struct ReadMostlyReferenceTests {
             }
             for await allLive in group { #expect(allLive) }
         }
-        #expect(shared.withObject { $0?.number } == 1_999)
+        #expect(shared.withObject(none: nil) { $0.number } == 1_999)
         reference = nil
         _ = consume shared
         #expect(Counted.released.load(ordering: .relaxed) - before == 2_000)
