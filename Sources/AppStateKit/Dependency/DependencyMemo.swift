@@ -14,8 +14,9 @@
 /// `Value` is what the entry keeps: the dependency's value or something derived from it once
 /// (a file manager's atomic operations).
 final class DependencyMemo<Value: Sendable>: Sendable {
-    /// The last resolution, replaced whole (one reference to read under the lock).
-    private let resolved = LockedBox<Resolved?>(nil)
+    /// The last resolution, replaced whole and read without a lock: a read that finds nothing
+    /// changed takes no lock (see ``ReadMostlyReference``).
+    private let resolved = ReadMostlyReference<Resolved>()
 
     private final class Resolved: @unchecked Sendable {
         // Safe: immutable; `version` reads an atomic counter that `entry` keeps alive.
@@ -44,8 +45,8 @@ final class DependencyMemo<Value: Sendable>: Sendable {
     /// any dependency.
     @inline(__always)
     func value(registryStamp: UInt64, context: TaskContext?) -> Value? {
-        resolved.withLock { resolved in
-            guard let resolved, resolved.registryStamp == registryStamp,
+        resolved.withObject(none: nil) { resolved in
+            guard resolved.registryStamp == registryStamp,
                 resolved.version.loadRelaxed() == resolved.seenVersion
             else { return nil }
             if let context, context.overriddenValue(for: resolved.entry.key) != nil { return nil }
@@ -59,11 +60,8 @@ final class DependencyMemo<Value: Sendable>: Sendable {
     /// owning registry's stamp was `registryStamp`.
     func remember<Dependency: Sendable>(_ value: Value, of entry: DependencyEntry<Dependency>, version: UInt64, registryStamp: UInt64) {
         let fresh = Resolved(entry: entry, version: entry.version.view, seenVersion: version, registryStamp: registryStamp, value: value)
-        // The previous resolution is released after the lock (its value's deinit may run user code).
-        let previous = resolved.withLock { resolved in
-            defer { resolved = fresh }
-            return resolved
-        }
-        withExtendedLifetime(previous) {}
+        // The previous resolution is released once no read uses it, after the reference's lock
+        // (its value's deinit may run user code).
+        resolved.replace(with: fresh)
     }
 }

@@ -23,6 +23,18 @@ struct EntryKey: Hashable, Sendable {
         self.fastHash = EntryKey.mix(kind: self.kind, valueType: self.valueType, name: name)
     }
 
+    /// A key for an entry of `kind` named by `feature` and `id`, for declarations that build
+    /// their key on every access (``Application/StoredState``, ``Application/FileState``): the
+    /// name's hash — the same as ``init(kind:valueType:name:)`` computes — is remembered per
+    /// thread (``StringPairHashes``), so a repeated access hashes no string.
+    @inlinable
+    init(kind: EntryKind, valueType: Any.Type, feature: String, id: String) {
+        self.kind = kind.identifier
+        self.valueType = ObjectIdentifier(valueType)
+        self.name = .explicit(feature: feature, id: id)
+        self.fastHash = EntryKey.mix(kind: self.kind, valueType: self.valueType, nameBits: StringPairHashes.hash(feature, id))
+    }
+
     /// A key whose kind is identified by an arbitrary type, e.g. the entry class itself.
     init(kind: ObjectIdentifier, name: EntryName) {
         self.kind = kind
@@ -58,17 +70,24 @@ struct EntryKey: Hashable, Sendable {
     /// A well-mixed hash computed without `Hasher` for call-site names (integers only).
     @inlinable @inline(__always)
     static func mix(kind: ObjectIdentifier, valueType: ObjectIdentifier, name: EntryName) -> Int {
-        var bits = UInt64(UInt(bitPattern: kind)) &* 0x9E37_79B9_7F4A_7C15
-        bits ^= UInt64(UInt(bitPattern: valueType)) &* 0xC2B2_AE3D_27D4_EB4F
         switch name {
         case let .site(site):
-            bits ^= UInt64(UInt(bitPattern: site.mixedBits)) &* 0x1656_67B1_9E37_79F9
+            return mix(kind: kind, valueType: valueType, nameBits: site.mixedBits &* 0x1656_67B1_9E37_79F9)
         case let .explicit(feature, id):
+            // The same as `StringPairHashes.hash(feature, id)`, so both initialisers agree.
             var hasher = Hasher()
             hasher.combine(feature)
             hasher.combine(id)
-            bits ^= UInt64(UInt(bitPattern: hasher.finalize()))
+            return mix(kind: kind, valueType: valueType, nameBits: hasher.finalize())
         }
+    }
+
+    /// The hash of a key whose name hashes to `nameBits`.
+    @inlinable @inline(__always)
+    static func mix(kind: ObjectIdentifier, valueType: ObjectIdentifier, nameBits: Int) -> Int {
+        var bits = UInt64(UInt(bitPattern: kind)) &* 0x9E37_79B9_7F4A_7C15
+        bits ^= UInt64(UInt(bitPattern: valueType)) &* 0xC2B2_AE3D_27D4_EB4F
+        bits ^= UInt64(UInt(bitPattern: nameBits))
         // Final avalanche (from splitmix64) so the low bits used for table indices are mixed.
         bits = (bits ^ (bits >> 30)) &* 0xBF58_476D_1CE4_E5B9
         bits = (bits ^ (bits >> 27)) &* 0x94D0_49BB_1331_11EB

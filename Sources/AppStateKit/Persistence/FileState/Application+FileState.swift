@@ -109,11 +109,7 @@ extension Application {
         filename: String,
         isBase64Encoded: Bool = true
     ) -> FileState<Value> {
-        let key = EntryKey(
-            kind: .fileState,
-            valueType: Value.self,
-            name: EntryName(feature: path, id: filename)
-        )
+        let key = EntryKey(kind: .fileState, valueType: Value.self, feature: path, id: filename)
         let slot = registry.retainedSlot(for: key) {
             makeFileStateEntry(key: $0, path: path, filename: filename, isBase64Encoded: isBase64Encoded, initial: initial())
         }

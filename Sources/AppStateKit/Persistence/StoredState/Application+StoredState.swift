@@ -119,7 +119,7 @@ extension Application {
         id: String,
         store: (any UserDefaultsManaging)? = nil
     ) -> StoredState<Value> {
-        let key = EntryKey(kind: .storedState, valueType: Value.self, name: EntryName(feature: feature, id: id))
+        let key = EntryKey(kind: .storedState, valueType: Value.self, feature: feature, id: id)
         let slot = registry.retainedSlot(for: key) {
             makeStoredStateEntry(key: $0, feature: feature, id: id, initial: initial(), store: store)
         }

@@ -1,0 +1,81 @@
+import Synchronization
+import Testing
+@testable import AppStateKit
+
+@Suite("Lock-free read-mostly reference", .isolatedApplication)
+struct ReadMostlyReferenceTests {
+    private final class Counted: Sendable {
+        static let released = Atomic<Int>(0)
+        let number: Int
+        /// Set at creation, so a reader can tell a live object's contents.
+        let canary: UInt64 = 0xC0FF_EE00_C0FF_EE00
+
+        init(_ number: Int) {
+            self.number = number
+        }
+
+        deinit {
+            Counted.released.add(1, ordering: .relaxed)
+        }
+    }
+
+    private final class Probe {}
+
+    @Test("reads see nothing, then the latest object; a replaced object no read uses is released at once")
+    func replacesAndReleases() {
+        let reference = ReadMostlyReference<Probe>()
+        #expect(reference.withObject(none: nil) { $0 } == nil)
+        var first: Probe? = Probe()
+        weak let weakFirst = first
+        reference.replace(with: first)
+        #expect(reference.withObject(none: false) { $0 === first })
+        first = nil
+        #expect(weakFirst != nil)
+        reference.replace(with: Probe())
+        #expect(weakFirst == nil)
+        reference.replace(with: nil)
+        #expect(reference.withObject(none: nil) { $0 } == nil)
+    }
+
+    @Test("an object replaced while a read uses it stays alive until a replacement finds no read in flight")
+    func keepsWhatAReadUses() {
+        let reference = ReadMostlyReference<Probe>()
+        reference.replace(with: Probe())
+        weak var weakOld: Probe?
+        reference.withObject(none: ()) { old in
+            weakOld = old
+            reference.replace(with: Probe())
+        }
+        #expect(weakOld != nil)
+        reference.replace(with: Probe())
+        #expect(weakOld == nil)
+    }
+
+    @Test("readers on several threads only ever see live objects, and every object is released in the end")
+    func concurrentReadsAndReplacements() async {
+        let before = Counted.released.load(ordering: .relaxed)
+        var reference: ReadMostlyReference<Counted>? = ReadMostlyReference<Counted>()
+        let shared = reference!
+        await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<3 {
+                group.addTask {
+                    var allLive = true
+                    for _ in 0..<30_000 {
+                        let canary = shared.withObject(none: 0xC0FF_EE00_C0FF_EE00) { $0.canary }
+                        allLive = allLive && canary == 0xC0FF_EE00_C0FF_EE00
+                    }
+                    return allLive
+                }
+            }
+            group.addTask {
+                for number in 0..<2_000 { shared.replace(with: Counted(number)) }
+                return true
+            }
+            for await allLive in group { #expect(allLive) }
+        }
+        #expect(shared.withObject(none: nil) { $0.number } == 1_999)
+        reference = nil
+        _ = consume shared
+        #expect(Counted.released.load(ordering: .relaxed) - before == 2_000)
+    }
+}
