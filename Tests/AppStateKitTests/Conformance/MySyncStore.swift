@@ -1,6 +1,5 @@
 import AppStateKit
 import Foundation
-import Synchronization
 
 /// The smallest correct ``SyncStore``: what the conformance suite is proven against before the
 /// package's own stores run it. `faults` turn it into a broken store, to prove the suite fails
@@ -27,7 +26,7 @@ final class MySyncStore: SyncStore {
         var nextFeed = 0
     }
 
-    private let storage = Mutex(Storage())
+    private let storage = Locked(Storage())
     private let faults: Faults
 
     init(faults: Faults = []) {

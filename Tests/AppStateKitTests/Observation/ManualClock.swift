@@ -1,5 +1,4 @@
 import AppStateKit
-import Synchronization
 
 /// A clock whose time moves only when a test calls ``advance(by:)``: change streams polling on it
 /// (bound with `PollClock.$current.withValue`) poll exactly when the test says, with no real
@@ -32,7 +31,7 @@ final class ManualClock: Clock, Sendable {
         var nextSleeper = 0
     }
 
-    private let storage = Mutex(Storage())
+    private let storage = Locked(Storage())
 
     var now: Instant { storage.withLock { $0.now } }
     var minimumResolution: Duration { .zero }

@@ -7,7 +7,7 @@ import Testing
 /// A value that counts how often it is decoded, so a test can tell a read that reused the value
 /// an earlier read decoded from one that decoded again. Each test uses its own `tag`.
 private struct Counted: Codable, Equatable, Sendable {
-    static let decodes = Mutex<[String: Int]>([:])
+    static let decodes = Locked<[String: Int]>([:])
 
     var tag: String
     var number: Int

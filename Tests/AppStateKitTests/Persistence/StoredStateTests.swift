@@ -10,7 +10,8 @@ private struct Profile: Codable, Equatable, Sendable {
     var tags: [String]
 }
 
-/// Each test file's entries use their own in-memory store, so parallel tests never collide.
+/// Each test file's entries use their own in-memory store, and each test its own keys, so
+/// parallel tests never collide.
 private let store = InMemoryDefaults()
 
 private extension Application {
@@ -29,6 +30,8 @@ private extension Application {
     var storedProfile: StoredState<Profile> { storedState(initial: Profile(name: "guest", tags: []), feature: "S", id: "profile", store: store) }
     var storedOptional: StoredState<String?> { storedState(feature: "S", id: "optional", store: store) }
     var storedOptionalPlan: StoredState<Plan?> { storedState(feature: "S", id: "optionalPlan", store: store) }
+    var plainInt: StoredState<Int> { storedState(initial: 1, feature: "S", id: "plainInt", store: store) }
+    var plainDouble: StoredState<Double> { storedState(initial: 1.5, feature: "S", id: "plainDouble", store: store) }
     var storedNotWritten: StoredState<Int> { storedState(initial: 42, feature: "S", id: "untouched", store: store) }
     var storedMismatch: StoredState<Int> { storedState(initial: 7, feature: "S", id: "mismatch", store: store) }
     var storedBadJSON: StoredState<Profile> { storedState(initial: Profile(name: "fallback", tags: []), feature: "S", id: "badJSON", store: store) }
@@ -79,10 +82,10 @@ struct StoredStateTests {
 
     @Test("values written by plain store code are what the state reads")
     func plainStoreWritesAreSeen() {
-        store.set(99, forKey: "S/int")
-        #expect(Application.storedState(\.storedInt).value == 99)
-        store.set(7, forKey: "S/double")  // an Int where a Double is declared converts losslessly
-        #expect(Application.storedState(\.storedDouble).value == 7.0)
+        store.set(99, forKey: "S/plainInt")
+        #expect(Application.storedState(\.plainInt).value == 99)
+        store.set(7, forKey: "S/plainDouble")  // an Int where a Double is declared converts losslessly
+        #expect(Application.storedState(\.plainDouble).value == 7.0)
     }
 
     @Test("values AppState wrote (JSON data for every type) are read")
