@@ -26,6 +26,7 @@ final class CommitQueue: @unchecked Sendable {
     /// How long the last batch took to commit, in nanoseconds.
     private var lastCommitNanoseconds: UInt64 = 0
     private var delayPolicy: Delay
+    private var delayedBatches = 0
 
     typealias Outcome = Result<Bool, any Error>
 
@@ -67,6 +68,21 @@ final class CommitQueue: @unchecked Sendable {
     var delay: Delay {
         get { lock.withLock { delayPolicy } }
         set { lock.withLock { delayPolicy = newValue } }
+    }
+
+    /// What the queue is doing, for tests.
+    struct Status: Equatable {
+        /// How many changes wait for a batch.
+        var queued: Int
+        /// Whether a thread leads (gathers or commits a batch).
+        var isLeading: Bool
+        /// How many batches so far waited for writers of the batch before them.
+        var delayedBatches: Int
+    }
+
+    /// What the queue is doing, for tests.
+    var status: Status {
+        lock.withLock { Status(queued: pending.count, isLeading: isLeading, delayedBatches: delayedBatches) }
     }
 
     /// Queues `change` and returns its outcome once a batch holding it was committed by `commit`
@@ -129,6 +145,7 @@ final class CommitQueue: @unchecked Sendable {
         let limit = delayPolicy.isBoundedByCommitTime ? min(delayPolicy.maximum, commitTime) : delayPolicy.maximum
         guard limit > .zero else { return }
         let deadline = Condition.deadline(after: limit)
+        delayedBatches += 1
         isGathering = true
         while returning > 0, lock.wait(on: gathered, until: deadline) {}
         isGathering = false
