@@ -5,24 +5,26 @@ import Dispatch
 ///
 /// A writer can't submit its next change before its last one is acknowledged, so writers that
 /// keep writing would otherwise settle into groups taking turns: one batch committing while
-/// the writers of the one before it are still waking up. To keep them in one batch, a leader
-/// about to take a batch first waits for the writers the previous batch acknowledged to queue
-/// again ("commit delay"), bounded by ``Delay/maximum`` and by how long the previous batch took
-/// (waiting longer than a commit costs more than committing the stragglers separately). A
-/// writer alone never waits: the only writer its batch acknowledged is itself.
+/// the writers of the one before it are still waking up. To keep them in one batch, a batch
+/// waits for the writers the previous batch acknowledged to queue again ("commit delay"): the
+/// first writer to queue waits, bounded by ``Delay/maximum`` and by how long the previous batch
+/// took (waiting longer than a commit costs more than committing the stragglers separately),
+/// and the writer that completes the group commits it at once — it is running already, so
+/// nobody has to be woken to start the batch. A writer alone never waits: the only writer its
+/// batch acknowledged is itself.
 final class CommitQueue: @unchecked Sendable {
     // Safe: every stored `var` here and every waiter's `state` are only accessed while `lock`
     // is held.
     private let lock = Lock()
-    /// Broadcast when the last writer a gathering leader waits for has queued.
-    private let gathered = Condition()
     private var pending: [Waiter] = []
+    /// Whether a thread gathers or commits a batch: others queue for the next batch.
     private var isLeading = false
+    /// The writer waiting for the writers of the previous batch; whoever completes the group
+    /// commits in its place.
+    private var gatherer: Waiter?
     /// Writers the last batch acknowledged that haven't queued again since (any writer queueing
-    /// counts as one of them): the next leader waits for them.
+    /// counts as one of them): the next batch waits for them.
     private var returning = 0
-    /// Whether a leader is waiting on `gathered`.
-    private var isGathering = false
     /// How long the last batch took to commit, in nanoseconds.
     private var lastCommitNanoseconds: UInt64 = 0
     private var delayPolicy: Delay
@@ -30,7 +32,7 @@ final class CommitQueue: @unchecked Sendable {
 
     typealias Outcome = Result<Bool, any Error>
 
-    /// How long a leader may wait for the writers the previous batch acknowledged to queue again.
+    /// How long a batch may wait for the writers the previous batch acknowledged to queue again.
     struct Delay: Sendable, Equatable {
         /// The longest wait.
         var maximum: Duration
@@ -42,15 +44,26 @@ final class CommitQueue: @unchecked Sendable {
         static let standard = Delay(maximum: .microseconds(200), isBoundedByCommitTime: true)
     }
 
+    /// What the queue is doing, for tests.
+    struct Status: Equatable {
+        /// How many changes wait for a batch.
+        var queued: Int
+        /// Whether a thread gathers or commits a batch.
+        var isLeading: Bool
+        /// How many batches so far waited for writers of the batch before them.
+        var delayedBatches: Int
+    }
+
     private final class Waiter: @unchecked Sendable {
         // Safe: `state` is only accessed while the queue's `lock` is held.
         let change: FileKeyValueStore.Change
+        /// Signalled once for each change of `state` to `lead` or `done`.
         let wakeUp = DispatchSemaphore(value: 0)
         var state: State = .waiting
 
         enum State {
             case waiting
-            /// The previous leader handed over: commit the next batch.
+            /// The previous leader handed over: gather and commit the next batch.
             case lead
             case done(Outcome)
         }
@@ -60,24 +73,25 @@ final class CommitQueue: @unchecked Sendable {
         }
     }
 
+    /// What a submitting thread does next.
+    private enum Step {
+        /// Wait to be signalled.
+        case wait
+        /// Wait for the previous batch's writers until `deadline`, unless one of them commits first.
+        case gather(until: DispatchTime)
+        /// Commit everything queued.
+        case commit
+        case done(Outcome)
+    }
+
     init(delay: Delay = .standard) {
         delayPolicy = delay
     }
 
-    /// How long a leader may wait for the writers the previous batch acknowledged.
+    /// How long a batch may wait for the writers the previous batch acknowledged.
     var delay: Delay {
         get { lock.withLock { delayPolicy } }
         set { lock.withLock { delayPolicy = newValue } }
-    }
-
-    /// What the queue is doing, for tests.
-    struct Status: Equatable {
-        /// How many changes wait for a batch.
-        var queued: Int
-        /// Whether a thread leads (gathers or commits a batch).
-        var isLeading: Bool
-        /// How many batches so far waited for writers of the batch before them.
-        var delayedBatches: Int
     }
 
     /// What the queue is doing, for tests.
@@ -89,27 +103,81 @@ final class CommitQueue: @unchecked Sendable {
     /// (which this thread runs when it leads; `commit` returns one outcome per change, in order).
     func submit(_ change: FileKeyValueStore.Change, commit: ([FileKeyValueStore.Change]) -> [Outcome]) -> Outcome {
         let waiter = Waiter(change)
-        let (leads, completesGathering) = lock.withLock {
-            pending.append(waiter)
-            var completes = false
-            if returning > 0 {
-                returning -= 1
-                completes = returning == 0 && isGathering
+        var step = lock.withLock { queue(waiter) }
+        while true {
+            switch step {
+            case .wait:
+                waiter.wakeUp.wait()
+                step = lock.withLock { woken(waiter) }
+            case let .gather(deadline):
+                if waiter.wakeUp.wait(timeout: deadline) == .success {
+                    step = lock.withLock { woken(waiter) }
+                } else {
+                    step = lock.withLock { gatheringTimedOut(waiter) }
+                }
+            case .commit:
+                return commitQueued(by: waiter, commit)
+            case let .done(outcome):
+                return outcome
             }
-            if isLeading { return (false, completes) }
+        }
+    }
+
+    /// Queues `waiter` (with `lock` held).
+    private func queue(_ waiter: Waiter) -> Step {
+        pending.append(waiter)
+        if returning > 0 { returning -= 1 }
+        guard isLeading else {
             isLeading = true
-            return (true, completes)
+            return lead(waiter)
         }
-        if completesGathering { gathered.broadcast() }
-        if !leads {
-            waiter.wakeUp.wait()
-            let state = lock.withLock { waiter.state }
-            if case let .done(outcome) = state { return outcome }
+        guard returning == 0, gatherer != nil else { return .wait }
+        // The group is complete: commit it now; the gatherer is one of its members.
+        gatherer = nil
+        return .commit
+    }
+
+    /// Starts leading the next batch (with `lock` held): waits for the writers the last batch
+    /// acknowledged, if any and if the delay allows, else commits at once.
+    private func lead(_ waiter: Waiter) -> Step {
+        let commitTime = Duration.nanoseconds(Int64(clamping: lastCommitNanoseconds))
+        let limit = delayPolicy.isBoundedByCommitTime ? min(delayPolicy.maximum, commitTime) : delayPolicy.maximum
+        guard returning > 0, limit > .zero else { return .commit }
+        gatherer = waiter
+        delayedBatches += 1
+        let (seconds, attoseconds) = limit.components
+        let nanoseconds = UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
+        return .gather(until: DispatchTime.now() + .nanoseconds(Int(clamping: nanoseconds)))
+    }
+
+    /// What `waiter` does after its semaphore was signalled (with `lock` held).
+    private func woken(_ waiter: Waiter) -> Step {
+        switch waiter.state {
+        case .waiting:
+            return .wait
+        case .lead:
+            waiter.state = .waiting
+            return lead(waiter)
+        case let .done(outcome):
+            return .done(outcome)
         }
-        // Leading: wait for the writers of the previous batch, commit everything queued by then,
-        // then hand over or stop leading.
+    }
+
+    /// What a gathering `waiter` does when its wait ran out (with `lock` held): commit what is
+    /// queued, unless a returning writer completed the group first (then it commits this
+    /// waiter's change, and signals it as it does every member).
+    private func gatheringTimedOut(_ waiter: Waiter) -> Step {
+        guard gatherer === waiter else { return .wait }
+        gatherer = nil
+        return .commit
+    }
+
+    /// Commits everything queued, then hands over to the first writer queued meanwhile, or
+    /// stops leading.
+    private func commitQueued(by waiter: Waiter, _ commit: ([FileKeyValueStore.Change]) -> [Outcome]) -> Outcome {
         let batch = lock.withLock {
-            gatherReturningWriters()
+            // Whoever hasn't returned by now is not awaited.
+            returning = 0
             defer { pending.removeAll(keepingCapacity: true) }
             return pending
         }
@@ -134,20 +202,5 @@ final class CommitQueue: @unchecked Sendable {
         for member in batch where member !== waiter { member.wakeUp.signal() }
         next?.wakeUp.signal()
         return mine!
-    }
-
-    /// Waits, with `lock` held (the wait releases it), until every writer the previous batch
-    /// acknowledged has queued again or the delay is up; whoever hasn't by then is not awaited.
-    private func gatherReturningWriters() {
-        guard returning > 0 else { return }
-        defer { returning = 0 }
-        let commitTime = Duration.nanoseconds(Int64(clamping: lastCommitNanoseconds))
-        let limit = delayPolicy.isBoundedByCommitTime ? min(delayPolicy.maximum, commitTime) : delayPolicy.maximum
-        guard limit > .zero else { return }
-        let deadline = Condition.deadline(after: limit)
-        delayedBatches += 1
-        isGathering = true
-        while returning > 0, lock.wait(on: gathered, until: deadline) {}
-        isGathering = false
     }
 }
