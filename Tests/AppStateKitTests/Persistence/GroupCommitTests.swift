@@ -142,16 +142,23 @@ struct CommitDelayTests {
         let store = Self.store(in: files)
         store.commits.delay = CommitQueue.Delay(maximum: .milliseconds(50), isBoundedByCommitTime: false)
         try store.writeObject(0, forKey: "setup")
-        // Two writers in one batch (the second queues while the first's batch is held), then only
-        // one of them writes again: its batch waits for the other, gives up, and commits.
+        // Writer "a" writes once and stops; writer "b" queues while a's batch is held. b's batch
+        // then waits for a's writer, which never comes back: it gives up and commits. The writes
+        // after it are alone again: nothing waits for them.
         let writers = DispatchGroup()
+        let failures = LockedCounter()
         try files.withExclusiveLock(store.lockPath) {
-            start(writers) { _ = try? store.writeObject(1, forKey: "a") }
+            start(writers) {
+                do { try store.writeObject(1, forKey: "a") } catch { failures.add() }
+            }
             #expect(waitUntil { store.commits.status.queued == 0 && store.commits.status.isLeading })
-            start(writers) { _ = try? store.writeObject(1, forKey: "b") }
+            start(writers) {
+                do { try store.writeObject(1, forKey: "b") } catch { failures.add() }
+            }
             #expect(waitUntil { store.commits.status.queued == 1 })
         }
         writers.wait()
+        #expect(failures.value == 0)
         #expect(store.commits.status.delayedBatches == 1)
         try store.writeObject(2, forKey: "a")
         try store.writeObject(3, forKey: "a")
