@@ -7,7 +7,10 @@ import Foundation
 ///
 /// The first writer to arrive leads: it takes every change queued so far and commits them as
 /// one batch, in arrival order. Writers arriving meanwhile queue up for the next batch, which the
-/// leader hands to the first of them, so no writer leads for longer than one batch.
+/// leader hands to the first of them, so no writer leads for longer than one batch. When the
+/// previous batch acknowledged other writers, a batch first waits briefly for them to queue
+/// again, so threads that keep writing share every batch (see ``CommitQueue``); a writer alone
+/// never waits.
 extension FileKeyValueStore {
     /// One change to the store's entries.
     enum Change: Sendable {
