@@ -24,10 +24,9 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
     private let freshness = FileStateFreshness()
     /// The value the last check of the file found (``initial`` for no file), and what vouches
     /// that it is still the file's (`nil`: nothing, check the file). Fields of the entry rather
-    /// than one optional object, so the read that uses them instantiates no type metadata;
-    /// their runtime exclusivity checks are off, as `lock` already makes each access exclusive.
-    @exclusivity(unchecked) private var currentValue: Value
-    @exclusivity(unchecked) private var currentCheck: FileStateFreshness.Check?
+    /// than one optional object, so the read that uses them instantiates no type metadata.
+    private var currentValue: Value
+    private var currentCheck: FileStateFreshness.Check?
     /// The application's `\.fileManager` operations as last resolved, while still current.
     private let fileManagerMemo = DependencyMemo<ResolvedFiles>()
 

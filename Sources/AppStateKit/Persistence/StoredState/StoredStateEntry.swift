@@ -28,10 +28,9 @@ final class StoredStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, 
     /// The value the last read from a ``FileKeyValueStore`` decoded (``initial`` before), the
     /// store, and the store's state then (`nil`: no value kept). Fields of the entry rather than
     /// one optional object: a generic object or optional instantiates type metadata on each read.
-    /// Their runtime exclusivity checks are off: `lock` already makes every access exclusive.
-    @exclusivity(unchecked) private var decodedValue: Value
-    @exclusivity(unchecked) private var decodedFrom: FileKeyValueStore?
-    @exclusivity(unchecked) private var decodedAt: FileKeyValueStore.ReadValidity?
+    private var decodedValue: Value
+    private var decodedFrom: FileKeyValueStore?
+    private var decodedAt: FileKeyValueStore.ReadValidity?
 
     init(key: EntryKey, feature: String, id: String, initial: Value, store: (any UserDefaultsManaging)?, owner: EntryOwner) {
         self.storageKey = StoredStateKey.key(feature: feature, id: id)
