@@ -270,16 +270,5 @@ final class ThreadLookupCache {
     }
 
     /// The pthread key of the memo; its destructor releases a thread's memo when the thread exits.
-    static let threadKey: pthread_key_t = {
-        var key = pthread_key_t()
-        let result = pthread_key_create(&key) { pointer in
-            #if canImport(Darwin)
-            Unmanaged<ThreadLookupCache>.fromOpaque(pointer).release()
-            #else
-            if let pointer { Unmanaged<ThreadLookupCache>.fromOpaque(pointer).release() }
-            #endif
-        }
-        precondition(result == 0, "AppStateKit: pthread_key_create failed with \(result)")
-        return key
-    }()
+    static let threadKey: pthread_key_t = ThreadLocalKey.releasingObjects()
 }

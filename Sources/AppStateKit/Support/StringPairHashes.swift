@@ -117,16 +117,5 @@ final class StringPairHashes {
     }
 
     /// The pthread key of the memo; its destructor releases a thread's memo when the thread exits.
-    @usableFromInline static let threadKey: pthread_key_t = {
-        var key = pthread_key_t()
-        let result = pthread_key_create(&key) { pointer in
-            #if canImport(Darwin)
-            Unmanaged<StringPairHashes>.fromOpaque(pointer).release()
-            #else
-            if let pointer { Unmanaged<StringPairHashes>.fromOpaque(pointer).release() }
-            #endif
-        }
-        precondition(result == 0, "AppStateKit: pthread_key_create failed with \(result)")
-        return key
-    }()
+    @usableFromInline static let threadKey: pthread_key_t = ThreadLocalKey.releasingObjects()
 }

@@ -46,19 +46,7 @@ extension POSIXFileSystem {
         if Int(info.st_size) != length, ftruncate(descriptor, off_t(length)) != 0 { throw FileSystemError(errno, "truncate") }
         var succeeded = false
         defer { if !succeeded { _ = ftruncate(descriptor, off_t(length)) } }
-        let failure: Int32? = data.withUnsafeBytes { buffer in
-            var written = 0
-            while written < buffer.count {
-                let count = pwrite(descriptor, buffer.baseAddress! + written, buffer.count - written, off_t(length + written))
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    return errno
-                }
-                written += count
-            }
-            return nil
-        }
-        if let failure { throw FileSystemError(failure, "write") }
+        if let failure = Self.writeAll(data, to: descriptor, at: length) { throw FileSystemError(failure, "write") }
         if durable, Self.synchronizeData(descriptor) != 0 { throw FileSystemError(errno, "fsync") }
         guard fstat(descriptor, &info) == 0 else { throw FileSystemError(errno, "fstat") }
         succeeded = true

@@ -71,19 +71,7 @@ package struct POSIXFileSystem: FileSystem {
             close(descriptor)
             if !succeeded { unlink(path) }
         }
-        let written: Int32? = contents.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let count = systemWrite(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    return errno
-                }
-                offset += count
-            }
-            return nil
-        }
-        if let written { throw FileSystemError(written, "write") }
+        if let failure = Self.writeAll(contents, to: descriptor) { throw FileSystemError(failure, "write") }
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { throw FileSystemError(errno, "fstat") }
         if let previous, let dated = Self.dateAfter(previous, current: FileStamp(info)) {
@@ -151,6 +139,27 @@ package struct POSIXFileSystem: FileSystem {
         }
         defer { flock(descriptor, LOCK_UN) }
         return try body()
+    }
+}
+
+extension POSIXFileSystem {
+    /// Writes every byte of `bytes` to `descriptor` — at the current position, or from `offset`
+    /// with `pwrite` — retrying interrupted calls; returns the `errno` of a failure.
+    static func writeAll(_ bytes: Data, to descriptor: Int32, at offset: Int? = nil) -> Int32? {
+        bytes.withUnsafeBytes { buffer in
+            var done = 0
+            while done < buffer.count {
+                let start = buffer.baseAddress! + done
+                let count = offset.map { pwrite(descriptor, start, buffer.count - done, off_t($0 + done)) }
+                    ?? systemWrite(descriptor, start, buffer.count - done)
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                done += count
+            }
+            return nil
+        }
     }
 }
 
