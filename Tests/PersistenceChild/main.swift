@@ -60,6 +60,32 @@ case "store-sequence":
         try state.write(sequence)
         acknowledge("\(sequence)")
     }
+case "store-writers":
+    // store-writers <store path> <threads> <count> [log | compaction threshold]: each thread t
+    // writes "Child/w<t>" = 0, 1, 2, … and acknowledges "<t> <value>" once the write returned,
+    // so concurrent writers share batches (group commit).
+    ChildStore.store = childStore(arguments[1], layout: arguments.count > 4 ? arguments[4] : nil)
+    let threads = Int(arguments[2])!
+    let count = Int(arguments[3])!
+    let group = DispatchGroup()
+    for thread in 0..<threads {
+        group.enter()
+        Thread.detachNewThread {
+            // (An application per thread: every one writes through the same store.)
+            let state = Application().childKey("w\(thread)")
+            for sequence in 0..<count {
+                do {
+                    try state.write(sequence)
+                } catch {
+                    FileHandle.standardError.write(Data("write failed: \(error)\n".utf8))
+                    exit(1)
+                }
+                acknowledge("\(thread) \(sequence)")
+            }
+            group.leave()
+        }
+    }
+    group.wait()
 case "store-keys":
     // store-keys <store path> <prefix> <count> [log | compaction threshold]: writes
     // <prefix>-<i> = i, and "shared" = i

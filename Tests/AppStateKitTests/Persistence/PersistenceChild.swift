@@ -70,6 +70,11 @@ enum PersistenceChild {
     /// Waiting for the first acknowledgement makes every kill land in the middle of the write
     /// sequence rather than during process start-up.
     static func runAndKill(_ arguments: [String], window: Duration = .milliseconds(40)) throws -> [Int] {
+        try runAndKillLines(arguments, window: window).compactMap { Int($0) }
+    }
+
+    /// ``runAndKill(_:window:)`` returning the acknowledgement lines as they are.
+    static func runAndKillLines(_ arguments: [String], window: Duration = .milliseconds(40)) throws -> [Substring] {
         let child = try start(arguments)
         var received = child.read { $0.contains(UInt8(ascii: "\n")) }
         let windowMicroseconds = window.components.seconds * 1_000_000 + window.components.attoseconds / 1_000_000_000_000
@@ -78,7 +83,7 @@ enum PersistenceChild {
         child.waitForExit()
         received.append(child.read())
         // Each acknowledgement is one small write to a pipe, so lines are never torn.
-        return String(decoding: received, as: UTF8.self).split(separator: "\n").compactMap { Int($0) }
+        return String(decoding: received, as: UTF8.self).split(separator: "\n")
     }
 
     /// How many kill rounds to run: 50 by default, `APPSTATEKIT_KILL_ROUNDS` to change it.

@@ -62,6 +62,42 @@ struct PersistenceProcessTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).allSatisfy { !$0.contains(".corrupt-") })
     }
 
+    @Test("SIGKILL while 8 threads write at once never loses a write acknowledged from a shared batch", arguments: [nil, "log"])
+    func concurrentWritersSurviveKill(layout: String?) throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let threads = 8
+        var tally = KillTally()
+        var concurrentRounds = 0
+        for round in 0..<PersistenceChild.killRounds {
+            // A store of its own per round: every child starts its sequences at 0.
+            let path = directory.file("defaults-\(round).json")
+            let lines = try PersistenceChild.runAndKillLines(["store-writers", path, "\(threads)", "1000000"] + (layout.map { [$0] } ?? []))
+            tally.kills += 1
+            // Each thread's acknowledged values ("<thread> <value>" lines), in order.
+            var acknowledged = [[Int]](repeating: [], count: threads)
+            for line in lines {
+                let fields = line.split(separator: " ").compactMap { Int($0) }
+                if fields.count == 2, acknowledged.indices.contains(fields[0]) { acknowledged[fields[0]].append(fields[1]) }
+            }
+            if acknowledged.filter({ !$0.isEmpty }).count > 1 { concurrentRounds += 1 }
+            do {
+                let store = FileKeyValueStore(path: path)
+                for (thread, values) in acknowledged.enumerated() {
+                    tally.record(acknowledged: values, stored: try store.readObject(forKey: "Child/w\(thread)") as? Int ?? -1)
+                }
+            } catch {
+                tally.unreadable += 1
+            }
+        }
+        print("StoredState kill test, \(threads) concurrent writers (layout \(layout ?? "default")): \(tally); rounds with several writers acknowledged: \(concurrentRounds)")
+        #expect(tally.lost == 0, "\(tally)")
+        #expect(tally.unreadable == 0, "\(tally)")
+        #expect(tally.impossible == 0, "\(tally)")
+        #expect(tally.acknowledged >= tally.kills, "every round waits for at least one acknowledged write")
+        #expect(concurrentRounds > 0, "the writers ran concurrently in at least one round")
+    }
+
     @Test("SIGKILL at random moments leaves the FileState file old or new and complete")
     func fileStateSurvivesKill() throws {
         let directory = TemporaryDirectory()
