@@ -57,13 +57,31 @@ final class EntryOwner: Sendable {
     /// the rest of the check.
     @inline(__always)
     func memoized<Value: Sendable>(_ memo: DependencyMemo<Value>) -> Value? {
-        var context: TaskContext?
-        if TaskContext.isAnyLive, let scope = TaskContext.current, scope.hasOverrides { context = scope }
+        let context = Self.overridingContext
         return Application.withCurrent { current in
             // The memo only serves the entry's own application (the usual case).
             guard current.registry.identity == registryIdentity else { return nil }
             return memo.value(registryStamp: current.registry.stamp.load(ordering: .relaxed), context: context)
         }
+    }
+
+    /// Whether `resolution`, taken from a memo of this owner's, is still what the owner resolves
+    /// for the calling task — the check of ``memoized(_:)``, for a reader that kept the
+    /// resolution next to what it read (and registers the same observation access).
+    @inline(__always)
+    func stillServes<Value: Sendable>(_ resolution: DependencyMemo<Value>.Resolved) -> Bool {
+        let context = Self.overridingContext
+        return Application.withCurrent { current in
+            guard current.registry.identity == registryIdentity else { return false }
+            return resolution.isCurrent(registryStamp: current.registry.stamp.load(ordering: .relaxed), context: context)
+        }
+    }
+
+    /// The calling task's innermost scope when it overrides any dependency, else `nil`.
+    @inline(__always)
+    private static var overridingContext: TaskContext? {
+        if TaskContext.isAnyLive, let scope = TaskContext.current, scope.hasOverrides { return scope }
+        return nil
     }
 
     /// ``dependency(_:for:)`` made `transform`ed, remembered in `memo` when the registry
@@ -76,19 +94,32 @@ final class EntryOwner: Sendable {
         for entry: @autoclosure () -> String,
         transform: (Dependency) -> Value
     ) -> Value {
-        let served: Value? = Application.withCurrent { current in
+        resolution(keyPath, memo: memo, for: entry(), transform: transform).value
+    }
+
+    /// The value ``dependency(_:memo:for:transform:)`` resolves, with the memo's resolution
+    /// that vouches for it (`nil` when the value was not memoised: a scope provided it, or the
+    /// calling task is served by another application). Answers from `memo` when it is current.
+    func resolution<Dependency: Sendable, Value: Sendable>(
+        _ keyPath: KeyPath<Application, Application.Dependency<Dependency>>,
+        memo: DependencyMemo<Value>,
+        for entry: @autoclosure () -> String,
+        transform: (Dependency) -> Value
+    ) -> (value: Value, resolution: DependencyMemo<Value>.Resolved?) {
+        let context = Self.overridingContext
+        let served: (Value, DependencyMemo<Value>.Resolved?)? = Application.withCurrent { current in
             guard current.registry.identity == registryIdentity else { return nil }
             // Taken before the lookup: a removal after it moves the stamp and voids the memo.
             let stamp = current.registry.stamp.load(ordering: .relaxed)
+            if let kept = memo.resolution(registryStamp: stamp, context: context) { return (kept.value, kept) }
             let handle = current[keyPath: keyPath]
-            guard let dependencyEntry = handle.entry else { return transform(handle.value) }
+            guard let dependencyEntry = handle.entry else { return (transform(handle.value), nil) }
             let (box, version) = dependencyEntry.snapshot()
             let value = transform(box.value)
-            memo.remember(value, of: dependencyEntry, version: version, registryStamp: stamp)
-            return value
+            return (value, memo.remember(value, of: dependencyEntry, version: version, registryStamp: stamp))
         }
         if let served { return served }
-        return transform(dependency(keyPath, for: entry()))
+        return (transform(dependency(keyPath, for: entry())), nil)
     }
 
     /// The owning application's current value of the dependency at `keyPath`, or `nil` once the

@@ -45,6 +45,18 @@ final class ReadMostlyReference<Object: AnyObject>: @unchecked Sendable {
         return Unmanaged<Object>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)._withUnsafeGuaranteedRef(body)
     }
 
+    /// ``withObject(none:_:)`` with the result for no object made by `none` only when needed:
+    /// for a `Result` whose copy costs something (a generic value the caller returns when the
+    /// object doesn't serve either, say).
+    @inline(__always)
+    func withObject<Result>(orElse none: () -> Result, _ body: (Object) -> Result) -> Result {
+        readers.add(1, ordering: .sequentiallyConsistent)
+        defer { readers.subtract(1, ordering: .sequentiallyConsistent) }
+        let bits = word.load(ordering: .sequentiallyConsistent)
+        guard bits != 0 else { return none() }
+        return Unmanaged<Object>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)._withUnsafeGuaranteedRef(body)
+    }
+
     /// Publishes `object` in place of the current one.
     func replace(with object: Object?) {
         let bits = object.map { UInt(bitPattern: Unmanaged.passRetained($0).toOpaque()) } ?? 0
