@@ -29,7 +29,7 @@ final class EntryOwner: Sendable {
     private weak let registry: Registry?
     /// The registry's identity number, so the common case — the entry used in its own
     /// application — is recognised without loading the weak reference.
-    private let registryIdentity: UInt64
+    fileprivate let registryIdentity: UInt64
 
     /// The owner for entries created in `application`'s registry.
     init(_ application: Application) {
@@ -65,21 +65,9 @@ final class EntryOwner: Sendable {
         }
     }
 
-    /// Whether `resolution`, taken from a memo of this owner's, is still what the owner resolves
-    /// for the calling task — the check of ``memoized(_:)``, for a reader that kept the
-    /// resolution next to what it read (and registers the same observation access).
-    @inline(__always)
-    func stillServes<Value: Sendable>(_ resolution: DependencyMemo<Value>.Resolved) -> Bool {
-        let context = Self.overridingContext
-        return Application.withCurrent { current in
-            guard current.registry.identity == registryIdentity else { return false }
-            return resolution.isCurrent(registryStamp: current.registry.stamp.load(ordering: .relaxed), context: context)
-        }
-    }
-
     /// The calling task's innermost scope when it overrides any dependency, else `nil`.
     @inline(__always)
-    private static var overridingContext: TaskContext? {
+    fileprivate static var overridingContext: TaskContext? {
         if TaskContext.isAnyLive, let scope = TaskContext.current, scope.hasOverrides { return scope }
         return nil
     }
@@ -141,5 +129,19 @@ final class EntryOwner: Sendable {
     /// Reports `message` through the owning application's `\.logger`.
     func reportError(_ message: String) {
         dependency(\.logger).error(message)
+    }
+}
+
+extension DependencyMemo.Resolved {
+    /// Whether this resolution, taken from a memo of `owner`'s, is still what `owner` resolves
+    /// for the calling task — the check of ``EntryOwner/memoized(_:)``, for a reader that kept
+    /// the resolution next to what it read (and registers the same observation access).
+    @inline(__always)
+    func stillServes(_ owner: EntryOwner) -> Bool {
+        let context = EntryOwner.overridingContext
+        return Application.withCurrent { current in
+            guard current.registry.identity == owner.registryIdentity else { return false }
+            return isCurrent(registryStamp: current.registry.stamp.load(ordering: .relaxed), context: context)
+        }
     }
 }

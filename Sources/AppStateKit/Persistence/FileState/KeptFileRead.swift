@@ -24,6 +24,6 @@ final class KeptFileRead<Value: Sendable>: @unchecked Sendable {
     /// (The check was made for the file manager the resolution holds, so its owner matches.)
     @inline(__always)
     func isCurrent(for owner: EntryOwner) -> Bool {
-        owner.stillServes(collaborator) && check.freshness.isCurrent()
+        collaborator.stillServes(owner) && check.freshness.isCurrent()
     }
 }

@@ -25,7 +25,7 @@ final class KeptStoredRead<Value: Sendable>: @unchecked Sendable {
     /// Whether `value` is still what a read by `owner`'s entry returns for the calling task.
     @inline(__always)
     func isCurrent(for owner: EntryOwner) -> Bool {
-        if let collaborator, !owner.stillServes(collaborator) { return false }
-        return validity.holds(in: store)
+        // Optional chaining rather than binding `collaborator`: binding retains it.
+        collaborator?.stillServes(owner) != false && validity.holds(in: store)
     }
 }
