@@ -126,6 +126,25 @@ extension Application {
         return StoredState(slot: slot)
     }
 
+    /// Declares a persisted value named by `feature` and `id`, stored in the `\.userDefaults`
+    /// store: ``storedState(initial:feature:id:store:)`` without a store of its own.
+    ///
+    /// A separate overload only for speed: a declaration that names no store then passes no
+    /// optional store, whose copy and destruction on every access cost more than the rest of
+    /// building the handle's key.
+    @inlinable @_documentation(visibility: private)
+    public func storedState<Value: Codable & Sendable>(
+        initial: @escaping @autoclosure () -> Value,
+        feature: String = "App",
+        id: String
+    ) -> StoredState<Value> {
+        let key = EntryKey(kind: .storedState, valueType: Value.self, feature: feature, id: id)
+        let slot = registry.retainedSlot(for: key) {
+            makeStoredStateEntry(key: $0, feature: feature, id: id, initial: initial(), store: nil)
+        }
+        return StoredState(slot: slot)
+    }
+
     /// Creates the entry behind ``storedState(initial:feature:id:store:)`` on first access.
     @usableFromInline
     func makeStoredStateEntry<Value: Codable & Sendable>(
