@@ -41,7 +41,8 @@ extension Application {
         /// A mutation in place (`tasks.value.append(item)`) reads, mutates and writes as one step
         /// in this process, holding the entry's lock throughout; it must not touch the same entry.
         public var value: Value {
-            get { entry.valueOutsideModification }
+            // Through `withEntry`: the slot keeps the entry alive, so the read retains nothing.
+            get { slot.withEntry(as: FileStateEntry<Value>.self) { $0.valueOutsideModification } }
             set { entry.assign(newValue) }
             _modify {
                 let inPlace = entry.inPlace
@@ -139,10 +140,13 @@ extension Application {
     }
 
     /// Returns the handle of a file state.
+    ///
+    /// Inlinable, like ``state(_:)``: the shared application is then used without a retain.
+    @inlinable @inline(__always)
     public static func fileState<Value: Codable & Sendable>(
         _ keyPath: KeyPath<Application, FileState<Value>>
     ) -> FileState<Value> {
-        current[keyPath: keyPath]
+        withCurrent { $0[keyPath: keyPath] }
     }
 
     /// Deletes a file state's file, so it reads as its initial value again.

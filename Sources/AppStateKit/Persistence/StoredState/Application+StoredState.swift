@@ -39,7 +39,8 @@ extension Application {
         /// A mutation in place (`count.value += 1`) reads, mutates and writes as one step in this
         /// process, holding the entry's lock throughout; it must not touch the same entry.
         public var value: Value {
-            get { entry.valueOutsideModification }
+            // Through `withEntry`: the slot keeps the entry alive, so the read retains nothing.
+            get { slot.withEntry(as: StoredStateEntry<Value>.self) { $0.valueOutsideModification } }
             set { entry.assign(newValue) }
             _modify {
                 let inPlace = entry.inPlace
@@ -166,10 +167,13 @@ extension Application {
     }
 
     /// Returns the handle of a stored state.
+    ///
+    /// Inlinable, like ``state(_:)``: the shared application is then used without a retain.
+    @inlinable @inline(__always)
     public static func storedState<Value: Codable & Sendable>(
         _ keyPath: KeyPath<Application, StoredState<Value>>
     ) -> StoredState<Value> {
-        current[keyPath: keyPath]
+        withCurrent { $0[keyPath: keyPath] }
     }
 
     /// Removes a stored state's value, so it reads as its initial value again.
