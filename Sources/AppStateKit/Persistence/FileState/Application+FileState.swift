@@ -110,8 +110,7 @@ extension Application {
         filename: String,
         isBase64Encoded: Bool = true
     ) -> FileState<Value> {
-        let key = EntryKey(kind: .fileState, valueType: Value.self, feature: path, id: filename)
-        let slot = registry.retainedSlot(for: key) {
+        let slot = ThreadLookupCache.retainedSlot(in: registry, kind: .fileState, valueType: Value.self, feature: path, id: filename) {
             makeFileStateEntry(key: $0, path: path, filename: filename, isBase64Encoded: isBase64Encoded, initial: initial())
         }
         return FileState(slot: slot)

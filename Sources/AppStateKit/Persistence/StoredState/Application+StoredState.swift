@@ -120,8 +120,7 @@ extension Application {
         id: String,
         store: (any UserDefaultsManaging)? = nil
     ) -> StoredState<Value> {
-        let key = EntryKey(kind: .storedState, valueType: Value.self, feature: feature, id: id)
-        let slot = registry.retainedSlot(for: key) {
+        let slot = ThreadLookupCache.retainedSlot(in: registry, kind: .storedState, valueType: Value.self, feature: feature, id: id) {
             makeStoredStateEntry(key: $0, feature: feature, id: id, initial: initial(), store: store)
         }
         return StoredState(slot: slot)
@@ -139,8 +138,7 @@ extension Application {
         feature: String = "App",
         id: String
     ) -> StoredState<Value> {
-        let key = EntryKey(kind: .storedState, valueType: Value.self, feature: feature, id: id)
-        let slot = registry.retainedSlot(for: key) {
+        let slot = ThreadLookupCache.retainedSlot(in: registry, kind: .storedState, valueType: Value.self, feature: feature, id: id) {
             makeStoredStateEntry(key: $0, feature: feature, id: id, initial: initial(), store: nil)
         }
         return StoredState(slot: slot)
