@@ -86,8 +86,10 @@ final class EntryOwner: Sendable {
     }
 
     /// The value ``dependency(_:memo:for:transform:)`` resolves, with the memo's resolution
-    /// that vouches for it (`nil` when the value was not memoised: a scope provided it, or the
-    /// calling task is served by another application). Answers from `memo` when it is current.
+    /// that vouches for it (`nil` when a scope provided the value, which is never memoised).
+    /// Answers from `memo` when it is current. An entry used outside its own application (a
+    /// handle of an application that doesn't serve the calling task) resolves in its owner's
+    /// registry, as ``dependencyIfAlive(_:)`` does, and is memoised against that registry.
     func resolution<Dependency: Sendable, Value: Sendable>(
         _ keyPath: KeyPath<Application, Application.Dependency<Dependency>>,
         memo: DependencyMemo<Value>,
@@ -97,17 +99,38 @@ final class EntryOwner: Sendable {
         let context = Self.overridingContext
         let served: (Value, DependencyMemo<Value>.Resolved?)? = Application.withCurrent { current in
             guard current.registry.identity == registryIdentity else { return nil }
-            // Taken before the lookup: a removal after it moves the stamp and voids the memo.
-            let stamp = current.registry.stamp.load(ordering: .relaxed)
-            if let kept = memo.resolution(registryStamp: stamp, context: context) { return (kept.value, kept) }
-            let handle = current[keyPath: keyPath]
-            guard let dependencyEntry = handle.entry else { return (transform(handle.value), nil) }
-            let (box, version) = dependencyEntry.snapshot()
-            let value = transform(box.value)
-            return (value, memo.remember(value, of: dependencyEntry, version: version, registryStamp: stamp))
+            return Self.resolution(keyPath, in: current, memo: memo, context: context, transform: transform)
         }
         if let served { return served }
-        return (transform(dependency(keyPath, for: entry())), nil)
+        guard let registry else {
+            preconditionFailure("AppStateKit: \(entry()) was used after the application that owns it was released")
+        }
+        return Self.resolution(keyPath, in: Application(resolvingIn: registry), memo: memo, context: context, transform: transform)
+    }
+
+    /// ``resolution(_:memo:for:transform:)`` in `application`, the owner's.
+    private static func resolution<Dependency: Sendable, Value: Sendable>(
+        _ keyPath: KeyPath<Application, Application.Dependency<Dependency>>,
+        in application: Application,
+        memo: DependencyMemo<Value>,
+        context: TaskContext?,
+        transform: (Dependency) -> Value
+    ) -> (value: Value, resolution: DependencyMemo<Value>.Resolved?) {
+        // Taken before the lookup: a removal after it moves the stamp and voids the memo.
+        let stamp = application.registry.stamp.load(ordering: .relaxed)
+        if let kept = memo.resolution(registryStamp: stamp, context: context) { return (kept.value, kept) }
+        let handle = application[keyPath: keyPath]
+        guard let dependencyEntry = handle.entry else { return (transform(handle.value), nil) }
+        let (box, version) = dependencyEntry.snapshot()
+        let value = transform(box.value)
+        return (value, memo.remember(value, of: dependencyEntry, version: version, registryStamp: stamp))
+    }
+
+    /// The owning registry's stamp, or `nil` once the application was released: for a check of
+    /// a memo's resolution made outside the owner's application (see ``DependencyMemo/Resolved/stillServes(_:)``).
+    @inline(never)
+    fileprivate func registryStampIfAlive() -> UInt64? {
+        registry?.stamp.load(ordering: .relaxed)
     }
 
     /// The owning application's current value of the dependency at `keyPath`, or `nil` once the
@@ -136,12 +159,17 @@ extension DependencyMemo.Resolved {
     /// Whether this resolution, taken from a memo of `owner`'s, is still what `owner` resolves
     /// for the calling task — the check of ``EntryOwner/memoized(_:)``, for a reader that kept
     /// the resolution next to what it read (and registers the same observation access).
+    ///
+    /// Used outside the owner's application (a handle of an application that doesn't serve
+    /// the calling task), it checks against the owner's registry, which is where the entry
+    /// resolves then (see ``EntryOwner/resolution(_:memo:for:transform:)``).
     @inline(__always)
     func stillServes(_ owner: EntryOwner) -> Bool {
         let context = EntryOwner.overridingContext
-        return Application.withCurrent { current in
-            guard current.registry.identity == owner.registryIdentity else { return false }
-            return isCurrent(registryStamp: current.registry.stamp.load(ordering: .relaxed), context: context)
+        let currentStamp: UInt64? = Application.withCurrent { current in
+            current.registry.identity == owner.registryIdentity ? current.registry.stamp.load(ordering: .relaxed) : nil
         }
+        guard let stamp = currentStamp ?? owner.registryStampIfAlive() else { return false }
+        return isCurrent(registryStamp: stamp, context: context)
     }
 }

@@ -100,6 +100,26 @@ struct KeptReadTests {
         #expect(outer.value == 1)
     }
 
+    @Test("StoredState: a handle read outside its own application keeps its read too, and follows writes")
+    func storedOutsideItsApplication() throws {
+        let files = InMemoryFileSystem()
+        let path = "/kept/isolated.json"
+        let store = FileKeyValueStore(path: path, fileSystem: files)
+        try store.writeObject(1, forKey: "KeptRead/stored")
+        let handle = Application.withIsolatedApplication {
+            Application.promote(\.userDefaults, with: store)
+            return Application.storedState(\.keptStored)
+        }
+        #expect(handle.value == 1)
+        #expect(handle.value == 1)
+        files.fail(.stat, at: path, with: EIO)
+        // A stat would now throw: these reads are answered from the kept value.
+        for _ in 0..<5 { #expect(try handle.read() == 1) }
+        files.removeFailures()
+        try store.writeObject(2, forKey: "KeptRead/stored")
+        #expect(handle.value == 2)
+    }
+
     @Test("FileState: a scoped override of \\.fileManager between two reads is honoured, and the kept value serves again after it")
     func fileScopedOverride() throws {
         let directory = TemporaryDirectory()
