@@ -219,13 +219,6 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
     struct ReadValidity: Sendable {
         let cacheChange: UInt64
         let freshness: FileFreshness.Checkpoint
-
-        /// ``FileKeyValueStore/isUnchanged(since:)`` for a validity `store` handed out, checked in
-        /// place (no copy of the optional).
-        @inline(__always)
-        func holds(in store: FileKeyValueStore) -> Bool {
-            store.cacheChanges.loadAcquiring() == cacheChange && freshness.isCurrent()
-        }
     }
 
     /// The body of a read, with `lock` held.

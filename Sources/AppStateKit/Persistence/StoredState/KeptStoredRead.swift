@@ -29,3 +29,12 @@ final class KeptStoredRead<Value: Sendable>: @unchecked Sendable {
         collaborator?.stillServes(owner) != false && validity.holds(in: store)
     }
 }
+
+extension FileKeyValueStore.ReadValidity {
+    /// ``FileKeyValueStore/isUnchanged(since:)`` for a validity `store` handed out, checked in
+    /// place (no copy of the optional).
+    @inline(__always)
+    func holds(in store: FileKeyValueStore) -> Bool {
+        store.cacheChanges.loadAcquiring() == cacheChange && freshness.isCurrent()
+    }
+}
