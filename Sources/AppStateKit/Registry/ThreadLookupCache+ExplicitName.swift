@@ -25,6 +25,11 @@ extension ThreadLookupCache {
                     $0.unmanagedEntry._withUnsafeGuaranteedRef { $0.key.matches(kind: kind, valueType: valueType, feature: feature, id: id) }
                 })
             {
+                #if DEBUG
+                // The parts hash as the key does: otherwise a key built on a miss would be
+                // filed under another bucket than the one this probe searches.
+                slots.objects[index]._withUnsafeGuaranteedRef { $0.checkHash(hash) }
+                #endif
                 return slots.objects[index]
             }
             index = (index &+ 1) & slots.mask
@@ -56,3 +61,15 @@ extension ThreadLookupCache {
         return registry.slotOnMiss(for: key, create: create).takeUnretainedValue()
     }
 }
+
+#if DEBUG
+extension ThreadLookupCache.Slot {
+    /// Stops if the entry's key doesn't hash to `hash`, the hash a lookup by the key's parts
+    /// computed (``ThreadLookupCache/slot(kind:valueType:feature:id:hash:registryStamp:)``).
+    @usableFromInline
+    func checkHash(_ hash: Int) {
+        let key = retainedEntry.key
+        precondition(key.fastHash == hash, "AppStateKit: internal error: the parts of \(key.readable) hash to \(hash), its key to \(key.fastHash)")
+    }
+}
+#endif
