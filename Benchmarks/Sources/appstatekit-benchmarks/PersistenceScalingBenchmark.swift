@@ -10,6 +10,8 @@ enum PersistenceBenchmarkFiles {
 
 extension Application {
     var benchStored: StoredState<Int> { storedState(initial: 0, feature: "Bench", id: "stored", store: PersistenceBenchmarkFiles.store) }
+    /// Through `\.userDefaults`, as most declarations are (`readRatios` promotes a store in the run's directory).
+    var benchDefaultStored: StoredState<Int> { storedState(initial: 0, feature: "Bench", id: "default-stored") }
     var benchFile: FileState<Int> { fileState(initial: 0, path: PersistenceBenchmarkFiles.directory, filename: "read.json") }
 }
 
@@ -23,6 +25,9 @@ enum PersistenceScalingBenchmark {
         PersistenceBenchmarkFiles.store = FileKeyValueStore(path: directory + "/read-store.json")
         var stored = Application.storedState(\.benchStored)
         stored.value = 1
+        Application.promote(\.userDefaults, with: FileKeyValueStore(path: directory + "/defaults-store.json"))
+        var defaultStored = Application.storedState(\.benchDefaultStored)
+        defaultStored.value = 1
         var file = Application.fileState(\.benchFile)
         file.value = 1
         let cases = [
@@ -31,6 +36,9 @@ enum PersistenceScalingBenchmark {
             },
             BenchmarkCase(name: "StoredState read (FileKeyValueStore, unchanged)", group: "read") { n in
                 for _ in 0..<n { blackHole(Application.storedState(\.benchStored).value) }
+            },
+            BenchmarkCase(name: "StoredState read (\\.userDefaults FileKeyValueStore, unchanged)", group: "read") { n in
+                for _ in 0..<n { blackHole(Application.storedState(\.benchDefaultStored).value) }
             },
             BenchmarkCase(name: "FileState read (unchanged)", group: "read") { n in
                 for _ in 0..<n { blackHole(Application.fileState(\.benchFile).value) }

@@ -18,7 +18,9 @@ final class DependencyMemo<Value: Sendable>: Sendable {
     /// changed takes no lock (see ``ReadMostlyReference``).
     private let resolved = ReadMostlyReference<Resolved>()
 
-    private final class Resolved: @unchecked Sendable {
+    /// One resolution: the value and what it is valid for. Immutable, so a kept read (see
+    /// `StoredStateEntry`) can hold the resolution it was made under and check it again later.
+    final class Resolved: @unchecked Sendable {
         // Safe: immutable; `version` reads an atomic counter that `entry` keeps alive.
         /// The dependency entry, which owns the counter `version` reads.
         let entry: RegistryEntry
@@ -36,6 +38,18 @@ final class DependencyMemo<Value: Sendable>: Sendable {
             self.registryStamp = registryStamp
             self.value = value
         }
+
+        /// Whether `value` is still what the owner resolves: `registryStamp` is the owning
+        /// registry's current stamp, `context` the calling task's scope when it overrides any
+        /// dependency. Registers an observation-tracking access of the dependency entry when it
+        /// holds, so observers of the reading entry see the collaborator's changes.
+        @inline(__always)
+        func isCurrent(registryStamp: UInt64, context: TaskContext?) -> Bool {
+            guard self.registryStamp == registryStamp, version.loadRelaxed() == seenVersion else { return false }
+            if let context, context.overriddenValue(for: entry.key) != nil { return false }
+            entry.trackAccess()
+            return true
+        }
     }
 
     init() {}
@@ -46,22 +60,26 @@ final class DependencyMemo<Value: Sendable>: Sendable {
     @inline(__always)
     func value(registryStamp: UInt64, context: TaskContext?) -> Value? {
         resolved.withObject(none: nil) { resolved in
-            guard resolved.registryStamp == registryStamp,
-                resolved.version.loadRelaxed() == resolved.seenVersion
-            else { return nil }
-            if let context, context.overriddenValue(for: resolved.entry.key) != nil { return nil }
-            // Observers of the reading entry see the collaborator's changes, as without the memo.
-            resolved.entry.trackAccess()
-            return resolved.value
+            resolved.isCurrent(registryStamp: registryStamp, context: context) ? resolved.value : nil
+        }
+    }
+
+    /// The memoised resolution itself, retained, if it is still what the owner resolves (see
+    /// ``value(registryStamp:context:)``): for a reader that keeps it next to what it read.
+    func resolution(registryStamp: UInt64, context: TaskContext?) -> Resolved? {
+        resolved.withObject(none: nil) { resolved in
+            resolved.isCurrent(registryStamp: registryStamp, context: context) ? resolved : nil
         }
     }
 
     /// Remembers `value`, derived from what `entry` published at `version`, looked up when the
-    /// owning registry's stamp was `registryStamp`.
-    func remember<Dependency: Sendable>(_ value: Value, of entry: DependencyEntry<Dependency>, version: UInt64, registryStamp: UInt64) {
+    /// owning registry's stamp was `registryStamp`; returns the resolution it keeps.
+    @discardableResult
+    func remember<Dependency: Sendable>(_ value: Value, of entry: DependencyEntry<Dependency>, version: UInt64, registryStamp: UInt64) -> Resolved {
         let fresh = Resolved(entry: entry, version: entry.version.view, seenVersion: version, registryStamp: registryStamp, value: value)
         // The previous resolution is released once no read uses it, after the reference's lock
         // (its value's deinit may run user code).
         resolved.replace(with: fresh)
+        return fresh
     }
 }

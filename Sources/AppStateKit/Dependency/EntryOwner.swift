@@ -29,7 +29,7 @@ final class EntryOwner: Sendable {
     private weak let registry: Registry?
     /// The registry's identity number, so the common case — the entry used in its own
     /// application — is recognised without loading the weak reference.
-    private let registryIdentity: UInt64
+    fileprivate let registryIdentity: UInt64
 
     /// The owner for entries created in `application`'s registry.
     init(_ application: Application) {
@@ -57,13 +57,19 @@ final class EntryOwner: Sendable {
     /// the rest of the check.
     @inline(__always)
     func memoized<Value: Sendable>(_ memo: DependencyMemo<Value>) -> Value? {
-        var context: TaskContext?
-        if TaskContext.isAnyLive, let scope = TaskContext.current, scope.hasOverrides { context = scope }
+        let context = Self.overridingContext
         return Application.withCurrent { current in
             // The memo only serves the entry's own application (the usual case).
             guard current.registry.identity == registryIdentity else { return nil }
             return memo.value(registryStamp: current.registry.stamp.load(ordering: .relaxed), context: context)
         }
+    }
+
+    /// The calling task's innermost scope when it overrides any dependency, else `nil`.
+    @inline(__always)
+    fileprivate static var overridingContext: TaskContext? {
+        if TaskContext.isAnyLive, let scope = TaskContext.current, scope.hasOverrides { return scope }
+        return nil
     }
 
     /// ``dependency(_:for:)`` made `transform`ed, remembered in `memo` when the registry
@@ -76,19 +82,55 @@ final class EntryOwner: Sendable {
         for entry: @autoclosure () -> String,
         transform: (Dependency) -> Value
     ) -> Value {
-        let served: Value? = Application.withCurrent { current in
+        resolution(keyPath, memo: memo, for: entry(), transform: transform).value
+    }
+
+    /// The value ``dependency(_:memo:for:transform:)`` resolves, with the memo's resolution
+    /// that vouches for it (`nil` when a scope provided the value, which is never memoised).
+    /// Answers from `memo` when it is current. An entry used outside its own application (a
+    /// handle of an application that doesn't serve the calling task) resolves in its owner's
+    /// registry, as ``dependencyIfAlive(_:)`` does, and is memoised against that registry.
+    func resolution<Dependency: Sendable, Value: Sendable>(
+        _ keyPath: KeyPath<Application, Application.Dependency<Dependency>>,
+        memo: DependencyMemo<Value>,
+        for entry: @autoclosure () -> String,
+        transform: (Dependency) -> Value
+    ) -> (value: Value, resolution: DependencyMemo<Value>.Resolved?) {
+        let context = Self.overridingContext
+        let served: (Value, DependencyMemo<Value>.Resolved?)? = Application.withCurrent { current in
             guard current.registry.identity == registryIdentity else { return nil }
-            // Taken before the lookup: a removal after it moves the stamp and voids the memo.
-            let stamp = current.registry.stamp.load(ordering: .relaxed)
-            let handle = current[keyPath: keyPath]
-            guard let dependencyEntry = handle.entry else { return transform(handle.value) }
-            let (box, version) = dependencyEntry.snapshot()
-            let value = transform(box.value)
-            memo.remember(value, of: dependencyEntry, version: version, registryStamp: stamp)
-            return value
+            return Self.resolution(keyPath, in: current, memo: memo, context: context, transform: transform)
         }
         if let served { return served }
-        return transform(dependency(keyPath, for: entry()))
+        guard let registry else {
+            preconditionFailure("AppStateKit: \(entry()) was used after the application that owns it was released")
+        }
+        return Self.resolution(keyPath, in: Application(resolvingIn: registry), memo: memo, context: context, transform: transform)
+    }
+
+    /// ``resolution(_:memo:for:transform:)`` in `application`, the owner's.
+    private static func resolution<Dependency: Sendable, Value: Sendable>(
+        _ keyPath: KeyPath<Application, Application.Dependency<Dependency>>,
+        in application: Application,
+        memo: DependencyMemo<Value>,
+        context: TaskContext?,
+        transform: (Dependency) -> Value
+    ) -> (value: Value, resolution: DependencyMemo<Value>.Resolved?) {
+        // Taken before the lookup: a removal after it moves the stamp and voids the memo.
+        let stamp = application.registry.stamp.load(ordering: .relaxed)
+        if let kept = memo.resolution(registryStamp: stamp, context: context) { return (kept.value, kept) }
+        let handle = application[keyPath: keyPath]
+        guard let dependencyEntry = handle.entry else { return (transform(handle.value), nil) }
+        let (box, version) = dependencyEntry.snapshot()
+        let value = transform(box.value)
+        return (value, memo.remember(value, of: dependencyEntry, version: version, registryStamp: stamp))
+    }
+
+    /// The owning registry's stamp, or `nil` once the application was released: for a check of
+    /// a memo's resolution made outside the owner's application (see ``DependencyMemo/Resolved/stillServes(_:)``).
+    @inline(never)
+    fileprivate func registryStampIfAlive() -> UInt64? {
+        registry?.stamp.load(ordering: .relaxed)
     }
 
     /// The owning application's current value of the dependency at `keyPath`, or `nil` once the
@@ -110,5 +152,24 @@ final class EntryOwner: Sendable {
     /// Reports `message` through the owning application's `\.logger`.
     func reportError(_ message: String) {
         dependency(\.logger).error(message)
+    }
+}
+
+extension DependencyMemo.Resolved {
+    /// Whether this resolution, taken from a memo of `owner`'s, is still what `owner` resolves
+    /// for the calling task — the check of ``EntryOwner/memoized(_:)``, for a reader that kept
+    /// the resolution next to what it read (and registers the same observation access).
+    ///
+    /// Used outside the owner's application (a handle of an application that doesn't serve
+    /// the calling task), it checks against the owner's registry, which is where the entry
+    /// resolves then (see ``EntryOwner/resolution(_:memo:for:transform:)``).
+    @inline(__always)
+    func stillServes(_ owner: EntryOwner) -> Bool {
+        let context = EntryOwner.overridingContext
+        let currentStamp: UInt64? = Application.withCurrent { current in
+            current.registry.identity == owner.registryIdentity ? current.registry.stamp.load(ordering: .relaxed) : nil
+        }
+        guard let stamp = currentStamp ?? owner.registryStampIfAlive() else { return false }
+        return isCurrent(registryStamp: stamp, context: context)
     }
 }

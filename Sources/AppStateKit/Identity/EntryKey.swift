@@ -35,6 +35,25 @@ struct EntryKey: Hashable, Sendable {
         self.fastHash = EntryKey.mix(kind: self.kind, valueType: self.valueType, nameBits: StringPairHashes.hash(feature, id))
     }
 
+    /// A key named by `feature` and `id` whose hash the caller computed as
+    /// ``init(kind:valueType:feature:id:)`` does (see ``ThreadLookupCache/retainedSlot(in:kind:valueType:feature:id:create:)``).
+    @inlinable
+    init(kind: ObjectIdentifier, valueType: ObjectIdentifier, feature: String, id: String, fastHash: Int) {
+        self.kind = kind
+        self.valueType = valueType
+        self.name = .explicit(feature: feature, id: id)
+        self.fastHash = fastHash
+    }
+
+    /// Whether this is the key named by `feature` and `id` for `kind` and `valueType`, compared
+    /// in place: a lookup by these parts needs no key of its own (whose copy of the two strings
+    /// costs a retain and a release each).
+    @inlinable @inline(__always)
+    func matches(kind: ObjectIdentifier, valueType: ObjectIdentifier, feature: borrowing String, id: borrowing String) -> Bool {
+        guard self.kind == kind, self.valueType == valueType, case let .explicit(ownFeature, ownID) = name else { return false }
+        return ownFeature == feature && ownID == id
+    }
+
     /// A key whose kind is identified by an arbitrary type, e.g. the entry class itself.
     init(kind: ObjectIdentifier, name: EntryName) {
         self.kind = kind

@@ -22,8 +22,10 @@ final class ReadMostlyReference<Object: AnyObject>: @unchecked Sendable {
     private let readers = Atomic<Int>(0)
     /// Serialises replacements.
     private let replacing = Lock()
-    /// Replaced objects a reader may still be using, each retained.
-    private var retired: [Unmanaged<Object>] = []
+    /// Replaced objects a reader may still be using, each retained. (Raw addresses: an array
+    /// of a type that doesn't depend on `Object` is compiled once, so a replacement from
+    /// unspecialised generic code doesn't pay for generic array operations.)
+    private var retired: [UnsafeMutableRawPointer] = []
 
     init() {}
 
@@ -31,7 +33,7 @@ final class ReadMostlyReference<Object: AnyObject>: @unchecked Sendable {
         // No reader can run any more: whatever is published or retired is released.
         let bits = word.load(ordering: .sequentiallyConsistent)
         if bits != 0 { Unmanaged<Object>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).release() }
-        for object in retired { object.release() }
+        for object in retired { Unmanaged<Object>.fromOpaque(object).release() }
     }
 
     /// Runs `body` with the published object, without taking a lock or retaining it (the
@@ -45,17 +47,38 @@ final class ReadMostlyReference<Object: AnyObject>: @unchecked Sendable {
         return Unmanaged<Object>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)._withUnsafeGuaranteedRef(body)
     }
 
+    /// ``withObject(none:_:)`` with the result for no object made by `none` only when needed:
+    /// for a `Result` whose copy costs something (a generic value the caller returns when the
+    /// object doesn't serve either, say).
+    @inline(__always)
+    func withObject<Result>(orElse none: () -> Result, _ body: (Object) -> Result) -> Result {
+        readers.add(1, ordering: .sequentiallyConsistent)
+        defer { readers.subtract(1, ordering: .sequentiallyConsistent) }
+        let bits = word.load(ordering: .sequentiallyConsistent)
+        guard bits != 0 else { return none() }
+        return Unmanaged<Object>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)._withUnsafeGuaranteedRef(body)
+    }
+
+    /// Publishes nothing in place of the current object; costs one load when nothing is
+    /// published. (A replacement racing with it may publish an object right after: callers use
+    /// this only where every published object carries its own validity.)
+    func clear() {
+        guard word.load(ordering: .sequentiallyConsistent) != 0 else { return }
+        replace(with: nil)
+    }
+
     /// Publishes `object` in place of the current one.
     func replace(with object: Object?) {
-        let bits = object.map { UInt(bitPattern: Unmanaged.passRetained($0).toOpaque()) } ?? 0
-        let released: [Unmanaged<Object>] = replacing.withLock {
+        var bits: UInt = 0
+        if let object { bits = UInt(bitPattern: Unmanaged.passRetained(object).toOpaque()) }
+        let released: [UnsafeMutableRawPointer] = replacing.withLock {
             let old = word.exchange(bits, ordering: .sequentiallyConsistent)
-            if old != 0 { retired.append(Unmanaged.fromOpaque(UnsafeRawPointer(bitPattern: old)!)) }
+            if old != 0 { retired.append(UnsafeMutableRawPointer(bitPattern: old)!) }
             // Every reader that starts from here on loads the new object.
             guard readers.load(ordering: .sequentiallyConsistent) == 0 else { return [] }
             defer { retired.removeAll() }
             return retired
         }
-        for object in released { object.release() }
+        for object in released { Unmanaged<Object>.fromOpaque(object).release() }
     }
 }

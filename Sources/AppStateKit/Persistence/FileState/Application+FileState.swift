@@ -41,7 +41,8 @@ extension Application {
         /// A mutation in place (`tasks.value.append(item)`) reads, mutates and writes as one step
         /// in this process, holding the entry's lock throughout; it must not touch the same entry.
         public var value: Value {
-            get { entry.valueOutsideModification }
+            // Through `withEntry`: the slot keeps the entry alive, so the read retains nothing.
+            get { slot.withEntry(as: FileStateEntry<Value>.self) { $0.valueOutsideModification } }
             set { entry.assign(newValue) }
             _modify {
                 let inPlace = entry.inPlace
@@ -109,8 +110,7 @@ extension Application {
         filename: String,
         isBase64Encoded: Bool = true
     ) -> FileState<Value> {
-        let key = EntryKey(kind: .fileState, valueType: Value.self, feature: path, id: filename)
-        let slot = registry.retainedSlot(for: key) {
+        let slot = ThreadLookupCache.retainedSlot(in: registry, kind: .fileState, valueType: Value.self, feature: path, id: filename) {
             makeFileStateEntry(key: $0, path: path, filename: filename, isBase64Encoded: isBase64Encoded, initial: initial())
         }
         return FileState(slot: slot)
@@ -139,10 +139,13 @@ extension Application {
     }
 
     /// Returns the handle of a file state.
+    ///
+    /// Inlinable, like ``state(_:)``: the shared application is then used without a retain.
+    @inlinable @inline(__always)
     public static func fileState<Value: Codable & Sendable>(
         _ keyPath: KeyPath<Application, FileState<Value>>
     ) -> FileState<Value> {
-        current[keyPath: keyPath]
+        withCurrent { $0[keyPath: keyPath] }
     }
 
     /// Deletes a file state's file, so it reads as its initial value again.

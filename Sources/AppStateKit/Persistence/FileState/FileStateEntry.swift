@@ -2,12 +2,12 @@ import Foundation
 
 /// The registry entry behind an ``Application/FileState``: where the file lives, how it is
 /// encoded, its initial value, and a cache of the last decoded value keyed by the file's stamp
-/// and its generation counter (so a read costs one atomic load unless the file changed — in this
-/// process or another; see `FileStateFreshness`). It reads
+/// and its generation counter (so a read costs a few atomic loads and no lock unless the file
+/// changed — in this process or another; see `FileStateFreshness` and ``KeptFileRead``). It reads
 /// and writes through the `\.fileManager` of the application that owns it (see ``EntryOwner``).
 final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @unchecked Sendable {
-    // Safe: `cache`, `corruptStamp`, `currentValue` and `currentCheck` are only accessed while
-    // `lock` (the base class's) is held; everything else is immutable.
+    // Safe: `cache` and `corruptStamp` are only accessed while `lock` (the base class's) is held;
+    // `kept` synchronises itself; everything else is immutable.
     let directory: String
     let filename: String
     let isBase64Encoded: Bool
@@ -22,11 +22,9 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
     private var corruptStamp: FileStamp?
     /// Whether `cache` is still the file's without a `stat`: the file's generation counter.
     private let freshness = FileStateFreshness()
-    /// The value the last check of the file found (``initial`` for no file), and what vouches
-    /// that it is still the file's (`nil`: nothing, check the file). Fields of the entry rather
-    /// than one optional object, so the read that uses them instantiates no type metadata.
-    private var currentValue: Value
-    private var currentCheck: FileStateFreshness.Check?
+    /// The value the last check of the file found (``initial`` for no file) and what vouches
+    /// that it is still the file's; nothing published: check the file. Read without a lock.
+    private let kept = ReadMostlyReference<KeptFileRead<Value>>()
     /// The application's `\.fileManager` operations as last resolved, while still current.
     private let fileManagerMemo = DependencyMemo<ResolvedFiles>()
 
@@ -36,7 +34,6 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
         self.isBase64Encoded = isBase64Encoded
         self.filePath = (directory as NSString).appendingPathComponent(filename)
         self.filenameProblem = FileStateEntry.validate(filename: filename, directory: directory)
-        self.currentValue = initial
         super.init(key: key, initial: initial, owner: owner)
     }
 
@@ -58,55 +55,61 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
     }
 
     /// The file's value, or the initial value when there is no file.
+    ///
+    /// First the value an earlier read kept, while it is still current (see ``KeptFileRead``);
+    /// that check loads atomics only. (`isKept` rather than an optional result: an optional of
+    /// `Value` would instantiate its type metadata on every read.)
     override func read() throws -> Value {
-        try read(checkingFile: false)
+        trackAccess()
+        var isKept = false
+        let value = kept.withObject(orElse: { initial }) { kept in
+            guard kept.isCurrent(for: owner) else { return initial }
+            isKept = true
+            return kept.value
+        }
+        if isKept { return value }
+        return try readCheckingFile()
     }
 
     /// The file's value, or the initial value when there is no file.
     ///
-    /// - Parameter checkingFile: Check the file's stamp even when the generation counter says
-    ///   nothing changed. `update` needs it: its stamp comparison assumes the value read is at
-    ///   least as new as the stamp it took first, and a write whose rename is done but whose
-    ///   count is not yet would break that.
+    /// - Parameter checkingFile: Check the file's stamp even when the value kept says nothing
+    ///   changed. `update` needs it: its stamp comparison assumes the value read is at least as
+    ///   new as the stamp it took first, and a write whose rename is done but whose count is
+    ///   not yet would break that.
     func read(checkingFile: Bool) throws -> Value {
+        guard checkingFile else { return try read() }
         trackAccess()
-        if let filenameProblem { throw filenameProblem }
-        let resolved = resolvedFiles
-        if !checkingFile {
-            lock.lock()
-            // (The check is a comparison, atomic loads and a clock read: it calls nothing out.)
-            if FileStateFreshness.Check.holds(currentCheck, for: resolved.freshnessOwner) {
-                let value = currentValue
-                lock.unlock()
-                return value
-            }
-            lock.unlock()
-        }
-        return try readCheckingFile(resolved.files)
+        return try readCheckingFile()
     }
 
-    /// The rest of ``read(checkingFile:)``, out of line (so the check before it needs no type
-    /// metadata beyond `Value`'s): checks the file's stamp, decodes it when it changed, and
-    /// keeps the value with what vouches for it.
+    /// The rest of ``read()``, out of line (so the check before it needs no type metadata
+    /// beyond `Value`'s): checks the file's stamp, decodes it when it changed, and keeps the
+    /// value with what vouches for it.
     @inline(never)
-    private func readCheckingFile(_ files: any AtomicFileManaging) throws -> Value {
+    private func readCheckingFile() throws -> Value {
+        if let filenameProblem { throw filenameProblem }
+        let (resolved, collaborator) = owner.resolution(\.fileManager, memo: fileManagerMemo, for: "FileState \(filePath)") {
+            ResolvedFiles($0.atomicFiles)
+        }
+        let files = resolved.files
         let path = filePath
         let mark = freshness.mark(for: files, path: path)
         guard let stamp = try files.existingStamp(ofFile: path) else {
             let check = freshness.record(mark, for: files)
-            keepCurrent(initial, check) { $0 = nil }
+            keepCurrent(initial, check, collaborator) { $0 = nil }
             return initial
         }
         if let cached = lock.withLock({ cache }), cached.stamp == stamp {
             let check = freshness.record(mark, for: files)
-            keepCurrent(cached.value, check) { _ in }
+            keepCurrent(cached.value, check, collaborator) { _ in }
             return cached.value
         }
         guard let data = try files.contents(ofFile: path) else { return initial }
         do {
             let value = try FileStateCodec.decode(data, as: Value.self, path: path)
             let check = freshness.record(mark, for: files)
-            keepCurrent(value, check) {
+            keepCurrent(value, check, collaborator) {
                 $0 = Cached(stamp: stamp, value: value)
                 corruptStamp = nil
             }
@@ -117,17 +120,19 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
         }
     }
 
-    /// Keeps `value` as the current one, vouched for by `check`, and applies `update` to the
-    /// cache, all under the lock; the value kept before is released after it (its deinit may
-    /// run user code).
-    private func keepCurrent(_ value: Value, _ check: FileStateFreshness.Check?, _ update: (inout Cached?) -> Void) {
-        lock.lock()
-        let previous = currentValue
-        currentValue = value
-        currentCheck = check
-        update(&cache)
-        lock.unlock()
-        withExtendedLifetime(previous) {}
+    /// Keeps `value` for the next reads when `check` and `collaborator` vouch for it (otherwise
+    /// they check the file), and applies `update` to the cache under the lock. What was kept
+    /// before is released outside every lock, once no read uses it (its deinit may run user code).
+    private func keepCurrent(
+        _ value: Value, _ check: FileStateFreshness.Check?, _ collaborator: DependencyMemo<ResolvedFiles>.Resolved?,
+        _ update: (inout Cached?) -> Void
+    ) {
+        lock.withLock { update(&cache) }
+        if let check, let collaborator {
+            kept.replace(with: KeptFileRead(collaborator: collaborator, check: check, value: value))
+        } else {
+            kept.clear()
+        }
     }
 
     /// Writes `newValue` atomically; an optional holding `nil` deletes the file.
@@ -145,19 +150,15 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
         try preserveCorruptFile(files, path: path)
         if let optional = newValue as? any OptionalValue, optional.wrappedAny == nil {
             try files.removeFile(path)
-            lock.withLock {
-                cache = nil
-                currentCheck = nil
-            }
+            lock.withLock { cache = nil }
+            kept.clear()
             return
         }
         let data = try FileStateCodec.encode(newValue, base64Encoded: isBase64Encoded, path: path)
         let stamp = try files.writeAtomicallyWithStamp(data, toFile: path)
         let cached = stamp.map { Cached(stamp: $0, value: newValue) }
-        lock.withLock {
-            cache = cached
-            currentCheck = nil
-        }
+        lock.withLock { cache = cached }
+        kept.clear()
     }
 
     /// Deletes the file so reads return the initial value.
@@ -168,10 +169,8 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
         try notifyingObservers {
             try preserveCorruptFile(files, path: path)
             try files.removeFile(path)
-            lock.withLock {
-                cache = nil
-                currentCheck = nil
-            }
+            lock.withLock { cache = nil }
+            kept.clear()
         }
     }
 

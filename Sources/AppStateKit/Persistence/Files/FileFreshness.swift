@@ -47,8 +47,9 @@ struct FileFreshness {
 
     @inline(__always)
     private static func isCurrent(checked: Mark?, generation: SharedGeneration?) -> Bool {
-        guard let checked, let generation else { return false }
-        return generation.load() == checked.generation && now() &- checked.time < revalidationInterval
+        // Optional chaining rather than binding `generation`: binding retains it.
+        guard let checked, generation?.load() == checked.generation else { return false }
+        return now() &- checked.time < revalidationInterval
     }
 
     /// What ``isCurrent()`` looks at, copied out: whoever holds the freshness behind a lock can
@@ -61,7 +62,9 @@ struct FileFreshness {
         /// ``FileFreshness/isCurrent()`` of the freshness this was taken from, as it was then.
         @inline(__always)
         func isCurrent() -> Bool {
-            FileFreshness.isCurrent(checked: checked, generation: generation)
+            // In place, without copying `generation` out (a copy retains it).
+            guard let checked, generation?.load() == checked.generation else { return false }
+            return FileFreshness.now() &- checked.time < FileFreshness.revalidationInterval
         }
     }
 

@@ -39,7 +39,8 @@ extension Application {
         /// A mutation in place (`count.value += 1`) reads, mutates and writes as one step in this
         /// process, holding the entry's lock throughout; it must not touch the same entry.
         public var value: Value {
-            get { entry.valueOutsideModification }
+            // Through `withEntry`: the slot keeps the entry alive, so the read retains nothing.
+            get { slot.withEntry(as: StoredStateEntry<Value>.self) { $0.valueOutsideModification } }
             set { entry.assign(newValue) }
             _modify {
                 let inPlace = entry.inPlace
@@ -119,9 +120,26 @@ extension Application {
         id: String,
         store: (any UserDefaultsManaging)? = nil
     ) -> StoredState<Value> {
-        let key = EntryKey(kind: .storedState, valueType: Value.self, feature: feature, id: id)
-        let slot = registry.retainedSlot(for: key) {
+        let slot = ThreadLookupCache.retainedSlot(in: registry, kind: .storedState, valueType: Value.self, feature: feature, id: id) {
             makeStoredStateEntry(key: $0, feature: feature, id: id, initial: initial(), store: store)
+        }
+        return StoredState(slot: slot)
+    }
+
+    /// Declares a persisted value named by `feature` and `id`, stored in the `\.userDefaults`
+    /// store: ``storedState(initial:feature:id:store:)`` without a store of its own.
+    ///
+    /// A separate overload only for speed: a declaration that names no store then passes no
+    /// optional store, whose copy and destruction on every access cost more than the rest of
+    /// building the handle's key.
+    @inlinable @_documentation(visibility: private)
+    public func storedState<Value: Codable & Sendable>(
+        initial: @escaping @autoclosure () -> Value,
+        feature: String = "App",
+        id: String
+    ) -> StoredState<Value> {
+        let slot = ThreadLookupCache.retainedSlot(in: registry, kind: .storedState, valueType: Value.self, feature: feature, id: id) {
+            makeStoredStateEntry(key: $0, feature: feature, id: id, initial: initial(), store: nil)
         }
         return StoredState(slot: slot)
     }
@@ -147,10 +165,13 @@ extension Application {
     }
 
     /// Returns the handle of a stored state.
+    ///
+    /// Inlinable, like ``state(_:)``: the shared application is then used without a retain.
+    @inlinable @inline(__always)
     public static func storedState<Value: Codable & Sendable>(
         _ keyPath: KeyPath<Application, StoredState<Value>>
     ) -> StoredState<Value> {
-        current[keyPath: keyPath]
+        withCurrent { $0[keyPath: keyPath] }
     }
 
     /// Removes a stored state's value, so it reads as its initial value again.

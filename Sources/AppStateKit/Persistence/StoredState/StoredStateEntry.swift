@@ -5,14 +5,13 @@ import Foundation
 /// the store, so a value written by plain `UserDefaults` code or another process is what the
 /// next read returns.
 ///
-/// From a ``FileKeyValueStore`` a read keeps the value it decoded together with the store's
-/// ``FileKeyValueStore/ReadValidity``; the next read returns it without asking the store while
-/// the store says nothing changed since — no write or reload in this process, no write counted
+/// From a ``FileKeyValueStore`` a read keeps the value it decoded, with what vouches for it, in a
+/// ``KeptStoredRead``; the next read returns it without asking the store while that still holds
+/// — the same `\.userDefaults` resolution, no write or reload in this process, no write counted
 /// by another process, a check of the file less than a second old — so such a read costs a
-/// few atomic loads and no decoding. Other stores are asked on every read.
+/// few atomic loads, no lock and no decoding. Other stores are asked on every read.
 final class StoredStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @unchecked Sendable {
-    // Safe: `decodedValue`, `decodedFrom` and `decodedAt` are only accessed while `lock` (the
-    // base class's) is held; every other stored property is immutable.
+    // Safe: every stored property is immutable or synchronises itself (`kept`, `defaultStoreMemo`).
     let storageKey: String
     /// The key earlier versions used, read while nothing is stored under `storageKey` (see
     /// ``StoredStateKey``).
@@ -25,12 +24,9 @@ final class StoredStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, 
     private let hasOwnStore: Bool
     /// The application's `\.userDefaults` as last resolved, while still current.
     private let defaultStoreMemo = DependencyMemo<ResolvedStore>()
-    /// The value the last read from a ``FileKeyValueStore`` decoded (``initial`` before), the
-    /// store, and the store's state then (`nil`: no value kept). Fields of the entry rather than
-    /// one optional object: a generic object or optional instantiates type metadata on each read.
-    private var decodedValue: Value
-    private var decodedFrom: FileKeyValueStore?
-    private var decodedAt: FileKeyValueStore.ReadValidity?
+    /// What the last read from a ``FileKeyValueStore`` decoded, and what vouches for it; read
+    /// without a lock.
+    private let kept = ReadMostlyReference<KeptStoredRead<Value>>()
 
     init(key: EntryKey, feature: String, id: String, initial: Value, store: (any UserDefaultsManaging)?, owner: EntryOwner) {
         self.storageKey = StoredStateKey.key(feature: feature, id: id)
@@ -38,7 +34,6 @@ final class StoredStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, 
         self.store = store
         self.ownStore = store.map(ResolvedStore.init)
         self.hasOwnStore = store != nil
-        self.decodedValue = initial
         super.init(key: key, initial: initial, owner: owner)
     }
 
@@ -54,6 +49,13 @@ final class StoredStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, 
         return owner.dependency(\.userDefaults, memo: defaultStoreMemo, for: "StoredState \(storageKey)") { ResolvedStore($0) }
     }
 
+    /// ``resolvedStore`` with the `\.userDefaults` resolution that vouches for it (`nil` for the
+    /// entry's own store, or when the value was not memoised).
+    private var resolvedStoreAndCollaborator: (ResolvedStore, DependencyMemo<ResolvedStore>.Resolved?) {
+        if hasOwnStore, let ownStore { return (ownStore, nil) }
+        return owner.resolution(\.userDefaults, memo: defaultStoreMemo, for: "StoredState \(storageKey)") { ResolvedStore($0) }
+    }
+
     /// The stored object and the key it was found under: `storageKey`, or the legacy key while
     /// nothing is stored under `storageKey`.
     func storedObject(in store: any UserDefaultsManaging) throws -> (object: Any?, key: String) {
@@ -63,10 +65,27 @@ final class StoredStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, 
     }
 
     /// The stored value, or the initial value when nothing is stored.
+    ///
+    /// First the value an earlier read kept, while it is still current (see ``KeptStoredRead``);
+    /// that check loads atomics only. (`isKept` rather than an optional result: an optional of
+    /// `Value` would instantiate its type metadata on every read.)
     override func read() throws -> Value {
         trackAccess()
-        let resolved = resolvedStore
-        if let fileStore = resolved.fileStore { return try read(from: fileStore) }
+        var isKept = false
+        let value = kept.withObject(orElse: { initial }) { kept in
+            guard kept.isCurrent(for: owner) else { return initial }
+            isKept = true
+            return kept.value
+        }
+        if isKept { return value }
+        return try readFromStore()
+    }
+
+    /// The rest of ``read()``, out of line: asks the store, and keeps what a file store returned.
+    @inline(never)
+    private func readFromStore() throws -> Value {
+        let (resolved, collaborator) = resolvedStoreAndCollaborator
+        if let fileStore = resolved.fileStore { return try readAndKeep(from: fileStore, collaborator: collaborator) }
         let store = resolved.store
         if let object = try store.readObject(forKey: storageKey) {
             return try StoredValueCodec.decode(object, as: Value.self, key: storageKey, store: store)
@@ -77,24 +96,9 @@ final class StoredStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, 
         return initial
     }
 
-    /// A read from a file store: the value an earlier read decoded, while the store says nothing
-    /// changed since; otherwise the stored value, decoded and kept for the next read.
-    private func read(from fileStore: FileKeyValueStore) throws -> Value {
-        lock.lock()
-        // (The check is atomic loads and a clock read: nothing that could call out.)
-        if decodedFrom === fileStore, fileStore.isUnchanged(since: decodedAt) {
-            let value = decodedValue
-            lock.unlock()
-            return value
-        }
-        lock.unlock()
-        return try readAndKeep(from: fileStore)
-    }
-
-    /// The rest of ``read(from:)``, out of line: the fast path then needs no type metadata
-    /// beyond `Value`'s (instantiating an optional's or a tuple's costs more than the whole check).
-    @inline(never)
-    private func readAndKeep(from fileStore: FileKeyValueStore) throws -> Value {
+    /// A read from a file store: the stored value, decoded and kept for the next read when
+    /// something vouches for the store (the entry's own store, or a memoised `\.userDefaults`).
+    private func readAndKeep(from fileStore: FileKeyValueStore, collaborator: DependencyMemo<ResolvedStore>.Resolved?) throws -> Value {
         // The validity of the first read covers the legacy key's too: anything that changed in
         // between moved the store on, and the next read decodes again.
         var (object, validity) = try fileStore.readObjectForReuse(forKey: storageKey)
@@ -104,14 +108,11 @@ final class StoredStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, 
             key = legacyKey
         }
         let value = try object.map { try StoredValueCodec.decode($0, as: Value.self, key: key, store: fileStore) } ?? initial
-        lock.lock()
-        // What was kept before is released after the lock (a value's deinit may run user code).
-        let previous = (decodedValue, decodedFrom)
-        decodedValue = value
-        decodedFrom = fileStore
-        decodedAt = validity
-        lock.unlock()
-        withExtendedLifetime(previous) {}
+        if hasOwnStore || collaborator != nil {
+            // Whatever was kept before is released outside the reference's lock (and once no
+            // read uses it): a value's deinit may run user code.
+            kept.replace(with: KeptStoredRead(collaborator: collaborator, store: fileStore, validity: validity, value: value))
+        }
         return value
     }
 
