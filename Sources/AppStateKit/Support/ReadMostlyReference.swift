@@ -1,33 +1,62 @@
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// An optional object reference read on hot paths without a lock and replaced rarely.
 ///
-/// A reader announces itself in a counter, loads the published object, uses it without
-/// retaining it and leaves; that is two atomic additions and a load, where a mutex would cost
-/// two calls. A replacement (serialised by a lock of its own) publishes the new object and
-/// keeps the replaced one until no reader can still be using it: it is released by the first
-/// replacement — this one or a later one — that finds no reader in flight, or with the
-/// reference itself. (The counter and the published word are accessed sequentially
-/// consistently: a replacement that sees no reader knows every later reader loads the new
-/// object.) Released objects are released after the lock, as their `deinit` may run any code.
+/// A reader announces itself in one of two counters (the one the current epoch's parity names),
+/// loads the published object, uses it without retaining it and leaves; that is a few atomic
+/// operations where a mutex would cost two calls. A replacement (serialised by a lock of its
+/// own) publishes the new object, then waits out a *grace period*: it advances the epoch, so
+/// readers that start from then on announce themselves in the other counter, and waits for the
+/// counter of the readers before to drain. A reader's visit is a few loads, so the wait is
+/// short, and the replaced object is released right after it. Every object is released within a
+/// bounded time: memory doesn't grow with the number of replacements, however busy the readers.
 ///
-/// A reader's `body` must be short and must not replace the same reference (it would see
-/// itself in flight and keep the replaced object until the next replacement — harmless, but
-/// pointless).
+/// When a wait does not end soon (a reader was preempted, or `body` replaced the same
+/// reference), the replaced object is kept and released by a later replacement whose two grace
+/// periods, one per counter, both ended (or with the reference itself). Released objects are
+/// released after the lock, as their `deinit` may run any code.
+///
+/// A reader's `body` must be short and should not replace the same reference (the replacement
+/// would wait for its own reader to leave, give up, and keep the object until a later one).
 final class ReadMostlyReference<Object: AnyObject>: @unchecked Sendable {
-    // Safe: `word` and `readers` are atomic; `retired` is only touched with `replacing` held.
+    // Safe: `word`, `epoch` and the counters are atomic; `retired` and `isSettled` are only
+    // touched with `replacing` held.
     /// The published object's address, retained; 0 for none.
     private let word = Atomic<UInt>(0)
-    /// Readers currently between their announcement and their exit.
-    private let readers = Atomic<Int>(0)
+    /// Advanced by every grace period; its parity names the counter new readers use.
+    private let epoch = Atomic<UInt>(0)
+    /// Readers in flight that announced themselves in an even and an odd epoch.
+    private let evenReaders = Atomic<Int>(0)
+    private let oddReaders = Atomic<Int>(0)
     /// Serialises replacements.
     private let replacing = Lock()
     /// Replaced objects a reader may still be using, each retained. (Raw addresses: an array
     /// of a type that doesn't depend on `Object` is compiled once, so a replacement from
     /// unspecialised generic code doesn't pay for generic array operations.)
     private var retired: [UnsafeMutableRawPointer] = []
+    /// Whether every grace period so far ended, so that only readers of the current epoch can
+    /// still be using a replaced object.
+    private var isSettled = true
 
-    init() {}
+    /// How many times a grace period checks its counter (spinning, then yielding the processor)
+    /// before it gives up and keeps the replaced object for later.
+    private let patience: Int
+
+    /// A reference publishing nothing yet; `patience` is how many checks a grace period makes
+    /// before it gives up (tests pass `.max` to wait for as long as a reader takes).
+    init(patience: Int = 2_000) {
+        self.patience = patience
+    }
+
+    /// The current epoch, for tests that need to know a grace period has begun.
+    var epochForTesting: UInt { epoch.load(ordering: .sequentiallyConsistent) }
 
     deinit {
         // No reader can run any more: whatever is published or retired is released.
@@ -36,12 +65,36 @@ final class ReadMostlyReference<Object: AnyObject>: @unchecked Sendable {
         for object in retired { Unmanaged<Object>.fromOpaque(object).release() }
     }
 
+    /// Announces a reader in the current epoch's counter; returns that epoch's parity.
+    ///
+    /// The epoch is read again after the announcement: a reader whose epoch moved on meanwhile
+    /// announces itself again, so a grace period that waited for the old counter covers every
+    /// reader that could have loaded the object it replaced.
+    @inline(__always)
+    private func enter() -> UInt {
+        while true {
+            let current = epoch.load(ordering: .sequentiallyConsistent)
+            let parity = current & 1
+            if parity == 0 { evenReaders.add(1, ordering: .sequentiallyConsistent) } else { oddReaders.add(1, ordering: .sequentiallyConsistent) }
+            if epoch.load(ordering: .sequentiallyConsistent) == current { return parity }
+            leave(parity)
+        }
+    }
+
+    @inline(__always)
+    private func leave(_ parity: UInt) {
+        let before = parity == 0
+            ? evenReaders.subtract(1, ordering: .sequentiallyConsistent).oldValue
+            : oddReaders.subtract(1, ordering: .sequentiallyConsistent).oldValue
+        assert(before > 0, "AppStateKit: ReadMostlyReference reader count went below zero")
+    }
+
     /// Runs `body` with the published object, without taking a lock or retaining it (the
     /// object stays alive while `body` runs); `none` when nothing is published.
     @inline(__always)
     func withObject<Result>(none: Result, _ body: (Object) -> Result) -> Result {
-        readers.add(1, ordering: .sequentiallyConsistent)
-        defer { readers.subtract(1, ordering: .sequentiallyConsistent) }
+        let parity = enter()
+        defer { leave(parity) }
         let bits = word.load(ordering: .sequentiallyConsistent)
         guard bits != 0 else { return none }
         return Unmanaged<Object>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)._withUnsafeGuaranteedRef(body)
@@ -52,8 +105,8 @@ final class ReadMostlyReference<Object: AnyObject>: @unchecked Sendable {
     /// object doesn't serve either, say).
     @inline(__always)
     func withObject<Result>(orElse none: () -> Result, _ body: (Object) -> Result) -> Result {
-        readers.add(1, ordering: .sequentiallyConsistent)
-        defer { readers.subtract(1, ordering: .sequentiallyConsistent) }
+        let parity = enter()
+        defer { leave(parity) }
         let bits = word.load(ordering: .sequentiallyConsistent)
         guard bits != 0 else { return none() }
         return Unmanaged<Object>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)._withUnsafeGuaranteedRef(body)
@@ -67,18 +120,42 @@ final class ReadMostlyReference<Object: AnyObject>: @unchecked Sendable {
         replace(with: nil)
     }
 
-    /// Publishes `object` in place of the current one.
+    /// Publishes `object` in place of the current one, and releases the replaced one once no
+    /// reader can be using it.
     func replace(with object: Object?) {
         var bits: UInt = 0
         if let object { bits = UInt(bitPattern: Unmanaged.passRetained(object).toOpaque()) }
         let released: [UnsafeMutableRawPointer] = replacing.withLock {
             let old = word.exchange(bits, ordering: .sequentiallyConsistent)
             if old != 0 { retired.append(UnsafeMutableRawPointer(bitPattern: old)!) }
-            // Every reader that starts from here on loads the new object.
-            guard readers.load(ordering: .sequentiallyConsistent) == 0 else { return [] }
+            guard !retired.isEmpty else { return [] }
+            // Every reader that starts from here on loads the new object. One grace period
+            // covers the readers that could hold what was just replaced when every earlier one
+            // ended; otherwise a second one covers the other counter's readers too.
+            guard waitForEarlierReaders(), isSettled || waitForEarlierReaders() else {
+                isSettled = false
+                return []
+            }
+            isSettled = true
             defer { retired.removeAll() }
             return retired
         }
         for object in released { Unmanaged<Object>.fromOpaque(object).release() }
+    }
+
+    /// One grace period: advances the epoch, then waits until every reader that announced
+    /// itself before has left. Returns `false` when that takes too long (see ``patience``).
+    private func waitForEarlierReaders() -> Bool {
+        let before = epoch.add(1, ordering: .sequentiallyConsistent).oldValue
+        var attempt = 0
+        while attempt < patience {
+            let inFlight = before & 1 == 0
+                ? evenReaders.load(ordering: .sequentiallyConsistent)
+                : oddReaders.load(ordering: .sequentiallyConsistent)
+            if inFlight == 0 { return true }
+            if attempt >= 64 { sched_yield() }
+            attempt += 1
+        }
+        return false
     }
 }
