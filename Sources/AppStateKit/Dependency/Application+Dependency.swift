@@ -56,7 +56,7 @@ extension Application {
         id: String
     ) -> Dependency<Value> {
         dependency(
-            key: EntryKey(kind: .dependency, valueType: Value.self, name: EntryName(feature: feature, id: id)),
+            key: EntryKey(kind: .dependency, valueType: Value.self, feature: feature, id: id),
             object
         )
     }
