@@ -10,8 +10,35 @@ import Synchronization
 final class TaskContext: @unchecked Sendable {
     // Safe: every stored property is immutable except `created`, which is only accessed while
     // `createdLock` is held.
-    /// The innermost scope of the calling task.
-    @TaskLocal static var current: TaskContext?
+    /// The innermost scope of the calling task, or ``outside`` outside every scope. Bound as a
+    /// non-optional class reference: reading and binding it then copy one reference, where an
+    /// optional costs the task-local's generic code a trip through the optional's value
+    /// witnesses.
+    @TaskLocal static var bound: TaskContext = outside
+
+    /// What ``bound`` holds outside every scope: no isolated application, no overrides; not
+    /// counted in ``liveCount``.
+    static let outside = TaskContext()
+
+    /// The innermost scope of the calling task, if it runs inside one.
+    static var current: TaskContext? {
+        let context = bound
+        return context.isOutside ? nil : context
+    }
+
+    /// Runs `operation` with `context` (`nil`: no scope at all) as the calling task's innermost scope.
+    static func bind<Result>(_ context: TaskContext?, operation: () throws -> Result) rethrows -> Result {
+        try $bound.withValue(context ?? outside, operation: operation)
+    }
+
+    /// The `async` form of ``bind(_:operation:)``.
+    static func bind<Result>(
+        _ context: TaskContext?,
+        isolation: isolated (any Actor)? = #isolation,
+        operation: () async throws -> Result
+    ) async rethrows -> Result {
+        try await $bound.withValue(context ?? outside, operation: operation, isolation: isolation)
+    }
 
     /// How many scope contexts exist. While none does, the access path skips the task-local
     /// lookup entirely. Counted per object (not per `with…` call) because unstructured tasks
@@ -32,28 +59,41 @@ final class TaskContext: @unchecked Sendable {
     let parent: TaskContext?
     /// The isolated application serving this scope, if any (inherited from `parent`).
     let isolatedApplication: IsolatedApplication?
-    /// Dependency overrides set by this scope, in the order they were set.
-    let overrides: [Override]
+    /// Dependency overrides set by this scope, newest first.
+    let overrides: ScopedOverride?
     /// Whether this scope or an enclosing one overrides any dependency.
     let hasOverrides: Bool
+    /// Whether this is ``outside``.
+    let isOutside: Bool
     /// Dependencies first created inside this override scope (see `scopedDependency`), guarded
     /// by `createdLock`. That lock is shared by all scopes: creating a dependency inside a scope
     /// is rare, and a scope then costs no lock allocation.
     nonisolated(unsafe) private var created: [EntryKey: any Sendable] = [:]
     private static let createdLock = Lock()
 
-    init(parent: TaskContext?, isolatedApplication: IsolatedApplication?, overrides: [Override]) {
+    init(parent: TaskContext?, isolatedApplication: IsolatedApplication?, overrides: ScopedOverride?) {
         self.parent = parent
         self.isolatedApplication = isolatedApplication ?? parent?.isolatedApplication
         self.overrides = overrides
-        self.hasOverrides = !overrides.isEmpty || (parent?.hasOverrides ?? false)
+        self.hasOverrides = overrides != nil || (parent?.hasOverrides ?? false)
+        self.isOutside = false
         Self.liveCount.add(1, ordering: .relaxed)
         if self.isolatedApplication != nil {
             Self.isolatedLiveCount.add(1, ordering: .relaxed)
         }
     }
 
+    /// ``outside``.
+    private init() {
+        parent = nil
+        isolatedApplication = nil
+        overrides = nil
+        hasOverrides = false
+        isOutside = true
+    }
+
     deinit {
+        // ``outside`` is never released.
         if isolatedApplication != nil {
             Self.isolatedLiveCount.subtract(1, ordering: .relaxed)
         }
@@ -64,44 +104,54 @@ final class TaskContext: @unchecked Sendable {
     /// isolated application, if any.
     static func withoutOverrides<Result>(_ body: () -> Result) -> Result {
         guard let context = current, context.hasOverrides else { return body() }
-        let isolatedOnly = context.isolatedApplication.map { TaskContext(parent: nil, isolatedApplication: $0, overrides: []) }
-        return $current.withValue(isolatedOnly, operation: body)
+        let isolatedOnly = context.isolatedApplication.map { TaskContext(parent: nil, isolatedApplication: $0, overrides: nil) }
+        return bind(isolatedOnly, operation: body)
     }
 
     /// The calling task's isolated application, if it runs inside an isolation scope.
     @usableFromInline
     static var currentIsolatedApplication: Application? {
-        current?.isolatedApplication?.application
+        bound.isolatedApplication?.application
     }
 
-    /// The value a scope provides for the dependency `key`, or `nil` to use the registry.
-    ///
-    /// Inside an override scope, an overridden key resolves to its override. A dependency that
-    /// does not exist in the registry yet is created by running its factory here: if the factory
-    /// resolved an overridden dependency, the result belongs to the scope and is kept in it, so
-    /// the override never leaks into the shared registry; otherwise `publish` hands it to the
-    /// registry like any first access and returns the registry's instance (it is given the
-    /// value, `key` and `registry`, so the caller's closure captures nothing). Existing
-    /// registry entries are shared.
+    /// The calling task's innermost scope context if it (or an enclosing one) overrides any
+    /// dependency: the only case in which a dependency lookup must ask the scope.
     @usableFromInline
-    static func scopedDependency<Value: Sendable>(
+    static var currentOverriding: TaskContext? {
+        let context = bound
+        return context.hasOverrides ? context : nil
+    }
+
+    /// Counts a scoped override served on this thread (see ``scopedDependency(for:in:create:publish:)``).
+    @usableFromInline
+    static func noteOverrideServed() {
+        ThreadLookupCache.current.overridesServed += 1
+    }
+
+    /// The value this override scope provides for the dependency `key`, which it does not
+    /// override, or `nil` to use the registry.
+    ///
+    /// (An overridden key resolves to its override, read in the caller's code: see
+    /// `Application.dependency(key:_:)`.) A dependency that does not exist in the registry yet is
+    /// created by running its factory here: if the factory resolved an overridden dependency,
+    /// the result belongs to the scope and is kept in it, so the override never leaks into the
+    /// shared registry; otherwise `publish` hands it to the registry like any first access and
+    /// returns the registry's instance (it is given the value, `key` and `registry`, so the
+    /// caller's closure captures nothing). Existing registry entries are shared.
+    @usableFromInline
+    func scopedDependency<Value: Sendable>(
         for key: EntryKey,
         in registry: Registry,
         create: () -> Value,
         publish: (Value, EntryKey, Registry) -> Value
     ) -> Value? {
-        guard let context = current, context.hasOverrides else { return nil }
-        if let overridden = context.overriddenValue(for: key) {
-            ThreadLookupCache.current.overridesServed += 1
-            return overridden as? Value
-        }
         if registry.hasEntry(for: key) { return nil }
-        if let scoped = context.existingCreatedDependency(for: key, as: Value.self) { return scoped }
+        if let scoped = existingCreatedDependency(for: key, as: Value.self) { return scoped }
         let cache = ThreadLookupCache.current
         let servedBefore = cache.overridesServed
         let made = create()
         guard cache.overridesServed == servedBefore else {
-            return context.keepCreatedDependency(made, for: key)
+            return keepCreatedDependency(made, for: key)
         }
         // Independent of every override: publish it (if another task published first, that
         // instance wins and is returned, as for any concurrent first access).
@@ -109,12 +159,11 @@ final class TaskContext: @unchecked Sendable {
     }
 
     /// The innermost override of `key` in this scope or its parents.
-    func overriddenValue(for key: EntryKey) -> (any Sendable)? {
+    @usableFromInline
+    func overriddenValue(for key: borrowing EntryKey) -> ScopedOverride? {
         var context: TaskContext? = self
         while let scope = context {
-            for override in scope.overrides where override.key == key {
-                return override.value
-            }
+            if let override = scope.overrides?.find(key) { return override }
             context = scope.parent
         }
         return nil
@@ -131,11 +180,5 @@ final class TaskContext: @unchecked Sendable {
             created[key] = made
             return made
         }
-    }
-
-    /// One dependency override of a scope.
-    struct Override: Sendable {
-        let key: EntryKey
-        var value: any Sendable
     }
 }
