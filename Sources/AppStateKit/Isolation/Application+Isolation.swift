@@ -21,7 +21,7 @@ extension Application {
         let sandbox = IsolationSandbox()
         defer { sandbox.remove() }
         let context = TaskContext(parent: TaskContext.current, isolatedApplication: sandbox.isolatedApplication, overrides: nil)
-        return try TaskContext.$bound.withValue(context, operation: operation)
+        return try TaskContext.bind(context, operation: operation)
     }
 
     /// The `async` form of ``withIsolatedApplication(_:)-(()->R)``.
@@ -32,7 +32,7 @@ extension Application {
         let sandbox = IsolationSandbox()
         defer { sandbox.remove() }
         let context = TaskContext(parent: TaskContext.current, isolatedApplication: sandbox.isolatedApplication, overrides: nil)
-        return try await TaskContext.$bound.withValue(context, operation: operation, isolation: isolation)
+        return try await TaskContext.bind(context, isolation: isolation, operation: operation)
     }
 
     /// Whether the calling task runs inside ``withIsolatedApplication(_:)-(()->R)``.

@@ -20,12 +20,9 @@ class ScopedOverride: @unchecked Sendable {
     /// The override of `key` in this list, if any.
     @usableFromInline
     final func find(_ key: borrowing EntryKey) -> ScopedOverride? {
-        var node: ScopedOverride? = self
-        while let override = node {
-            if override.key.fastHash == key.fastHash, override.key.matches(key) { return override }
-            node = override.next
-        }
-        return nil
+        // Recursive, so only the node returned is retained (see `TaskContext.overriddenValue`).
+        if self.key.fastHash == key.fastHash, self.key.matches(key) { return self }
+        return next?.find(key)
     }
 
     /// This list without the override of `key` (the nodes after it are kept, the ones before it

@@ -10,25 +10,22 @@ import Synchronization
 final class TaskContext: @unchecked Sendable {
     // Safe: every stored property is immutable except `created`, which is only accessed while
     // `createdLock` is held.
-    /// The innermost scope of the calling task, or ``outside`` outside every scope. Bound as a
-    /// non-optional class reference: reading and binding it then copy one reference, where an
-    /// optional costs the task-local's generic code a trip through the optional's value
-    /// witnesses.
-    @TaskLocal static var bound: TaskContext = outside
+    /// The innermost scope of the calling task, wrapped in a non-generic struct: the
+    /// task-local's generic code then copies it with the struct's own value witness (one
+    /// retain, none outside every scope) instead of going through `Optional`'s generic ones.
+    @TaskLocal static var bound = Binding(context: nil)
 
-    /// What ``bound`` holds outside every scope: no isolated application, no overrides; not
-    /// counted in ``liveCount``.
-    static let outside = TaskContext()
+    /// What ``bound`` holds.
+    struct Binding: Sendable {
+        let context: TaskContext?
+    }
 
     /// The innermost scope of the calling task, if it runs inside one.
-    static var current: TaskContext? {
-        let context = bound
-        return context.isOutside ? nil : context
-    }
+    static var current: TaskContext? { bound.context }
 
     /// Runs `operation` with `context` (`nil`: no scope at all) as the calling task's innermost scope.
     static func bind<Result>(_ context: TaskContext?, operation: () throws -> Result) rethrows -> Result {
-        try $bound.withValue(context ?? outside, operation: operation)
+        try $bound.withValue(Binding(context: context), operation: operation)
     }
 
     /// The `async` form of ``bind(_:operation:)``.
@@ -37,7 +34,7 @@ final class TaskContext: @unchecked Sendable {
         isolation: isolated (any Actor)? = #isolation,
         operation: () async throws -> Result
     ) async rethrows -> Result {
-        try await $bound.withValue(context ?? outside, operation: operation, isolation: isolation)
+        try await $bound.withValue(Binding(context: context), operation: operation, isolation: isolation)
     }
 
     /// How many scope contexts exist. While none does, the access path skips the task-local
@@ -63,8 +60,6 @@ final class TaskContext: @unchecked Sendable {
     let overrides: ScopedOverride?
     /// Whether this scope or an enclosing one overrides any dependency.
     let hasOverrides: Bool
-    /// Whether this is ``outside``.
-    let isOutside: Bool
     /// Dependencies first created inside this override scope (see `scopedDependency`), guarded
     /// by `createdLock`. That lock is shared by all scopes: creating a dependency inside a scope
     /// is rare, and a scope then costs no lock allocation.
@@ -76,24 +71,13 @@ final class TaskContext: @unchecked Sendable {
         self.isolatedApplication = isolatedApplication ?? parent?.isolatedApplication
         self.overrides = overrides
         self.hasOverrides = overrides != nil || (parent?.hasOverrides ?? false)
-        self.isOutside = false
         Self.liveCount.add(1, ordering: .relaxed)
         if self.isolatedApplication != nil {
             Self.isolatedLiveCount.add(1, ordering: .relaxed)
         }
     }
 
-    /// ``outside``.
-    private init() {
-        parent = nil
-        isolatedApplication = nil
-        overrides = nil
-        hasOverrides = false
-        isOutside = true
-    }
-
     deinit {
-        // ``outside`` is never released.
         if isolatedApplication != nil {
             Self.isolatedLiveCount.subtract(1, ordering: .relaxed)
         }
@@ -111,15 +95,15 @@ final class TaskContext: @unchecked Sendable {
     /// The calling task's isolated application, if it runs inside an isolation scope.
     @usableFromInline
     static var currentIsolatedApplication: Application? {
-        bound.isolatedApplication?.application
+        bound.context?.isolatedApplication?.application
     }
 
     /// The calling task's innermost scope context if it (or an enclosing one) overrides any
     /// dependency: the only case in which a dependency lookup must ask the scope.
     @usableFromInline
     static var currentOverriding: TaskContext? {
-        let context = bound
-        return context.hasOverrides ? context : nil
+        guard let context = bound.context, context.hasOverrides else { return nil }
+        return context
     }
 
     /// Counts a scoped override served on this thread (see ``scopedDependency(for:in:create:publish:)``).
@@ -161,12 +145,12 @@ final class TaskContext: @unchecked Sendable {
     /// The innermost override of `key` in this scope or its parents.
     @usableFromInline
     func overriddenValue(for key: borrowing EntryKey) -> ScopedOverride? {
-        var context: TaskContext? = self
-        while let scope = context {
-            if let override = scope.overrides?.find(key) { return override }
-            context = scope.parent
-        }
-        return nil
+        // Recursive rather than a loop over a variable: walking immutable fields of borrowed
+        // objects retains nothing but the node returned (a loop variable would retain and
+        // release every context and node it passes, an atomic write each).
+        if let found = overrides?.find(key) { return found }
+        guard let parent, parent.hasOverrides else { return nil }
+        return parent.overriddenValue(for: key)
     }
 
     private func existingCreatedDependency<Value: Sendable>(for key: EntryKey, as type: Value.Type) -> Value? {
