@@ -71,17 +71,19 @@ final class TaskContext: @unchecked Sendable {
         self.isolatedApplication = isolatedApplication ?? parent?.isolatedApplication
         self.overrides = overrides
         self.hasOverrides = overrides != nil || (parent?.hasOverrides ?? false)
-        Self.liveCount.add(1, ordering: .relaxed)
+        // Wrapping: one atomic add, not an overflow-checked compare-and-swap loop that retries
+        // while other threads open and close scopes (the counts stay far below `Int.max`).
+        Self.liveCount.wrappingAdd(1, ordering: .relaxed)
         if self.isolatedApplication != nil {
-            Self.isolatedLiveCount.add(1, ordering: .relaxed)
+            Self.isolatedLiveCount.wrappingAdd(1, ordering: .relaxed)
         }
     }
 
     deinit {
         if isolatedApplication != nil {
-            Self.isolatedLiveCount.subtract(1, ordering: .relaxed)
+            Self.isolatedLiveCount.wrappingSubtract(1, ordering: .relaxed)
         }
-        Self.liveCount.subtract(1, ordering: .relaxed)
+        Self.liveCount.wrappingSubtract(1, ordering: .relaxed)
     }
 
     /// Runs `body` outside every override scope of the calling task, but still inside its

@@ -101,7 +101,7 @@ extension Application {
         feature: String = "App",
         id: String
     ) -> State<Value> {
-        state(key: EntryKey(kind: .state, valueType: Value.self, feature: feature, id: id), initial: initial)
+        state(key: EntryKey(kind: .state, valueType: Value.self, name: EntryName(feature: feature, id: id)), initial: initial)
     }
 
     /// Declares an in-memory state identified by where this call is written.
