@@ -56,7 +56,7 @@ extension Application {
         id: String
     ) -> Dependency<Value> {
         dependency(
-            key: EntryKey(kind: .dependency, valueType: Value.self, name: EntryName(feature: feature, id: id)),
+            key: EntryKey(kind: .dependency, valueType: Value.self, feature: feature, id: id),
             object
         )
     }
@@ -90,13 +90,22 @@ extension Application {
 
     @inlinable
     func dependency<Value: Sendable>(key: EntryKey, _ object: () -> Value) -> Dependency<Value> {
-        if TaskContext.isAnyLive, let scoped = TaskContext.scopedDependency(
-            for: key,
-            in: registry,
-            create: object,
-            publish: { made, key, registry in Application.registeredDependency(key: key, in: registry) { made }.value }
-        ) {
-            return Dependency(slot: nil, value: scoped)
+        if TaskContext.isAnyLive, let context = TaskContext.currentOverriding {
+            if let override = context.overriddenValue(for: key) {
+                TaskContext.noteOverrideServed()
+                // The key names the value type, so the override is a `TypedScopedOverride<Value>`
+                // (cast here, where `Value` is concrete, so the cast is a cheap class check).
+                if let typed = override as? TypedScopedOverride<Value> {
+                    return Dependency(slot: nil, value: typed.value)
+                }
+            } else if let scoped = context.scopedDependency(
+                for: key,
+                in: registry,
+                create: object,
+                publish: { made, key, registry in Application.registeredDependency(key: key, in: registry) { made }.value }
+            ) {
+                return Dependency(slot: nil, value: scoped)
+            }
         }
         return Application.registeredDependency(key: key, in: registry, object)
     }

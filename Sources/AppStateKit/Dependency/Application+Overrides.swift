@@ -1,22 +1,34 @@
 extension Application {
     /// The dependency overrides of one scope, configured in ``Application/withOverrides(_:operation:)-(_,()->R)``.
     public struct Overrides: Sendable {
-        /// The overrides in the order they were set; a key appears at most once. (A scope sets
-        /// a handful, so a list is cheaper to build and to search than a dictionary.)
-        var values: [TaskContext.Override] = []
+        /// The overrides, newest first; a key appears at most once. (A scope sets a handful, so
+        /// a list is cheaper to build and to search than a dictionary; a one-override scope
+        /// costs one node.)
+        @usableFromInline var newest: ScopedOverride?
+
+        /// An empty set of overrides.
+        @usableFromInline init() {}
 
         /// Makes `keyPath` resolve to `value` inside the scope. The dependency's own factory is
         /// not run.
+        @inlinable
         public mutating func override<Value: Sendable>(
             _ keyPath: KeyPath<Application, Dependency<Value>>,
             with value: Value
         ) {
-            let key = KeyCapture.key(of: keyPath, overrideValue: value)
-            if let index = values.firstIndex(where: { $0.key == key }) {
-                values[index].value = value
-            } else {
-                values.append(TaskContext.Override(key: key, value: value))
-            }
+            // Inlined, so the typed node is allocated with the caller's concrete `Value`.
+            let key = Overrides.key(of: keyPath, overrideValue: value)
+            let others = newest?.find(key) == nil ? newest : newest?.removing(key)
+            newest = TypedScopedOverride(key: key, value: value, next: others)
+        }
+
+        /// The key of the dependency declared at `keyPath` (see `KeyCapture`).
+        @usableFromInline
+        static func key<Value: Sendable>(
+            of keyPath: KeyPath<Application, Dependency<Value>>,
+            overrideValue: Value
+        ) -> EntryKey {
+            KeyCapture.key(of: keyPath, overrideValue: overrideValue)
         }
     }
 
@@ -42,8 +54,8 @@ extension Application {
     ) rethrows -> R {
         var overrides = Overrides()
         configure(&overrides)
-        let context = TaskContext(parent: TaskContext.current, isolatedApplication: nil, overrides: overrides.values)
-        return try TaskContext.$current.withValue(context, operation: operation)
+        let context = TaskContext(parent: TaskContext.current, isolatedApplication: nil, overrides: overrides.newest)
+        return try TaskContext.$bound.withValue(TaskContext.Binding(context: context), operation: operation)
     }
 
     /// The `async` form of ``withOverrides(_:operation:)-(_,()->R)``.
@@ -54,7 +66,7 @@ extension Application {
     ) async rethrows -> R {
         var overrides = Overrides()
         configure(&overrides)
-        let context = TaskContext(parent: TaskContext.current, isolatedApplication: nil, overrides: overrides.values)
-        return try await TaskContext.$current.withValue(context, operation: operation, isolation: isolation)
+        let context = TaskContext(parent: TaskContext.current, isolatedApplication: nil, overrides: overrides.newest)
+        return try await TaskContext.$bound.withValue(TaskContext.Binding(context: context), operation: operation, isolation: isolation)
     }
 }

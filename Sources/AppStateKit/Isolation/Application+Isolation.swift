@@ -20,8 +20,8 @@ extension Application {
     public static func withIsolatedApplication<R>(_ operation: () throws -> R) rethrows -> R {
         let sandbox = IsolationSandbox()
         defer { sandbox.remove() }
-        let context = TaskContext(parent: TaskContext.current, isolatedApplication: sandbox.isolatedApplication, overrides: [])
-        return try TaskContext.$current.withValue(context, operation: operation)
+        let context = TaskContext(parent: TaskContext.current, isolatedApplication: sandbox.isolatedApplication, overrides: nil)
+        return try TaskContext.bind(context, operation: operation)
     }
 
     /// The `async` form of ``withIsolatedApplication(_:)-(()->R)``.
@@ -31,8 +31,8 @@ extension Application {
     ) async rethrows -> R {
         let sandbox = IsolationSandbox()
         defer { sandbox.remove() }
-        let context = TaskContext(parent: TaskContext.current, isolatedApplication: sandbox.isolatedApplication, overrides: [])
-        return try await TaskContext.$current.withValue(context, operation: operation, isolation: isolation)
+        let context = TaskContext(parent: TaskContext.current, isolatedApplication: sandbox.isolatedApplication, overrides: nil)
+        return try await TaskContext.bind(context, isolation: isolation, operation: operation)
     }
 
     /// Whether the calling task runs inside ``withIsolatedApplication(_:)-(()->R)``.

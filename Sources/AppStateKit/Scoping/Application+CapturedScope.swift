@@ -18,12 +18,12 @@ extension Application {
 
         /// Runs `body` inside the captured scopes.
         public func run<R>(_ body: () throws -> R) rethrows -> R {
-            try TaskContext.$current.withValue(context, operation: body)
+            try TaskContext.bind(context, operation: body)
         }
 
         /// Runs the `async` `body` inside the captured scopes.
         public func run<R>(isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> R) async rethrows -> R {
-            try await TaskContext.$current.withValue(context, operation: body, isolation: isolation)
+            try await TaskContext.bind(context, isolation: isolation, operation: body)
         }
 
         /// Whether the captured scopes include an isolated application.

@@ -10,8 +10,32 @@ import Synchronization
 final class TaskContext: @unchecked Sendable {
     // Safe: every stored property is immutable except `created`, which is only accessed while
     // `createdLock` is held.
-    /// The innermost scope of the calling task.
-    @TaskLocal static var current: TaskContext?
+    /// The innermost scope of the calling task, wrapped in a non-generic struct: the
+    /// task-local's generic code then copies it with the struct's own value witness (one
+    /// retain, none outside every scope) instead of going through `Optional`'s generic ones.
+    @TaskLocal static var bound = Binding(context: nil)
+
+    /// What ``bound`` holds.
+    struct Binding: Sendable {
+        let context: TaskContext?
+    }
+
+    /// The innermost scope of the calling task, if it runs inside one.
+    static var current: TaskContext? { bound.context }
+
+    /// Runs `operation` with `context` (`nil`: no scope at all) as the calling task's innermost scope.
+    static func bind<Result>(_ context: TaskContext?, operation: () throws -> Result) rethrows -> Result {
+        try $bound.withValue(Binding(context: context), operation: operation)
+    }
+
+    /// The `async` form of ``bind(_:operation:)``.
+    static func bind<Result>(
+        _ context: TaskContext?,
+        isolation: isolated (any Actor)? = #isolation,
+        operation: () async throws -> Result
+    ) async rethrows -> Result {
+        try await $bound.withValue(Binding(context: context), operation: operation, isolation: isolation)
+    }
 
     /// How many scope contexts exist. While none does, the access path skips the task-local
     /// lookup entirely. Counted per object (not per `with…` call) because unstructured tasks
@@ -32,8 +56,8 @@ final class TaskContext: @unchecked Sendable {
     let parent: TaskContext?
     /// The isolated application serving this scope, if any (inherited from `parent`).
     let isolatedApplication: IsolatedApplication?
-    /// Dependency overrides set by this scope, in the order they were set.
-    let overrides: [Override]
+    /// Dependency overrides set by this scope, newest first.
+    let overrides: ScopedOverride?
     /// Whether this scope or an enclosing one overrides any dependency.
     let hasOverrides: Bool
     /// Dependencies first created inside this override scope (see `scopedDependency`), guarded
@@ -42,66 +66,78 @@ final class TaskContext: @unchecked Sendable {
     nonisolated(unsafe) private var created: [EntryKey: any Sendable] = [:]
     private static let createdLock = Lock()
 
-    init(parent: TaskContext?, isolatedApplication: IsolatedApplication?, overrides: [Override]) {
+    init(parent: TaskContext?, isolatedApplication: IsolatedApplication?, overrides: ScopedOverride?) {
         self.parent = parent
         self.isolatedApplication = isolatedApplication ?? parent?.isolatedApplication
         self.overrides = overrides
-        self.hasOverrides = !overrides.isEmpty || (parent?.hasOverrides ?? false)
-        Self.liveCount.add(1, ordering: .relaxed)
+        self.hasOverrides = overrides != nil || (parent?.hasOverrides ?? false)
+        // Wrapping: one atomic add, not an overflow-checked compare-and-swap loop that retries
+        // while other threads open and close scopes (the counts stay far below `Int.max`).
+        Self.liveCount.wrappingAdd(1, ordering: .relaxed)
         if self.isolatedApplication != nil {
-            Self.isolatedLiveCount.add(1, ordering: .relaxed)
+            Self.isolatedLiveCount.wrappingAdd(1, ordering: .relaxed)
         }
     }
 
     deinit {
         if isolatedApplication != nil {
-            Self.isolatedLiveCount.subtract(1, ordering: .relaxed)
+            Self.isolatedLiveCount.wrappingSubtract(1, ordering: .relaxed)
         }
-        Self.liveCount.subtract(1, ordering: .relaxed)
+        Self.liveCount.wrappingSubtract(1, ordering: .relaxed)
     }
 
     /// Runs `body` outside every override scope of the calling task, but still inside its
     /// isolated application, if any.
     static func withoutOverrides<Result>(_ body: () -> Result) -> Result {
         guard let context = current, context.hasOverrides else { return body() }
-        let isolatedOnly = context.isolatedApplication.map { TaskContext(parent: nil, isolatedApplication: $0, overrides: []) }
-        return $current.withValue(isolatedOnly, operation: body)
+        let isolatedOnly = context.isolatedApplication.map { TaskContext(parent: nil, isolatedApplication: $0, overrides: nil) }
+        return bind(isolatedOnly, operation: body)
     }
 
     /// The calling task's isolated application, if it runs inside an isolation scope.
     @usableFromInline
     static var currentIsolatedApplication: Application? {
-        current?.isolatedApplication?.application
+        bound.context?.isolatedApplication?.application
     }
 
-    /// The value a scope provides for the dependency `key`, or `nil` to use the registry.
-    ///
-    /// Inside an override scope, an overridden key resolves to its override. A dependency that
-    /// does not exist in the registry yet is created by running its factory here: if the factory
-    /// resolved an overridden dependency, the result belongs to the scope and is kept in it, so
-    /// the override never leaks into the shared registry; otherwise `publish` hands it to the
-    /// registry like any first access and returns the registry's instance (it is given the
-    /// value, `key` and `registry`, so the caller's closure captures nothing). Existing
-    /// registry entries are shared.
+    /// The calling task's innermost scope context if it (or an enclosing one) overrides any
+    /// dependency: the only case in which a dependency lookup must ask the scope.
     @usableFromInline
-    static func scopedDependency<Value: Sendable>(
+    static var currentOverriding: TaskContext? {
+        guard let context = bound.context, context.hasOverrides else { return nil }
+        return context
+    }
+
+    /// Counts a scoped override served on this thread (see ``scopedDependency(for:in:create:publish:)``).
+    @usableFromInline
+    static func noteOverrideServed() {
+        ThreadLookupCache.current.overridesServed += 1
+    }
+
+    /// The value this override scope provides for the dependency `key`, which it does not
+    /// override, or `nil` to use the registry.
+    ///
+    /// (An overridden key resolves to its override, read in the caller's code: see
+    /// `Application.dependency(key:_:)`.) A dependency that does not exist in the registry yet is
+    /// created by running its factory here: if the factory resolved an overridden dependency,
+    /// the result belongs to the scope and is kept in it, so the override never leaks into the
+    /// shared registry; otherwise `publish` hands it to the registry like any first access and
+    /// returns the registry's instance (it is given the value, `key` and `registry`, so the
+    /// caller's closure captures nothing). Existing registry entries are shared.
+    @usableFromInline
+    func scopedDependency<Value: Sendable>(
         for key: EntryKey,
         in registry: Registry,
         create: () -> Value,
         publish: (Value, EntryKey, Registry) -> Value
     ) -> Value? {
-        guard let context = current, context.hasOverrides else { return nil }
-        if let overridden = context.overriddenValue(for: key) {
-            ThreadLookupCache.current.overridesServed += 1
-            return overridden as? Value
-        }
         if registry.hasEntry(for: key) { return nil }
-        if let scoped = context.existingCreatedDependency(for: key, as: Value.self) { return scoped }
+        if let scoped = existingCreatedDependency(for: key, as: Value.self) { return scoped }
         let cache = ThreadLookupCache.current
         let servedBefore = cache.overridesServed
         let made = create()
         guard cache.overridesServed == servedBefore else {
-            return context.keepCreatedDependency(made, for: key)
+            return keepCreatedDependency(made, for: key)
         }
         // Independent of every override: publish it (if another task published first, that
         // instance wins and is returned, as for any concurrent first access).
@@ -109,15 +145,14 @@ final class TaskContext: @unchecked Sendable {
     }
 
     /// The innermost override of `key` in this scope or its parents.
-    func overriddenValue(for key: EntryKey) -> (any Sendable)? {
-        var context: TaskContext? = self
-        while let scope = context {
-            for override in scope.overrides where override.key == key {
-                return override.value
-            }
-            context = scope.parent
-        }
-        return nil
+    @usableFromInline
+    func overriddenValue(for key: borrowing EntryKey) -> ScopedOverride? {
+        // Recursive rather than a loop over a variable: walking immutable fields of borrowed
+        // objects retains nothing but the node returned (a loop variable would retain and
+        // release every context and node it passes, an atomic write each).
+        if let found = overrides?.find(key) { return found }
+        guard let parent, parent.hasOverrides else { return nil }
+        return parent.overriddenValue(for: key)
     }
 
     private func existingCreatedDependency<Value: Sendable>(for key: EntryKey, as type: Value.Type) -> Value? {
@@ -131,11 +166,5 @@ final class TaskContext: @unchecked Sendable {
             created[key] = made
             return made
         }
-    }
-
-    /// One dependency override of a scope.
-    struct Override: Sendable {
-        let key: EntryKey
-        var value: any Sendable
     }
 }

@@ -104,7 +104,7 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
         return registry.entry(for: key) {
             // An application over `registry` (not the caller's current one), outside every
             // task-local scope, so the registry's own dependency entries are the ones found.
-            let (store, logger) = TaskContext.$current.withValue(nil) {
+            let (store, logger) = TaskContext.bind(nil) {
                 let owner = Application(resolvingIn: registry)
                 return (owner.syncStore.entry!, owner.logger.entry!)
             }

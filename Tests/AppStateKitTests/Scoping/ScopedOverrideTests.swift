@@ -20,6 +20,8 @@ private extension Application {
     var scopedExpensive: Dependency<String> { dependency({ liveFactoryCalls.increment(); return "expensive" }()) }
     /// A dependency that uses no other dependency.
     var scopedIndependent: Dependency<Int> { dependency(independentCalls.increment()) }
+    /// A dependency whose instance may be `nil`.
+    var scopedOptional: Dependency<String?> { dependency("live-optional") }
     /// A dependency whose factory resolves `scopedGreeter`.
     var scopedComposite: Dependency<String> { dependency("composite(\(Application.dependency(\.scopedGreeter).greet()))") }
 }
@@ -146,5 +148,27 @@ struct ScopedOverrideTests {
         } catch {
             #expect(error is Failure)
         }
+    }
+
+    @Test("setting a key twice in one scope keeps the last value and the scope's other overrides")
+    func settingAKeyTwice() {
+        Application.withOverrides {
+            $0.override(\.scopedGreeter, with: MockGreeter(name: "first"))
+            $0.override(\.scopedConfig, with: Config(region: "kept"))
+            $0.override(\.scopedGreeter, with: MockGreeter(name: "second"))
+        } operation: {
+            #expect(Application.dependency(\.scopedGreeter).greet() == "second")
+            #expect(Application.dependency(\.scopedConfig).region == "kept")
+        }
+        #expect(Application.dependency(\.scopedGreeter).greet() == "live")
+    }
+
+    @Test("an optional dependency overridden with nil reads nil inside the scope, not the registry's instance")
+    func optionalOverriddenWithNil() {
+        #expect(Application.dependency(\.scopedOptional) == "live-optional")
+        Application.withOverrides { $0.override(\.scopedOptional, with: nil) } operation: {
+            #expect(Application.dependency(\.scopedOptional) == nil)
+        }
+        #expect(Application.dependency(\.scopedOptional) == "live-optional")
     }
 }

@@ -10,6 +10,10 @@ import Logging
 /// - `GET /metrics` — request counts
 /// - `GET /baseline/flags/:name` — the same response as `GET /api/flags/:name` for an unknown
 ///   flag, built without any AppStateKit code or middleware, for load-test comparison
+/// - `GET /equivalent/flags/:name` — the same response after the same per-request work as
+///   `GET /api/flags/:name` (request counting, request id and scope, repository and default
+///   reads), written in plain Swift without AppStateKit (`PlainSwiftRoute`), for load-test
+///   comparison
 /// - `GET /plain` — a constant string
 public func buildRouter() -> Router<BasicRequestContext> {
     let router = Router(context: BasicRequestContext.self)
@@ -17,6 +21,7 @@ public func buildRouter() -> Router<BasicRequestContext> {
     router.get("baseline/flags/:name") { _, context -> Flag in
         Flag(name: try context.parameters.require("name"), enabled: false, updatedAt: Date(timeIntervalSince1970: 0))
     }
+    PlainSwiftRoute.add(to: router)
 
     let api = router.group("api")
         .add(middleware: MetricsMiddleware())

@@ -84,4 +84,24 @@ struct FlagServiceTests {
         }
         #expect(AppStateKit.Application.dependency(\.requestInfo).id == "none")
     }
+
+    @Test func theLoadTestRoutesServeTheSameFlagAsTheAppStateKitRoute() async throws {
+        try await makeApp().test(.router) { client in
+            var bodies: [Flag] = []
+            for route in ["/api/flags/alpha", "/baseline/flags/alpha", "/equivalent/flags/alpha"] {
+                try await client.execute(uri: route, method: .get, headers: [HTTPField.Name("X-Request-ID")!: "r1"]) { response in
+                    #expect(response.status == .ok)
+                    bodies.append(try decoder.decode(Flag.self, from: Data(buffer: response.body)))
+                    // The bare route has no middleware; the other two both set the request id.
+                    #expect((response.headers[HTTPField.Name("X-Request-ID")!] == "r1") == (route != "/baseline/flags/alpha"))
+                }
+            }
+            #expect(bodies == Array(repeating: Flag(name: "alpha", enabled: false, updatedAt: Date(timeIntervalSince1970: 0)), count: 3))
+            // Only the AppStateKit route is counted in the metrics State.
+            try await client.execute(uri: "/metrics", method: .get) { response in
+                let metrics = try decoder.decode(Metrics.self, from: Data(buffer: response.body))
+                #expect(metrics == Metrics(requests: 1, served: 1))
+            }
+        }
+    }
 }
