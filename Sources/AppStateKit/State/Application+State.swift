@@ -101,7 +101,10 @@ extension Application {
         feature: String = "App",
         id: String
     ) -> State<Value> {
-        state(key: EntryKey(kind: .state, valueType: Value.self, name: EntryName(feature: feature, id: id)), initial: initial)
+        // Looked up by the name's parts: a thread's repeated access builds no key.
+        State(slot: ThreadLookupCache.retainedSlot(in: registry, kind: .state, valueType: Value.self, feature: feature, id: id) {
+            Application.makeStateEntry(key: $0, initial: initial())
+        })
     }
 
     /// Declares an in-memory state identified by where this call is written.
