@@ -32,17 +32,25 @@ fi
 swift build -c release --product FlagServer > /dev/null
 DATA_DIR="$(mktemp -d)"
 trap 'kill "$SERVER" 2> /dev/null || true; rm -rf "$DATA_DIR"' EXIT
-FLAG_DATA_DIR="$DATA_DIR" XDG_CONFIG_HOME="$DATA_DIR" PORT="$PORT" LOG_LEVEL=warning .build/release/FlagServer &
+# With two or more processors, the server and wrk each get their own (so neither steals the
+# other's time slices, which makes rounds swing by several percent); PIN=0 turns that off.
+SERVER_PIN=() CLIENT_PIN=() THREADS=2
+if [ "${PIN:-1}" = 1 ] && command -v taskset > /dev/null && [ "$(nproc)" -ge 2 ]; then
+    SERVER_PIN=(taskset -c 0) CLIENT_PIN=(taskset -c 1) THREADS=1
+fi
+FLAG_DATA_DIR="$DATA_DIR" XDG_CONFIG_HOME="$DATA_DIR" PORT="$PORT" LOG_LEVEL=warning "${SERVER_PIN[@]}" .build/release/FlagServer &
 SERVER=$!
 for _ in $(seq 1 50); do curl -sf "http://127.0.0.1:$PORT/plain" > /dev/null && break; sleep 0.2; done
 
 ROUTES=(api baseline equivalent)
-run() { wrk -t2 -c"$CONNECTIONS" -d"$1s" "http://127.0.0.1:$PORT/$2/flags/alpha" | awk '/Requests\/sec/ {print $2}'; }
+run() { "${CLIENT_PIN[@]}" wrk -t"$THREADS" -c"$CONNECTIONS" -d"$1s" "http://127.0.0.1:$PORT/$2/flags/alpha" | awk '/Requests\/sec/ {print $2}'; }
 for route in "${ROUTES[@]}"; do run 1 "$route" > /dev/null; done   # warm up
 RESULTS=""
 for round in $(seq 1 "$ROUNDS"); do
     line="round $round:"
-    for route in "${ROUTES[@]}"; do
+    # Each round starts with the next route, so no route always runs first or last.
+    shift=$(( (round - 1) % ${#ROUTES[@]} ))
+    for route in "${ROUTES[@]:$shift}" "${ROUTES[@]:0:$shift}"; do
         rate=$(run "$DURATION" "$route")
         RESULTS="$RESULTS $route=$rate"
         line="$line $route $rate"
