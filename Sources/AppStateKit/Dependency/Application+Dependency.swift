@@ -98,6 +98,10 @@ extension Application {
                 if let typed = override as? TypedScopedOverride<Value> {
                     return Dependency(slot: nil, value: typed.value)
                 }
+            } else if let slot = registry.rememberedSlot(for: key) {
+                // This thread has read the entry before, so the registry has it: share it, as
+                // `scopedDependency` would after asking the registry.
+                return slot._withUnsafeGuaranteedRef { Application.registeredDependency(in: $0, as: Value.self) }
             } else if let scoped = context.scopedDependency(
                 for: key,
                 in: registry,
@@ -117,9 +121,15 @@ extension Application {
     @inlinable @inline(__always)
     static func registeredDependency<Value: Sendable>(key: EntryKey, in registry: Registry, _ object: () -> Value) -> Dependency<Value> {
         registry.withSlot(for: key, create: { Application.makeDependencyEntry(key: $0, object) }) { slot in
-            slot.withEntry(as: DependencyEntry<Value>.self) { entry in
-                Dependency(slot: slot, value: entry.value(memoizedIn: slot))
-            }
+            registeredDependency(in: slot, as: Value.self)
+        }
+    }
+
+    /// The dependency whose registry entry `slot` memoises.
+    @inlinable @inline(__always)
+    static func registeredDependency<Value: Sendable>(in slot: ThreadLookupCache.Slot, as type: Value.Type) -> Dependency<Value> {
+        slot.withEntry(as: DependencyEntry<Value>.self) { entry in
+            Dependency(slot: slot, value: entry.value(memoizedIn: slot))
         }
     }
 

@@ -98,12 +98,17 @@ final class Registry: @unchecked Sendable {
     /// thread next creates or removes an entry or switches registries, so use it right away.
     @inlinable @inline(__always)
     func slot(for key: EntryKey, create: (EntryKey) -> RegistryEntry) -> Unmanaged<ThreadLookupCache.Slot> {
-        if let cache = ThreadLookupCache.existing(key: threadKey),
-            let slot = cache._withUnsafeGuaranteedRef({ $0.slot(for: key, registryStamp: stamp.load(ordering: .relaxed)) })
-        {
-            return slot
-        }
+        if let slot = rememberedSlot(for: key) { return slot }
         return slotOnMiss(for: key, create: create)
+    }
+
+    /// The calling thread's memo slot for `key` if this thread has looked the entry up since
+    /// the registry last removed one: the lock-free part of ``slot(for:create:)``, which also
+    /// tells that the entry exists. Unretained, like that one's.
+    @inlinable @inline(__always)
+    func rememberedSlot(for key: borrowing EntryKey) -> Unmanaged<ThreadLookupCache.Slot>? {
+        guard let cache = ThreadLookupCache.existing(key: threadKey) else { return nil }
+        return cache._withUnsafeGuaranteedRef { $0.slot(for: key, registryStamp: stamp.load(ordering: .relaxed)) }
     }
 
     /// The rest of ``slot(for:create:)``, out of line: a thread's first lookup of `key`, or its

@@ -131,6 +131,22 @@ struct ScopedOverrideTests {
         #expect(independentCalls.value == 1)
     }
 
+    @Test("a dependency that exists before the scope is the registry's instance inside it, promotions included")
+    func existingDependencyIsSharedInside() {
+        // Read outside first, so the scope finds it in this thread's memo.
+        #expect(Application.dependency(\.scopedComposite) == "composite(live)")
+        let inside = Application.withOverrides { $0.override(\.scopedGreeter, with: MockGreeter(name: "mock")) } operation: {
+            Application.dependency(\.scopedComposite)
+        }
+        #expect(inside == "composite(live)")
+
+        Application.promote(\.scopedComposite, with: "promoted")
+        let afterPromotion = Application.withOverrides { $0.override(\.scopedGreeter, with: MockGreeter(name: "mock")) } operation: {
+            Application.dependency(\.scopedComposite)
+        }
+        #expect(afterPromotion == "promoted")
+    }
+
     @Test("errors thrown by the operation pass through")
     func throwsPassThrough() async {
         struct Failure: Error {}
