@@ -13,9 +13,10 @@
 #                                plain @TaskLocal for the request info and the header, a locked
 #                                in-memory dictionary and Bool for the flags and default
 #
-# It prints the mean requests/s of each route and how many fewer requests/s /api served than
-# each of the other two (AppStateKit's overhead against the bare route and against doing the
-# same work without AppStateKit).
+# It prints the mean requests/s of each route, the server's processor time per request on each
+# (from /proc, so it doesn't depend on how fast wrk is), and how /api compares with each of the
+# other two (AppStateKit's overhead against the bare route and against doing the same work
+# without AppStateKit).
 #
 # Usage: Examples/HummingbirdServer/Scripts/loadtest.sh [seconds] [connections] [rounds]
 set -euo pipefail
@@ -43,7 +44,17 @@ SERVER=$!
 for _ in $(seq 1 50); do curl -sf "http://127.0.0.1:$PORT/plain" > /dev/null && break; sleep 0.2; done
 
 ROUTES=(api baseline equivalent)
-run() { "${CLIENT_PIN[@]}" wrk -t"$THREADS" -c"$CONNECTIONS" -d"$1s" "http://127.0.0.1:$PORT/$2/flags/alpha" | awk '/Requests\/sec/ {print $2}'; }
+# The server's processor time so far, in clock ticks (user + system, from /proc).
+server_ticks() { awk '{print $14 + $15}' "/proc/$SERVER/stat"; }
+# Prints "requests/s,requests,ticks": wrk's rate and count, and the server's processor time
+# over the run, so the summary can also give each route's processor time per request.
+run() {
+    local before after
+    before=$(server_ticks)
+    "${CLIENT_PIN[@]}" wrk -t"$THREADS" -c"$CONNECTIONS" -d"$1s" "http://127.0.0.1:$PORT/$2/flags/alpha" > "$DATA_DIR/wrk.out"
+    after=$(server_ticks)
+    awk -v ticks=$((after - before)) '/requests in/ {count = $1} /Requests\/sec/ {rate = $2} END {print rate "," count "," ticks}' "$DATA_DIR/wrk.out"
+}
 for route in "${ROUTES[@]}"; do run 1 "$route" > /dev/null; done   # warm up
 RESULTS=""
 for round in $(seq 1 "$ROUNDS"); do
@@ -51,25 +62,34 @@ for round in $(seq 1 "$ROUNDS"); do
     # Each round starts with the next route, so no route always runs first or last.
     shift=$(( (round - 1) % ${#ROUTES[@]} ))
     for route in "${ROUTES[@]:$shift}" "${ROUTES[@]:0:$shift}"; do
-        rate=$(run "$DURATION" "$route")
-        RESULTS="$RESULTS $route=$rate"
-        line="$line $route $rate"
+        result=$(run "$DURATION" "$route")
+        RESULTS="$RESULTS $route=$result"
+        line="$line $route ${result%%,*}"
     done
     echo "$line"
 done
 METRICS=$(curl -sf "http://127.0.0.1:$PORT/metrics")
 echo "metrics: $METRICS"
-python3 - "$METRICS" $RESULTS <<'PY'
+python3 - "$METRICS" "$(getconf CLK_TCK)" $RESULTS <<'PY'
 import json, sys
 metrics = json.loads(sys.argv[1])
-rates = {}
-for item in sys.argv[2:]:
-    route, rate = item.split("=")
+ticks_per_second = float(sys.argv[2])
+rates, requests, ticks = {}, {}, {}
+for item in sys.argv[3:]:
+    route, result = item.split("=")
+    rate, count, used = result.split(",")
     rates.setdefault(route, []).append(float(rate))
+    requests[route] = requests.get(route, 0) + int(count)
+    ticks[route] = ticks.get(route, 0) + int(used)
 mean = {route: sum(values) / len(values) for route, values in rates.items()}
+# Processor time per request: what the server spends on a request, whether or not the
+# processor was also busy with something else (it is the server's own time only).
+cpu = {route: 1e6 * ticks[route] / ticks_per_second / requests[route] for route in requests}
 print(f"requests/s (mean): /api {mean['api']:.0f}, /baseline {mean['baseline']:.0f}, /equivalent {mean['equivalent']:.0f}")
-print(f"/api vs bare /baseline: {100 * (1 - mean['api'] / mean['baseline']):.1f}% fewer requests/s")
-print(f"/api vs plain-Swift /equivalent: {100 * (1 - mean['api'] / mean['equivalent']):.1f}% fewer requests/s")
+print(f"server processor time per request: /api {cpu['api']:.1f} µs, /baseline {cpu['baseline']:.1f} µs, /equivalent {cpu['equivalent']:.1f} µs")
+for other, label in (("baseline", "bare"), ("equivalent", "plain-Swift")):
+    print(f"/api vs {label} /{other}: {100 * (1 - mean['api'] / mean[other]):.1f}% fewer requests/s, "
+          f"{cpu['api'] - cpu[other]:.1f} µs more processor time per request")
 lost = metrics["served"] - metrics["requests"]
 print(f"served {metrics['served']} requests through /api, State counted {metrics['requests']}: {lost} lost updates")
 sys.exit(0 if lost == 0 and metrics["served"] > 0 else 1)
