@@ -11,7 +11,7 @@ extension InMemoryFileSystem: FileSystem {
             guard parentExists(of: path) else { return nil }
             switch storage.nodes[resolved(path)] {
             case let .file(_, stamp)?: return FileStatus(stamp: stamp, isDirectory: false)
-            case .directory?: return FileStatus(stamp: FileStamp(device: 1, inode: 0, size: 0, modifiedSeconds: 0, modifiedNanoseconds: 0), isDirectory: true)
+            case .directory?: return FileStatus(stamp: FileStamp(device: device, inode: 0, size: 0, modifiedSeconds: 0, modifiedNanoseconds: 0), isDirectory: true)
             case .symbolicLink?, nil: return nil
             }
         }

@@ -1,4 +1,5 @@
 public import Foundation
+import Synchronization
 internal import AppStateKit
 
 /// A file system in memory that fails on request: for tests of what your code does when the
@@ -90,9 +91,17 @@ public final class InMemoryFileSystem: @unchecked Sendable {
     var storage = Storage()
     let lockCondition = NSCondition()
     var heldLocks: Set<String> = []
+    /// This file system's device number, in every stamp it gives: each instance has its own, so
+    /// a file's stamp from one never equals a stamp from another (as two disks' never do).
+    let device: UInt64
+
+    /// Device numbers far above real ones, one per instance.
+    private static let nextDevice = Atomic<UInt64>(1 << 48)
 
     /// Creates an empty file system holding only `/`.
-    public init() {}
+    public init() {
+        device = Self.nextDevice.add(1, ordering: .relaxed).newValue
+    }
 
     // MARK: Injecting failures
 
@@ -238,7 +247,7 @@ public final class InMemoryFileSystem: @unchecked Sendable {
         storage.clock += 1
         storage.nextInode += 1
         return FileStamp(
-            device: 1, inode: storage.nextInode, size: Int64(size),
+            device: device, inode: storage.nextInode, size: Int64(size),
             modifiedSeconds: storage.clock / 1_000_000_000, modifiedNanoseconds: storage.clock % 1_000_000_000
         )
     }

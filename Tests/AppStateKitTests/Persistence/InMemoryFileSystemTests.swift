@@ -24,6 +24,23 @@ struct InMemoryFileSystemTests {
         #expect(!files.itemExists(atPath: "/data/app/a.json"))
     }
 
+    @Test("two file systems never give equal stamps, even for the same writes in the same order")
+    func stampsDifferBetweenFileSystems() throws {
+        let first = InMemoryFileSystem()
+        let second = InMemoryFileSystem()
+        try first.writeAtomically(Data("same".utf8), toFile: "/data/a.json")
+        try second.writeAtomically(Data("same".utf8), toFile: "/data/a.json")
+        let firstStamp = try #require(try first.existingStamp(ofFile: "/data/a.json"))
+        let secondStamp = try #require(try second.existingStamp(ofFile: "/data/a.json"))
+        // Same inode, size and modification time in each: only the device tells them apart.
+        #expect(firstStamp.inode == secondStamp.inode)
+        #expect(firstStamp.size == secondStamp.size)
+        #expect(firstStamp != secondStamp)
+        let firstDirectory = try #require(try first.status(of: "/data"))
+        let secondDirectory = try #require(try second.status(of: "/data"))
+        #expect(firstDirectory.stamp != secondDirectory.stamp)
+    }
+
     @Test("a failure applies to its operation, its path and everything beneath it, as often as asked")
     func injectedFailures() throws {
         let files = InMemoryFileSystem()
