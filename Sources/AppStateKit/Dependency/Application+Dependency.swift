@@ -98,10 +98,10 @@ extension Application {
                 if let typed = override as? TypedScopedOverride<Value> {
                     return Dependency(slot: nil, value: typed.value)
                 }
-            } else if let slot = registry.rememberedSlot(for: key) {
+            } else if let shared = registry.withRememberedSlot(for: key, { Application.registeredDependency(in: $0, as: Value.self) }) {
                 // This thread has read the entry before, so the registry has it: share it, as
                 // `scopedDependency` would after asking the registry.
-                return slot._withUnsafeGuaranteedRef { Application.registeredDependency(in: $0, as: Value.self) }
+                return shared
             } else if let scoped = context.scopedDependency(
                 for: key,
                 in: registry,

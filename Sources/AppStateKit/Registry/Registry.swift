@@ -111,6 +111,13 @@ final class Registry: @unchecked Sendable {
         return cache._withUnsafeGuaranteedRef { $0.slot(for: key, registryStamp: stamp.load(ordering: .relaxed)) }
     }
 
+    /// `body` applied to the calling thread's memo slot for `key`, or `nil` when this thread
+    /// hasn't looked the entry up since the registry last removed one (see ``rememberedSlot(for:)``).
+    @inlinable @inline(__always)
+    func withRememberedSlot<Result>(for key: borrowing EntryKey, _ body: (ThreadLookupCache.Slot) -> Result) -> Result? {
+        rememberedSlot(for: key)?._withUnsafeGuaranteedRef(body)
+    }
+
     /// The rest of ``slot(for:create:)``, out of line: a thread's first lookup of `key`, or its
     /// first lookup since an entry was removed.
     @usableFromInline
