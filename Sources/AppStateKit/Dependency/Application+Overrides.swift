@@ -55,7 +55,7 @@ extension Application {
         var overrides = Overrides()
         configure(&overrides)
         let context = TaskContext(parent: TaskContext.current, isolatedApplication: nil, overrides: overrides.newest)
-        return try TaskContext.$bound.withValue(TaskContext.Binding(context: context), operation: operation)
+        return try TaskContext.bind(context, operation: operation)
     }
 
     /// The `async` form of ``withOverrides(_:operation:)-(_,()->R)``.
@@ -67,6 +67,6 @@ extension Application {
         var overrides = Overrides()
         configure(&overrides)
         let context = TaskContext(parent: TaskContext.current, isolatedApplication: nil, overrides: overrides.newest)
-        return try await TaskContext.$bound.withValue(TaskContext.Binding(context: context), operation: operation, isolation: isolation)
+        return try await TaskContext.bind(context, isolation: isolation, operation: operation)
     }
 }

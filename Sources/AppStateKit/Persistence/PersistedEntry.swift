@@ -46,6 +46,24 @@ class PersistedEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked Senda
         preconditionFailure("AppStateKit: \(type(of: self)) must override read()")
     }
 
+    /// ``read()`` for a kind that keeps its last read in `kept`: the kept value while it is
+    /// still current for the calling task (atomic loads, no lock), otherwise `readAgain()`,
+    /// which keeps what it reads. (`isKept` rather than an optional result: an optional of
+    /// `Value` would instantiate its type metadata on every read.)
+    @inline(__always)
+    final func read<Kept: KeptRead>(keptIn kept: ReadMostlyReference<Kept>, orElse readAgain: () throws -> Value) rethrows -> Value
+    where Kept.Value == Value {
+        trackAccess()
+        var isKept = false
+        let value = kept.withObject(orElse: { initial }) { kept in
+            guard kept.isCurrent(for: owner) else { return initial }
+            isKept = true
+            return kept.value
+        }
+        if isKept { return value }
+        return try readAgain()
+    }
+
     /// Persists `newValue`.
     func write(_ newValue: Value) throws {
         preconditionFailure("AppStateKit: \(type(of: self)) must override write(_:)")

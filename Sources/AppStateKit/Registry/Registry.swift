@@ -194,13 +194,6 @@ final class Registry: @unchecked Sendable {
         lock.withLock { createdEntry(for: key).map { unsafeDowncast($0, to: Entry.self) } }
     }
 
-    /// Whether the entry for `key` exists; answered from the calling thread's memo when it can,
-    /// so the common case takes no lock.
-    func hasEntry(for key: EntryKey) -> Bool {
-        let remembered = ThreadLookupCache.current.slot(for: key, registryStamp: stamp.load(ordering: .relaxed)) != nil
-        return remembered || existingEntry(for: key, as: RegistryEntry.self) != nil
-    }
-
     /// Every created entry, in no particular order.
     var allEntries: [RegistryEntry] {
         lock.withLock { storage.entries.all }

@@ -14,26 +14,15 @@ extension ThreadLookupCache {
         registryStamp stamp: UInt64
     ) -> Unmanaged<Slot>? {
         guard registryStamp == stamp, !isCapturingKeys else { return nil }
-        // `ObjectTable.find`'s probe, with the parts in place of a key.
-        let stored = hash | 1
-        var index = stored & slots.mask
-        while true {
-            let bucket = slots.hashes[index]
-            if bucket == 0 { return nil }
-            if bucket == stored,
-                slots.objects[index]._withUnsafeGuaranteedRef({
-                    $0.unmanagedEntry._withUnsafeGuaranteedRef { $0.key.matches(kind: kind, valueType: valueType, feature: feature, id: id) }
-                })
-            {
-                #if DEBUG
-                // The parts hash as the key does: otherwise a key built on a miss would be
-                // filed under another bucket than the one this probe searches.
-                slots.objects[index]._withUnsafeGuaranteedRef { $0.checkHash(hash) }
-                #endif
-                return slots.objects[index]
-            }
-            index = (index &+ 1) & slots.mask
+        let found = slots.find(fastHash: hash) { slot in
+            slot.unmanagedEntry._withUnsafeGuaranteedRef { $0.key.matches(kind: kind, valueType: valueType, feature: feature, id: id) }
         }
+        #if DEBUG
+        // The parts hash as the key does: otherwise a key built on a miss would be filed under
+        // another bucket than the one this probe searches.
+        found?._withUnsafeGuaranteedRef { $0.checkHash(hash) }
+        #endif
+        return found
     }
 
     /// `registry.retainedSlot(for:create:)` for a key named by `feature` and `id`, given as its

@@ -24,11 +24,13 @@ final class TaskContext: @unchecked Sendable {
     static var current: TaskContext? { bound.context }
 
     /// Runs `operation` with `context` (`nil`: no scope at all) as the calling task's innermost scope.
+    @inline(__always)
     static func bind<Result>(_ context: TaskContext?, operation: () throws -> Result) rethrows -> Result {
         try $bound.withValue(Binding(context: context), operation: operation)
     }
 
     /// The `async` form of ``bind(_:operation:)``.
+    @inline(__always)
     static func bind<Result>(
         _ context: TaskContext?,
         isolation: isolated (any Actor)? = #isolation,
@@ -115,10 +117,11 @@ final class TaskContext: @unchecked Sendable {
     }
 
     /// The value this override scope provides for the dependency `key`, which it does not
-    /// override, or `nil` to use the registry.
+    /// override and the calling thread's memo doesn't hold, or `nil` to use the registry.
     ///
-    /// (An overridden key resolves to its override, read in the caller's code: see
-    /// `Application.dependency(key:_:)`.) A dependency that does not exist in the registry yet is
+    /// (An overridden key resolves to its override, and a key the thread's memo holds to the
+    /// registry's instance, both in the caller's code: see `Application.dependency(key:_:)`.)
+    /// A dependency that does not exist in the registry yet is
     /// created by running its factory here: if the factory resolved an overridden dependency,
     /// the result belongs to the scope and is kept in it, so the override never leaks into the
     /// shared registry; otherwise `publish` hands it to the registry like any first access and
@@ -131,7 +134,8 @@ final class TaskContext: @unchecked Sendable {
         create: () -> Value,
         publish: (Value, EntryKey, Registry) -> Value
     ) -> Value? {
-        if registry.hasEntry(for: key) { return nil }
+        // The caller found no memo slot, so only the registry itself can tell.
+        if registry.existingEntry(for: key, as: RegistryEntry.self) != nil { return nil }
         if let scoped = existingCreatedDependency(for: key, as: Value.self) { return scoped }
         let cache = ThreadLookupCache.current
         let servedBefore = cache.overridesServed

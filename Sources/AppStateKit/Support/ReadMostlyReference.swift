@@ -93,11 +93,7 @@ final class ReadMostlyReference<Object: AnyObject>: @unchecked Sendable {
     /// object stays alive while `body` runs); `none` when nothing is published.
     @inline(__always)
     func withObject<Result>(none: Result, _ body: (Object) -> Result) -> Result {
-        let parity = enter()
-        defer { leave(parity) }
-        let bits = word.load(ordering: .sequentiallyConsistent)
-        guard bits != 0 else { return none }
-        return Unmanaged<Object>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)._withUnsafeGuaranteedRef(body)
+        withObject(orElse: { none }, body)
     }
 
     /// ``withObject(none:_:)`` with the result for no object made by `none` only when needed:

@@ -54,21 +54,10 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
         (fileManager as? SandboxFileManager)?.mapped(filePath) ?? filePath
     }
 
-    /// The file's value, or the initial value when there is no file.
-    ///
-    /// First the value an earlier read kept, while it is still current (see ``KeptFileRead``);
-    /// that check loads atomics only. (`isKept` rather than an optional result: an optional of
-    /// `Value` would instantiate its type metadata on every read.)
+    /// The file's value, or the initial value when there is no file: first the value an earlier
+    /// read kept, while it is still current (see ``KeptFileRead``).
     override func read() throws -> Value {
-        trackAccess()
-        var isKept = false
-        let value = kept.withObject(orElse: { initial }) { kept in
-            guard kept.isCurrent(for: owner) else { return initial }
-            isKept = true
-            return kept.value
-        }
-        if isKept { return value }
-        return try readCheckingFile()
+        try read(keptIn: kept) { try readCheckingFile() }
     }
 
     /// The file's value, or the initial value when there is no file.

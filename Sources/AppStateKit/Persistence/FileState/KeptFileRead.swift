@@ -7,7 +7,7 @@
 /// task (no promotion, override, removal or scope changed the file manager) and the check holds
 /// (nobody counted a write of the file since, and the check is less than
 /// ``FileFreshness/revalidationInterval`` old).
-final class KeptFileRead<Value: Sendable>: @unchecked Sendable {
+final class KeptFileRead<Value: Sendable>: KeptRead, @unchecked Sendable {
     // Safe: immutable.
     let collaborator: DependencyMemo<ResolvedFiles>.Resolved
     let check: FileStateFreshness.Check
@@ -20,8 +20,8 @@ final class KeptFileRead<Value: Sendable>: @unchecked Sendable {
         self.value = value
     }
 
-    /// Whether `value` is still what a read by `owner`'s entry returns for the calling task.
-    /// (The check was made for the file manager the resolution holds, so its owner matches.)
+    /// ``KeptRead/isCurrent(for:)``. (The check was made for the file manager the resolution
+    /// holds, so its owner matches.)
     @inline(__always)
     func isCurrent(for owner: EntryOwner) -> Bool {
         collaborator.stillServes(owner) && check.freshness.isCurrent()

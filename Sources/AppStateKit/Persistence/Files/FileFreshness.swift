@@ -46,7 +46,7 @@ struct FileFreshness {
     }
 
     @inline(__always)
-    private static func isCurrent(checked: Mark?, generation: SharedGeneration?) -> Bool {
+    fileprivate static func isCurrent(checked: Mark?, generation: borrowing SharedGeneration?) -> Bool {
         // Optional chaining rather than binding `generation`: binding retains it.
         guard let checked, generation?.load() == checked.generation else { return false }
         return now() &- checked.time < revalidationInterval
@@ -62,9 +62,7 @@ struct FileFreshness {
         /// ``FileFreshness/isCurrent()`` of the freshness this was taken from, as it was then.
         @inline(__always)
         func isCurrent() -> Bool {
-            // In place, without copying `generation` out (a copy retains it).
-            guard let checked, generation?.load() == checked.generation else { return false }
-            return FileFreshness.now() &- checked.time < FileFreshness.revalidationInterval
+            FileFreshness.isCurrent(checked: checked, generation: generation)
         }
     }
 

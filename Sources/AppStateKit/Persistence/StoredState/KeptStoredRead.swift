@@ -6,7 +6,7 @@
 /// atomic loads and no lock: it returns `value` while the resolution still serves the calling
 /// task (no promotion, override, removal or scope changed what `\.userDefaults` resolves to) and
 /// the store says nothing changed since (see ``FileKeyValueStore/isUnchanged(since:)``).
-final class KeptStoredRead<Value: Sendable>: @unchecked Sendable {
+final class KeptStoredRead<Value: Sendable>: KeptRead, @unchecked Sendable {
     // Safe: immutable.
     /// The `\.userDefaults` resolution the store came from; `nil` for the entry's own store.
     let collaborator: DependencyMemo<ResolvedStore>.Resolved?
@@ -22,7 +22,7 @@ final class KeptStoredRead<Value: Sendable>: @unchecked Sendable {
         self.value = value
     }
 
-    /// Whether `value` is still what a read by `owner`'s entry returns for the calling task.
+    /// ``KeptRead/isCurrent(for:)``.
     @inline(__always)
     func isCurrent(for owner: EntryOwner) -> Bool {
         // Optional chaining rather than binding `collaborator`: binding retains it.

@@ -64,21 +64,10 @@ final class StoredStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, 
         return (nil, storageKey)
     }
 
-    /// The stored value, or the initial value when nothing is stored.
-    ///
-    /// First the value an earlier read kept, while it is still current (see ``KeptStoredRead``);
-    /// that check loads atomics only. (`isKept` rather than an optional result: an optional of
-    /// `Value` would instantiate its type metadata on every read.)
+    /// The stored value, or the initial value when nothing is stored: first the value an
+    /// earlier read kept, while it is still current (see ``KeptStoredRead``).
     override func read() throws -> Value {
-        trackAccess()
-        var isKept = false
-        let value = kept.withObject(orElse: { initial }) { kept in
-            guard kept.isCurrent(for: owner) else { return initial }
-            isKept = true
-            return kept.value
-        }
-        if isKept { return value }
-        return try readFromStore()
+        try read(keptIn: kept) { try readFromStore() }
     }
 
     /// The rest of ``read()``, out of line: asks the store, and keeps what a file store returned.
