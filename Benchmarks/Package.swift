@@ -20,9 +20,16 @@ let package = Package(
         .package(url: "https://github.com/pointfreeco/swift-dependencies", exact: "1.17.1"),
     ],
     targets: [
+        // The example server's per-request work, shared by the two executables below.
+        .target(
+            name: "ServerRequestWork",
+            dependencies: [.product(name: "AppStateKit", package: rootPackage)],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         .executableTarget(
             name: "appstatekit-benchmarks",
             dependencies: [
+                "ServerRequestWork",
                 .product(name: "AppStateKit", package: rootPackage),
                 .product(name: "Swinject", package: "Swinject"),
                 .product(name: "Dependencies", package: "swift-dependencies"),
@@ -32,7 +39,7 @@ let package = Package(
         // One operation in a loop, for instruction counts (Scripts/instructions.sh).
         .executableTarget(
             name: "appstatekit-profile",
-            dependencies: [.product(name: "AppStateKit", package: rootPackage)],
+            dependencies: ["ServerRequestWork", .product(name: "AppStateKit", package: rootPackage)],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         // PostgresSyncStore latency, propagation and fleet update throughput (needs a server).

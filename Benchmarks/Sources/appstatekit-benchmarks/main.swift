@@ -78,7 +78,7 @@ if filter == nil || filter.map({ "persistence".hasPrefix($0) && $0.count >= 4 })
     print(table(["case", "µs/write (median; first: one write)", "vs empty"], PersistenceScalingBenchmark.largeStore(directory: directory, quick: quick)))
     print()
     print("## 6e. The example server's per-request work, caches warm and evicted (ns/request)\n")
-    print(table(["case", "median ns", "vs plain Swift"], ServerRequestBenchmark.run(rounds: quick ? 3 : 9, requests: quick ? 300 : 1_000)))
+    print(table(["case", "median ns", "vs plain Swift"], ServerRequestBenchmark.run(directory: directory, rounds: quick ? 3 : 9, requests: quick ? 300 : 1_000)))
     print()
 }
 

@@ -1,5 +1,6 @@
 import AppStateKit
 import Foundation
+import ServerRequestWork
 
 // A loop of one operation, for instruction counts under valgrind (see Scripts/instructions.sh):
 // counts don't depend on how busy the machine is, so they compare code changes exactly.
@@ -43,20 +44,6 @@ extension Application {
     subscript(profiledRequest id: String) -> State<Int> { state(initial: 0, feature: "Request", id: id) }
     var profiledStored: StoredState<Int> { storedState(initial: 0, feature: "Profile", id: "stored") }
     var profiledFile: FileState<Int> { fileState(initial: 0, path: ProfileDirectory.path, filename: "profiled.json") }
-    var profiledRequestInfo: Dependency<String> { dependency("none", feature: "Profile", id: "requestInfo") }
-    var profiledFlags: FileState<[String: Int]> { fileState(initial: [:], path: ProfileDirectory.path, filename: "flags.json") }
-    var profiledRepository: Dependency<any ProfiledRepository> { dependency(FileProfiledRepository(), feature: "Profile", id: "repository") }
-}
-
-/// The example server's flag repository, reduced to its read.
-protocol ProfiledRepository: Sendable {
-    func flag(named name: String) throws -> Int?
-}
-
-struct FileProfiledRepository: ProfiledRepository {
-    func flag(named name: String) throws -> Int? {
-        try Application.fileState(\.profiledFlags).read()[name]
-    }
 }
 
 /// Points `\.userDefaults` at a store in the run's temporary directory (default durability,
@@ -149,20 +136,12 @@ let operations: [String: (Int) -> Void] = [
             }
         }
     },
-    // What the example server's `GET /api/flags/:name` does through AppStateKit per request:
-    // a State update, a served-counter dependency, a scoped override of the request's info,
-    // the repository dependency reading a FileState, and a StoredState read.
+    // What the example server's `GET /api/flags/:name` does through AppStateKit per request
+    // (see `ServerRequestWork`).
     "server-request": { count in
         useTemporaryStore()
-        let requestInfo = "request"
-        for _ in 0..<count {
-            Application.update(\.profiledCounter) { $0 += 1 }
-            consume(Application.dependency(\.profiledService))
-            Application.withOverrides { $0.override(\.profiledRequestInfo, with: requestInfo) } operation: {
-                consume(try? Application.dependency(\.profiledRepository).flag(named: "alpha"))
-                consume(Application.storedState(\.profiledStored).value)
-            }
-        }
+        ServerRequestWork.directory = ProfileDirectory.path
+        for _ in 0..<count { consume(ServerRequestWork.appStateKit("request")) }
     },
     "create": { count in
         let application = Application()
