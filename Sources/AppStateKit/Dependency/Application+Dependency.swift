@@ -90,6 +90,14 @@ extension Application {
 
     @inlinable
     func dependency<Value: Sendable>(key: EntryKey, _ object: () -> Value) -> Dependency<Value> {
+        if TaskContext.isAnyLive {
+            // Read before by this thread and overridden by no live scope anywhere: the
+            // registry's instance, without looking up the calling task's scope.
+            if !OverrideCensus.mayOverride(fastHash: key.fastHash),
+                let shared = registry.withRememberedSlot(for: key, { Application.registeredDependency(in: $0, as: Value.self) }) {
+                return shared
+            }
+        }
         if TaskContext.isAnyLive, let context = TaskContext.currentOverriding {
             if let override = context.overriddenValue(for: key) {
                 TaskContext.noteOverrideServed()

@@ -40,13 +40,17 @@ final class DependencyMemo<Value: Sendable>: Sendable {
         }
 
         /// Whether `value` is still what the owner resolves: `registryStamp` is the owning
-        /// registry's current stamp, `context` the calling task's scope when it overrides any
-        /// dependency. Registers an observation-tracking access of the dependency entry when it
+        /// registry's current stamp, and the calling task's scope must not override the
+        /// dependency (asked only when ``OverrideCensus`` says some scope may). Registers an observation-tracking access of the dependency entry when it
         /// holds, so observers of the reading entry see the collaborator's changes.
         @inline(__always)
-        func isCurrent(registryStamp: UInt64, context: TaskContext?) -> Bool {
+        func isCurrent(registryStamp: UInt64) -> Bool {
             guard self.registryStamp == registryStamp, version.loadRelaxed() == seenVersion else { return false }
-            if let context, context.overriddenValue(for: entry.key) != nil { return false }
+            // Asks the calling task's scope only if some live scope may override the entry.
+            if TaskContext.isAnyLive, OverrideCensus.mayOverride(fastHash: entry.key.fastHash),
+                let context = TaskContext.currentOverriding, context.overriddenValue(for: entry.key) != nil {
+                return false
+            }
             entry.trackAccess()
             return true
         }
@@ -55,20 +59,19 @@ final class DependencyMemo<Value: Sendable>: Sendable {
     init() {}
 
     /// The memoised value, if it is still what the owner resolves: `registryStamp` is the
-    /// owning registry's current stamp, `context` the calling task's scope when it overrides
-    /// any dependency.
+    /// owning registry's current stamp (see ``Resolved/isCurrent(registryStamp:)``).
     @inline(__always)
-    func value(registryStamp: UInt64, context: TaskContext?) -> Value? {
+    func value(registryStamp: UInt64) -> Value? {
         resolved.withObject(none: nil) { resolved in
-            resolved.isCurrent(registryStamp: registryStamp, context: context) ? resolved.value : nil
+            resolved.isCurrent(registryStamp: registryStamp) ? resolved.value : nil
         }
     }
 
     /// The memoised resolution itself, retained, if it is still what the owner resolves (see
-    /// ``value(registryStamp:context:)``): for a reader that keeps it next to what it read.
-    func resolution(registryStamp: UInt64, context: TaskContext?) -> Resolved? {
+    /// ``value(registryStamp:)``): for a reader that keeps it next to what it read.
+    func resolution(registryStamp: UInt64) -> Resolved? {
         resolved.withObject(none: nil) { resolved in
-            resolved.isCurrent(registryStamp: registryStamp, context: context) ? resolved : nil
+            resolved.isCurrent(registryStamp: registryStamp) ? resolved : nil
         }
     }
 

@@ -57,19 +57,11 @@ final class EntryOwner: Sendable {
     /// the rest of the check.
     @inline(__always)
     func memoized<Value: Sendable>(_ memo: DependencyMemo<Value>) -> Value? {
-        let context = Self.overridingContext
-        return Application.withCurrent { current in
+        Application.withCurrent { current in
             // The memo only serves the entry's own application (the usual case).
             guard current.registry.identity == registryIdentity else { return nil }
-            return memo.value(registryStamp: current.registry.stamp.load(ordering: .relaxed), context: context)
+            return memo.value(registryStamp: current.registry.stamp.load(ordering: .relaxed))
         }
-    }
-
-    /// The calling task's innermost scope when it overrides any dependency, else `nil`.
-    @inline(__always)
-    fileprivate static var overridingContext: TaskContext? {
-        if TaskContext.isAnyLive, let scope = TaskContext.current, scope.hasOverrides { return scope }
-        return nil
     }
 
     /// ``dependency(_:for:)`` made `transform`ed, remembered in `memo` when the registry
@@ -96,16 +88,15 @@ final class EntryOwner: Sendable {
         for entry: @autoclosure () -> String,
         transform: (Dependency) -> Value
     ) -> (value: Value, resolution: DependencyMemo<Value>.Resolved?) {
-        let context = Self.overridingContext
         let served: (Value, DependencyMemo<Value>.Resolved?)? = Application.withCurrent { current in
             guard current.registry.identity == registryIdentity else { return nil }
-            return Self.resolution(keyPath, in: current, memo: memo, context: context, transform: transform)
+            return Self.resolution(keyPath, in: current, memo: memo, transform: transform)
         }
         if let served { return served }
         guard let registry else {
             preconditionFailure("AppStateKit: \(entry()) was used after the application that owns it was released")
         }
-        return Self.resolution(keyPath, in: Application(resolvingIn: registry), memo: memo, context: context, transform: transform)
+        return Self.resolution(keyPath, in: Application(resolvingIn: registry), memo: memo, transform: transform)
     }
 
     /// ``resolution(_:memo:for:transform:)`` in `application`, the owner's.
@@ -113,12 +104,11 @@ final class EntryOwner: Sendable {
         _ keyPath: KeyPath<Application, Application.Dependency<Dependency>>,
         in application: Application,
         memo: DependencyMemo<Value>,
-        context: TaskContext?,
         transform: (Dependency) -> Value
     ) -> (value: Value, resolution: DependencyMemo<Value>.Resolved?) {
         // Taken before the lookup: a removal after it moves the stamp and voids the memo.
         let stamp = application.registry.stamp.load(ordering: .relaxed)
-        if let kept = memo.resolution(registryStamp: stamp, context: context) { return (kept.value, kept) }
+        if let kept = memo.resolution(registryStamp: stamp) { return (kept.value, kept) }
         let handle = application[keyPath: keyPath]
         guard let dependencyEntry = handle.entry else { return (transform(handle.value), nil) }
         let (box, version) = dependencyEntry.snapshot()
@@ -165,11 +155,10 @@ extension DependencyMemo.Resolved {
     /// resolves then (see ``EntryOwner/resolution(_:memo:for:transform:)``).
     @inline(__always)
     func stillServes(_ owner: EntryOwner) -> Bool {
-        let context = EntryOwner.overridingContext
         let currentStamp: UInt64? = Application.withCurrent { current in
             current.registry.identity == owner.registryIdentity ? current.registry.stamp.load(ordering: .relaxed) : nil
         }
         guard let stamp = currentStamp ?? owner.registryStampIfAlive() else { return false }
-        return isCurrent(registryStamp: stamp, context: context)
+        return isCurrent(registryStamp: stamp)
     }
 }

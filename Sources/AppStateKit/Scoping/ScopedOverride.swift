@@ -13,8 +13,13 @@ class ScopedOverride: @unchecked Sendable {
 
     @usableFromInline
     init(key: EntryKey, next: ScopedOverride?) {
+        OverrideCensus.count(fastHash: key.fastHash)
         self.key = key
         self.next = next
+    }
+
+    deinit {
+        OverrideCensus.uncount(fastHash: key.fastHash)
     }
 
     /// The override of `key` in this list, if any.

@@ -147,6 +147,37 @@ struct ScopedOverrideTests {
         #expect(afterPromotion == "promoted")
     }
 
+    @Test("a dependency read before stays overridden inside scopes while other tasks open and close scopes overriding it")
+    func overrideSeenWhileOtherScopesComeAndGo() async {
+        // Read outside first on every thread that runs a task below, so reads find memo slots:
+        // the path that answers without asking the scope whenever no live scope overrides the key.
+        #expect(Application.dependency(\.scopedGreeter).greet() == "live")
+        let mismatches = await withTaskGroup(of: Int.self) { group in
+            for task in 0..<8 {
+                group.addTask {
+                    var mismatches = 0
+                    for round in 0..<300 {
+                        if Application.dependency(\.scopedGreeter).greet() != "live" { mismatches += 1 }
+                        let name = "task-\(task)-\(round)"
+                        Application.withOverrides { $0.override(\.scopedGreeter, with: MockGreeter(name: name)) } operation: {
+                            if Application.dependency(\.scopedGreeter).greet() != name { mismatches += 1 }
+                            // A nested scope overriding something else keeps the outer override.
+                            Application.withOverrides { $0.override(\.scopedConfig, with: Config(region: name)) } operation: {
+                                if Application.dependency(\.scopedGreeter).greet() != name { mismatches += 1 }
+                                if Application.dependency(\.scopedConfig).region != name { mismatches += 1 }
+                            }
+                        }
+                        if Application.dependency(\.scopedConfig).region != "live-region" { mismatches += 1 }
+                    }
+                    return mismatches
+                }
+            }
+            return await group.reduce(0, +)
+        }
+        #expect(mismatches == 0)
+        #expect(Application.dependency(\.scopedGreeter).greet() == "live")
+    }
+
     @Test("errors thrown by the operation pass through")
     func throwsPassThrough() async {
         struct Failure: Error {}

@@ -1,0 +1,37 @@
+import Synchronization
+
+/// How many live override nodes (``ScopedOverride``), in all scopes of the process, override a
+/// key of each of 64 hash buckets: lets a lookup tell with one relaxed load that no scope
+/// anywhere overrides its key, and skip the task-local lookup of the calling task's scope.
+///
+/// A node counts itself when it is made and uncounts itself in its `deinit`; a scope's context
+/// keeps its nodes, and every context inside it keeps it. A task reads its scope's context only
+/// after the context's nodes were made — by the task itself, or by its parent before the task
+/// was created — so a lookup in that task sees their counts even with relaxed loads: "no
+/// overrides in this bucket" is never wrong for the calling task's own scope. Keys sharing a
+/// bucket with an overridden one merely take the full (task-local) check.
+@usableFromInline
+enum OverrideCensus {
+    /// Live override nodes per bucket (`EntryKey.fastHash` modulo 64).
+    private static let counts: InlineArray<64, Atomic<Int>> = InlineArray { _ in Atomic(0) }
+
+    /// Whether some live scope may override the key whose ``EntryKey/fastHash`` is `fastHash`.
+    @usableFromInline
+    static func mayOverride(fastHash: Int) -> Bool {
+        counts[bucket(fastHash)].load(ordering: .relaxed) != 0
+    }
+
+    /// Counts an override node of the key whose ``EntryKey/fastHash`` is `fastHash`.
+    static func count(fastHash: Int) {
+        counts[bucket(fastHash)].wrappingAdd(1, ordering: .relaxed)
+    }
+
+    /// Uncounts an override node counted by ``count(fastHash:)``.
+    static func uncount(fastHash: Int) {
+        counts[bucket(fastHash)].wrappingSubtract(1, ordering: .relaxed)
+    }
+
+    private static func bucket(_ fastHash: Int) -> Int {
+        fastHash & 63
+    }
+}
