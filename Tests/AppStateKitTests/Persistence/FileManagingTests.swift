@@ -11,6 +11,14 @@ private struct AppStateStyleFiles: FileManaging {
     }
 }
 
+/// Another file manager of the user's, used by one test only: its type is reported once per
+/// process, so no other test may touch it first.
+private struct ReportedFiles: FileManaging {
+    func removeItem(atPath path: String) throws {
+        try FileManager.default.removeItem(atPath: path)
+    }
+}
+
 @Suite("FileManaging: AppState's protocol; FileState's atomic files are a package seam", .isolatedApplication)
 struct FileManagingTests {
     @Test("with a file manager of the user's, FileState uses the real file system at the declared path; in, out and delete work")
@@ -30,6 +38,25 @@ struct FileManagingTests {
             #expect(!FileManager.default.fileExists(atPath: directory.file("count.json")))
             #expect(state.value == 0)
         }
+    }
+
+    @Test("a file manager of the user's is reported, once per type: file states use the real files, not it")
+    func userFileManagerReported() throws {
+        _ = Application.logger  // installs the process's reporting seam, if nothing did yet
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let logs = try capturingLogs {
+            try Application.withOverrides({ $0.override(\.fileManager, with: ReportedFiles()) }) {
+                var state = Application().fileState(initial: 0, path: directory.path, filename: "count.json", isBase64Encoded: false)
+                state.value = 1
+                state.value = 2
+                #expect(state.value == 2)
+            }
+        }
+        let reports = logs.filter { $0.contains("ReportedFiles, a FileManaging of your own") }
+        #expect(reports.count == 1)
+        #expect(reports.first?.contains("file states read and write the real files at their declared paths") == true)
+        #expect(try String(contentsOfFile: directory.file("count.json"), encoding: .utf8) == "2")
     }
 
     @Test("the built-in file managers supply FileState's atomic files themselves")

@@ -100,6 +100,26 @@ extension FileManager: AtomicFileManaging {
 /// The real file system at the paths given, for a ``FileManaging`` of the user's that doesn't
 /// implement ``AtomicFileManaging``: what the default implementations of earlier versions did.
 struct RealFiles: AtomicFileManaging {
+    /// The file manager types already reported by ``standing(in:)``.
+    private static let reported = LockedBox<Set<ObjectIdentifier>>([])
+
+    /// The real file system, standing in for `manager`: a `FileManaging` of the user's own,
+    /// whose `in`/`out`/`delete` file states can't write through (they need atomic replaces and
+    /// file stamps). Reports once per type that file states use the real files at their
+    /// declared paths — a fake meant to keep a test off the disk doesn't.
+    static func standing(in manager: any FileManaging) -> RealFiles {
+        let managerType = type(of: manager)
+        if reported.withLock({ $0.insert(ObjectIdentifier(managerType)).inserted }) {
+            Diagnostics.report(
+                error: "AppStateKit: \\.fileManager is a \(String(reflecting: managerType)), a FileManaging of your own: "
+                    + "file states read and write the real files at their declared paths, not through it. "
+                    + "To keep files in memory or inject failures, use AppStateKitTesting's InMemoryFileSystem; "
+                    + "in tests, .isolatedApplication keeps files in a temporary directory"
+            )
+        }
+        return RealFiles()
+    }
+
     /// Removes the file or directory at `path`.
     func removeItem(atPath path: String) throws {
         try FileManager.default.removeItem(atPath: path)

@@ -63,13 +63,14 @@ extension FileManaging {
 
     /// The operations ``Application/FileState`` performs with this file manager: its own when it
     /// implements ``AtomicFileManaging`` (`FileManager`, an isolated application's sandbox,
-    /// `InMemoryFileSystem`), otherwise the real file system's at the same paths.
+    /// `InMemoryFileSystem`), otherwise the real file system's at the same paths (reported once
+    /// per type, see `RealFiles.standing(in:)`).
     package var atomicFiles: any AtomicFileManaging {
         // The usual file managers first: a cast to a concrete type costs far less than finding
         // a conformance (every FileState read passes here).
         if let files = self as? FileManager { return files }
         if let files = self as? SandboxFileManager { return files }
-        return self as? any AtomicFileManaging ?? RealFiles()
+        return self as? any AtomicFileManaging ?? RealFiles.standing(in: self)
     }
 }
 
