@@ -81,7 +81,7 @@ extension Application {
             !ThreadLookupCache.current.isCapturingKeys,
             !(entry is DependencyEntry<ApplicationLogger>)
         else { return }
-        logDebug("created \(entry.kindName)<\(entry.valueTypeName)> \(entry.key.readable)")
+        logDebug("created \(entry.kindName)<\(entry.valueTypeName)> \(entry.loggedName)")
     }
 
     /// `entry`, after ``announceCreation(of:)``: for creation closures that are one expression.

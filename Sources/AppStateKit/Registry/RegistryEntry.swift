@@ -44,6 +44,9 @@ class RegistryEntry: Observable, KeyedObject, @unchecked Sendable {
     /// The value type's name for ``Application/description``.
     var valueTypeName: String { "" }
 
+    /// How logs name the entry: its key, or where a file state's file is.
+    var loggedName: String { key.readable }
+
     /// The current value, formatted for ``Application/description``.
     var valueDescription: String { "" }
 

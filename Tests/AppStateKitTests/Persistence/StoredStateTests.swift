@@ -158,7 +158,7 @@ struct StoredStateTests {
             _ = try Application.storedState(\.storedMismatch).read()
         } catch let error as PersistenceError {
             #expect(error.kind == .typeMismatch)
-            #expect(error.description.contains("S/mismatch"))
+            #expect(error.description.contains("key \"S/mismatch\" in an in-memory store"))
         } catch {
             Issue.record("unexpected \(error)")
         }

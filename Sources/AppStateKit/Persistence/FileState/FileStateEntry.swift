@@ -38,6 +38,7 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
     }
 
     override var kindName: String { "FileState" }
+    override var loggedName: String { filePath }
 
     /// The owning application's file operations (in an isolated application, its sandbox).
     var fileManager: any AtomicFileManaging { resolvedFiles.files }

@@ -58,7 +58,7 @@ enum StoredValueCodec {
         case let store as FileKeyValueStore: store.path
         case is UserDefaultsStore: "UserDefaults"
         case is InMemoryDefaults: "an in-memory store"
-        default: "a \(Swift.type(of: store))"
+        default: "a store of type \(Swift.type(of: store))"
         }
     }
 
