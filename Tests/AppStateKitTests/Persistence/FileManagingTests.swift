@@ -45,8 +45,8 @@ struct FileManagingTests {
         _ = Application.logger  // installs the process's reporting seam, if nothing did yet
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let logs = try capturingLogs {
-            try Application.withOverrides({ $0.override(\.fileManager, with: ReportedFiles()) }) {
+        let logs = capturingLogs {
+            Application.withOverrides({ $0.override(\.fileManager, with: ReportedFiles()) }) {
                 var state = Application().fileState(initial: 0, path: directory.path, filename: "count.json", isBase64Encoded: false)
                 state.value = 1
                 state.value = 2
