@@ -143,6 +143,10 @@ let operations: [String: (Int) -> Void] = [
         ServerRequestWork.directory = ProfileDirectory.path
         for _ in 0..<count { consume(ServerRequestWork.appStateKit("request")) }
     },
+    // The same work in plain Swift (the example's `/equivalent` route), for Scripts/code-footprint.sh.
+    "plain-request": { count in
+        for _ in 0..<count { consume(ServerRequestWork.plainSwift("request")) }
+    },
     "create": { count in
         let application = Application()
         // Kept until exit: tearing the entries down is not part of creating them.
