@@ -28,7 +28,7 @@ extension ThreadLookupCache {
     /// `registry.retainedSlot(for:create:)` for a key named by `feature` and `id`, given as its
     /// parts: a hit (the common case, a declaration read again on this thread) builds no
     /// ``EntryKey``; a miss builds it and looks it up as usual.
-    @inlinable @inline(__always)
+    @usableFromInline @inline(never)
     static func retainedSlot(
         in registry: Registry, kind: EntryKind, valueType: Any.Type, feature: String, id: String,
         create: (EntryKey) -> RegistryEntry

@@ -12,8 +12,8 @@ import Darwin
 /// The hash is exactly what a fresh `Hasher` gives — seeded per process, so ids a client chooses
 /// can't be made to collide — only remembered. A row is found by the strings' raw bits (for a
 /// literal or a stored string they repeat on every access) and answers only when both strings'
-/// bits equal the row's. The row holds the strings it was made for, so their storage can't be
-/// freed and reused by other contents while the row exists: equal bits then mean equal strings
+/// bits equal the row's. The memo keeps the strings each row was made for, so their storage can't
+/// be freed and reused by other contents while the row exists: equal bits then mean equal strings
 /// (a small string's bits are its contents; a larger one's name storage that the row keeps alive,
 /// which is never mutated in place while shared). Strings with other bits — the same text built
 /// anew — only miss, and are hashed.
@@ -21,30 +21,35 @@ import Darwin
 /// Rows are touched only by the owning thread (the memo is thread-local), so they take no lock.
 @usableFromInline
 final class StringPairHashes {
-    /// One remembered pair: the two strings' raw bits, their hash, and the strings themselves
-    /// (kept alive so that their bits can't come to mean other contents).
+    /// One remembered pair: the two strings' raw bits and their hash. The strings themselves
+    /// are kept in ``kept`` (touched only on a miss), which keeps their bits meaning them.
     @usableFromInline
     struct Row {
         @usableFromInline var bits: (UInt64, UInt64, UInt64, UInt64)
         @usableFromInline var hash: Int
-        var first: String
-        var second: String
     }
 
-    /// The number of rows, a power of two.
-    @usableFromInline static let rowCount = 16
-    /// The rows, direct-mapped by ``index(_:)``; every row always holds a valid pair.
+    /// The number of sets, a power of two. Each set holds two rows, the more recently made
+    /// first, so two pairs a thread keeps using never evict each other however their bits
+    /// fall; it takes three in one set (about 1% for five pairs) to make one of them miss.
+    @usableFromInline static let setCount = 32
+    /// The rows, two per set chosen by ``index(_:)``; every row always holds a valid pair.
     @usableFromInline let rows: UnsafeMutablePointer<Row>
+    /// The strings of each row, at the row's position.
+    let kept: UnsafeMutablePointer<(String, String)>
 
     init() {
-        rows = .allocate(capacity: Self.rowCount)
-        let empty = Self.hashed("", "")
-        rows.initialize(repeating: Row(bits: Self.bits("", ""), hash: empty, first: "", second: ""), count: Self.rowCount)
+        rows = .allocate(capacity: 2 * Self.setCount)
+        kept = .allocate(capacity: 2 * Self.setCount)
+        rows.initialize(repeating: Row(bits: Self.bits("", ""), hash: Self.hashed("", "")), count: 2 * Self.setCount)
+        kept.initialize(repeating: ("", ""), count: 2 * Self.setCount)
     }
 
     deinit {
-        rows.deinitialize(count: Self.rowCount)
+        rows.deinitialize(count: 2 * Self.setCount)
         rows.deallocate()
+        kept.deinitialize(count: 2 * Self.setCount)
+        kept.deallocate()
     }
 
     /// `Hasher`'s hash of `first` then `second`, remembered for this thread.
@@ -54,9 +59,11 @@ final class StringPairHashes {
             return hashMakingMemo(first, second)
         }
         let bits = Self.bits(first, second)
-        let row = Unmanaged<StringPairHashes>.fromOpaque(pointer)._withUnsafeGuaranteedRef { $0.rows + index(bits) }
-        if row.pointee.bits == bits { return row.pointee.hash }
-        return hashOnMiss(first, second, bits: bits, row: row)
+        let memo = Unmanaged<StringPairHashes>.fromOpaque(pointer)
+        let row = memo._withUnsafeGuaranteedRef { $0.rows + 2 * index(bits) }
+        if row[0].bits == bits { return row[0].hash }
+        if row[1].bits == bits { return row[1].hash }
+        return memo._withUnsafeGuaranteedRef { $0.hashOnMiss(first, second, bits: bits) }
     }
 
     /// The raw bits of two strings (16 bytes each on 64-bit platforms, checked by the caller).
@@ -68,23 +75,25 @@ final class StringPairHashes {
         return (a.0, a.1, b.0, b.1)
     }
 
-    /// The row for `bits`.
+    /// The set for `bits`.
     @inlinable @inline(__always)
     static func index(_ bits: (UInt64, UInt64, UInt64, UInt64)) -> Int {
         let mixed = (bits.0 ^ bits.1 &* 0x9E37_79B9_7F4A_7C15 ^ bits.2 &* 0xC2B2_AE3D_27D4_EB4F ^ bits.3) &* 0x94D0_49BB_1331_11EB
-        return Int(truncatingIfNeeded: mixed >> 60) & (rowCount - 1)
+        return Int(truncatingIfNeeded: mixed >> 58) & (setCount - 1)
     }
 
-    /// The hash, computed and remembered in `row`, this thread's row for `bits`.
+    /// The hash, computed and remembered as the first row of the set for `bits`; the set's
+    /// first row moves to its second, whose pair is forgotten.
     @usableFromInline @inline(never)
-    static func hashOnMiss(_ first: String, _ second: String, bits: (UInt64, UInt64, UInt64, UInt64), row: UnsafeMutablePointer<Row>) -> Int {
-        let hash = hashed(first, second)
-        // The replaced strings are released here (no user code: a string's storage frees
+    func hashOnMiss(_ first: String, _ second: String, bits: (UInt64, UInt64, UInt64, UInt64)) -> Int {
+        let hash = Self.hashed(first, second)
+        let position = 2 * Self.index(bits)
+        rows[position + 1] = rows[position]
+        rows[position] = Row(bits: bits, hash: hash)
+        // The forgotten strings are released here (no user code: a string's storage frees
         // nothing else).
-        row.pointee.first = first
-        row.pointee.second = second
-        row.pointee.bits = bits
-        row.pointee.hash = hash
+        kept[position + 1] = kept[position]
+        kept[position] = (first, second)
         return hash
     }
 
@@ -93,8 +102,7 @@ final class StringPairHashes {
     @usableFromInline @inline(never)
     static func hashMakingMemo(_ first: String, _ second: String) -> Int {
         guard MemoryLayout<String>.size == 16 else { return hashed(first, second) }
-        let bits = Self.bits(first, second)
-        return hashOnMiss(first, second, bits: bits, row: current.rows + index(bits))
+        return current.hashOnMiss(first, second, bits: Self.bits(first, second))
     }
 
     /// `Hasher`'s hash of `first` then `second`.

@@ -35,6 +35,25 @@ struct StringPairHashesTests {
         }
     }
 
+    @Test("two pairs a thread keeps using stay remembered, even when their bits fall in the same set")
+    func twoPairsInOneSet() throws {
+        // A small string's bits are its contents, so these pairs fall where they fall every run.
+        let first = ("Set", "a0")
+        let set = StringPairHashes.index(StringPairHashes.bits(first.0, first.1))
+        let second = try #require((1..<100_000).lazy.map { ("Set", "a\($0)") }.first {
+            StringPairHashes.index(StringPairHashes.bits($0.0, $0.1)) == set
+        })
+        for _ in 0..<3 {
+            #expect(StringPairHashes.hash(first.0, first.1) == hasherHash(first.0, first.1))
+            #expect(StringPairHashes.hash(second.0, second.1) == hasherHash(second.0, second.1))
+        }
+        let rows = StringPairHashes.current.rows + 2 * set
+        for pair in [first, second] {
+            let bits = StringPairHashes.bits(pair.0, pair.1)
+            #expect(rows[0].bits == bits || rows[1].bits == bits, "\(pair) is not remembered in its set")
+        }
+    }
+
     @Test("a remembered pair never answers for other contents: every pair of many, twice, on several threads")
     func neverAnswersForOtherContents() async {
         await withTaskGroup(of: Bool.self) { group in
