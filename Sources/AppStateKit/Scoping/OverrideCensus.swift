@@ -1,7 +1,7 @@
 import Synchronization
 
 /// How many live override nodes (``ScopedOverride``), in all scopes of the process, override a
-/// key of each of 64 hash buckets: lets a lookup tell with one relaxed load that no scope
+/// key of each of 256 hash buckets: lets a lookup tell with one relaxed load that no scope
 /// anywhere overrides its key, and skip the task-local lookup of the calling task's scope.
 ///
 /// A node counts itself when it is made and uncounts itself in its `deinit`; a scope's context
@@ -12,8 +12,8 @@ import Synchronization
 /// bucket with an overridden one merely take the full (task-local) check.
 @usableFromInline
 enum OverrideCensus {
-    /// Live override nodes per bucket (`EntryKey.fastHash` modulo 64).
-    private static let counts: InlineArray<64, Atomic<Int>> = InlineArray { _ in Atomic(0) }
+    /// Live override nodes per bucket (`EntryKey.fastHash` modulo 256).
+    private static let counts: InlineArray<256, Atomic<Int>> = InlineArray { _ in Atomic(0) }
 
     /// Whether some live scope may override the key whose ``EntryKey/fastHash`` is `fastHash`.
     @usableFromInline
@@ -32,6 +32,6 @@ enum OverrideCensus {
     }
 
     private static func bucket(_ fastHash: Int) -> Int {
-        fastHash & 63
+        fastHash & 255
     }
 }
