@@ -91,32 +91,34 @@ extension Application {
     @inlinable
     func dependency<Value: Sendable>(key: EntryKey, _ object: () -> Value) -> Dependency<Value> {
         if TaskContext.isAnyLive {
-            // Read before by this thread and overridden by no live scope anywhere: the
-            // registry's instance, without looking up the calling task's scope.
-            if !OverrideCensus.mayOverride(fastHash: key.fastHash),
+            // A key no live scope anywhere overrides (see `OverrideCensus`) skips the lookup
+            // of the calling task's scope when this thread has read the entry before.
+            let mayBeOverridden = OverrideCensus.mayOverride(fastHash: key.fastHash)
+            if !mayBeOverridden,
                 let shared = registry.withRememberedSlot(for: key, { Application.registeredDependency(in: $0, as: Value.self) }) {
                 return shared
             }
-        }
-        if TaskContext.isAnyLive, let context = TaskContext.currentOverriding {
-            if let override = context.overriddenValue(for: key) {
-                TaskContext.noteOverrideServed()
-                // The key names the value type, so the override is a `TypedScopedOverride<Value>`
-                // (cast here, where `Value` is concrete, so the cast is a cheap class check).
-                if let typed = override as? TypedScopedOverride<Value> {
-                    return Dependency(slot: nil, value: typed.value)
+            if let context = TaskContext.currentOverriding {
+                if mayBeOverridden, let override = context.overriddenValue(for: key) {
+                    TaskContext.noteOverrideServed()
+                    // The key names the value type, so the override is a `TypedScopedOverride<Value>`
+                    // (cast here, where `Value` is concrete, so the cast is a cheap class check).
+                    if let typed = override as? TypedScopedOverride<Value> {
+                        return Dependency(slot: nil, value: typed.value)
+                    }
+                } else if mayBeOverridden,
+                    let shared = registry.withRememberedSlot(for: key, { Application.registeredDependency(in: $0, as: Value.self) }) {
+                    // This thread has read the entry before, so the registry has it: share it, as
+                    // `scopedDependency` would after asking the registry.
+                    return shared
+                } else if let scoped = context.scopedDependency(
+                    for: key,
+                    in: registry,
+                    create: object,
+                    publish: { made, key, registry in Application.registeredDependency(key: key, in: registry) { made }.value }
+                ) {
+                    return Dependency(slot: nil, value: scoped)
                 }
-            } else if let shared = registry.withRememberedSlot(for: key, { Application.registeredDependency(in: $0, as: Value.self) }) {
-                // This thread has read the entry before, so the registry has it: share it, as
-                // `scopedDependency` would after asking the registry.
-                return shared
-            } else if let scoped = context.scopedDependency(
-                for: key,
-                in: registry,
-                create: object,
-                publish: { made, key, registry in Application.registeredDependency(key: key, in: registry) { made }.value }
-            ) {
-                return Dependency(slot: nil, value: scoped)
             }
         }
         return Application.registeredDependency(key: key, in: registry, object)

@@ -40,13 +40,14 @@ final class DependencyMemo<Value: Sendable>: Sendable {
         }
 
         /// Whether `value` is still what the owner resolves: `registryStamp` is the owning
-        /// registry's current stamp, and the calling task's scope must not override the
-        /// dependency (asked only when ``OverrideCensus`` says some scope may). Registers an observation-tracking access of the dependency entry when it
+        /// registry's current stamp, and the calling task's scopes must not override the
+        /// dependency. Registers an observation-tracking access of the dependency entry when it
         /// holds, so observers of the reading entry see the collaborator's changes.
         @inline(__always)
         func isCurrent(registryStamp: UInt64) -> Bool {
             guard self.registryStamp == registryStamp, version.loadRelaxed() == seenVersion else { return false }
-            // Asks the calling task's scope only if some live scope may override the entry.
+            // Asks the calling task's scope only if some live scope may override the entry (the
+            // key read only then: passing it on copies it).
             if TaskContext.isAnyLive, OverrideCensus.mayOverride(fastHash: entry.key.fastHash),
                 let context = TaskContext.currentOverriding, context.overriddenValue(for: entry.key) != nil {
                 return false

@@ -110,15 +110,6 @@ final class TaskContext: @unchecked Sendable {
         return context
     }
 
-    /// The calling task's innermost scope context if it may override the dependency `key`:
-    /// `nil` without a task-local lookup while no live scope anywhere overrides a key like it
-    /// (see ``OverrideCensus``).
-    @usableFromInline
-    static func overriding(_ key: borrowing EntryKey) -> TaskContext? {
-        guard OverrideCensus.mayOverride(fastHash: key.fastHash) else { return nil }
-        return currentOverriding
-    }
-
     /// Counts a scoped override served on this thread (see ``scopedDependency(for:in:create:publish:)``).
     @usableFromInline
     static func noteOverrideServed() {

@@ -23,13 +23,8 @@ enum ThreadLocalKey {
     /// down.
     static func releasingObjects() -> pthread_key_t {
         var key = pthread_key_t()
-        let result = pthread_key_create(&key) { pointer in
-            #if canImport(Darwin)
-            ThreadLocalKey.releaseOnAnotherThread(pointer)
-            #else
-            if let pointer { ThreadLocalKey.releaseOnAnotherThread(pointer) }
-            #endif
-        }
+        // (The pointer is optional on Linux, not on Darwin: both convert to the parameter.)
+        let result = pthread_key_create(&key) { ThreadLocalKey.releaseOnAnotherThread($0) }
         precondition(result == 0, "AppStateKit: pthread_key_create failed with \(result)")
         keysLock.withLock { keys.append(key) }
         return key
@@ -43,12 +38,10 @@ enum ThreadLocalKey {
     /// make libdispatch set them up and free them a second time (seen as a double free under
     /// AddressSanitizer). On a fresh thread the same `deinit`s run with everything intact, and
     /// the objects they leave under these keys on that thread are released before it ends.
-    static func releaseOnAnotherThread(_ pointer: UnsafeMutableRawPointer) {
+    static func releaseOnAnotherThread(_ pointer: UnsafeMutableRawPointer?) {
+        guard let pointer else { return }
         var attributes = pthread_attr_t()
-        guard pthread_attr_init(&attributes) == 0 else {
-            Unmanaged<AnyObject>.fromOpaque(pointer).release()
-            return
-        }
+        guard pthread_attr_init(&attributes) == 0 else { return release(pointer) }
         defer { pthread_attr_destroy(&attributes) }
         pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
         #if canImport(Darwin)
@@ -57,17 +50,16 @@ enum ThreadLocalKey {
         var thread = pthread_t()
         #endif
         let result = pthread_create(&thread, &attributes, { pointer in
-            #if canImport(Darwin)
-            Unmanaged<AnyObject>.fromOpaque(pointer).release()
-            #else
-            if let pointer { Unmanaged<AnyObject>.fromOpaque(pointer).release() }
-            #endif
+            ThreadLocalKey.release(pointer)
             ThreadLocalKey.releaseCallingThreadObjects()
             return nil
         }, pointer)
-        if result != 0 {
-            Unmanaged<AnyObject>.fromOpaque(pointer).release()
-        }
+        if result != 0 { release(pointer) }
+    }
+
+    /// Releases the object `pointer` holds retained, if any.
+    private static func release(_ pointer: UnsafeMutableRawPointer?) {
+        if let pointer { Unmanaged<AnyObject>.fromOpaque(pointer).release() }
     }
 
     /// Releases the calling thread's objects under every key made by ``releasingObjects()``
@@ -81,7 +73,7 @@ enum ThreadLocalKey {
             for key in all {
                 guard let pointer = pthread_getspecific(key) else { continue }
                 pthread_setspecific(key, nil)
-                Unmanaged<AnyObject>.fromOpaque(pointer).release()
+                release(pointer)
                 releasedAny = true
             }
             if !releasedAny { return }
