@@ -90,7 +90,7 @@ extension Application {
 
     @inlinable
     func dependency<Value: Sendable>(key: EntryKey, _ object: () -> Value) -> Dependency<Value> {
-        if TaskContext.isAnyLive {
+        if !OverrideCensus.isEmpty {
             // A key no live scope anywhere overrides (see `OverrideCensus`) skips the lookup
             // of the calling task's scope when this thread has read the entry before.
             let mayBeOverridden = OverrideCensus.mayOverride(fastHash: key.fastHash)
@@ -98,8 +98,8 @@ extension Application {
                 let shared = registry.withRememberedSlot(for: key, { Application.registeredDependency(in: $0, as: Value.self) }) {
                 return shared
             }
-            if let context = TaskContext.currentOverriding {
-                if mayBeOverridden, let override = context.overriddenValue(for: key) {
+            if let overrides = TaskContext.currentOverrides {
+                if mayBeOverridden, let override = overrides.find(key) {
                     TaskContext.noteOverrideServed()
                     // The key names the value type, so the override is a `TypedScopedOverride<Value>`
                     // (cast here, where `Value` is concrete, so the cast is a cheap class check).
@@ -111,7 +111,7 @@ extension Application {
                     // This thread has read the entry before, so the registry has it: share it, as
                     // `scopedDependency` would after asking the registry.
                     return shared
-                } else if let scoped = context.scopedDependency(
+                } else if let scoped = overrides.scopedDependency(
                     for: key,
                     in: registry,
                     create: object,

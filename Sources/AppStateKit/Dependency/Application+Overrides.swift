@@ -1,13 +1,15 @@
 extension Application {
     /// The dependency overrides of one scope, configured in ``Application/withOverrides(_:operation:)-(_,()->R)``.
     public struct Overrides: Sendable {
-        /// The overrides, newest first; a key appears at most once. (A scope sets a handful, so
-        /// a list is cheaper to build and to search than a dictionary; a one-override scope
-        /// costs one node.)
+        /// The overrides, newest first, in front of the enclosing scopes' (`base`). (A scope
+        /// sets a handful, so a list is cheaper to build and to search than a dictionary; a
+        /// one-override scope costs one node.) A key set twice has two nodes; the newer is found.
         @usableFromInline var newest: ScopedOverride?
 
-        /// An empty set of overrides.
-        @usableFromInline init() {}
+        /// No overrides of its own yet, in front of `base`, the enclosing scopes' overrides.
+        @usableFromInline init(base: ScopedOverride?) {
+            newest = base
+        }
 
         /// Makes `keyPath` resolve to `value` inside the scope. The dependency's own factory is
         /// not run.
@@ -17,9 +19,7 @@ extension Application {
             with value: Value
         ) {
             // Inlined, so the typed node is allocated with the caller's concrete `Value`.
-            let key = Overrides.key(of: keyPath, overrideValue: value)
-            let others = newest?.find(key) == nil ? newest : newest?.removing(key)
-            newest = TypedScopedOverride(key: key, value: value, next: others)
+            newest = TypedScopedOverride(key: Overrides.key(of: keyPath, overrideValue: value), value: value, next: newest)
         }
 
         /// The key of the dependency declared at `keyPath` (see `KeyCapture`).
@@ -52,10 +52,10 @@ extension Application {
         _ configure: (inout Overrides) -> Void,
         operation: () throws -> R
     ) rethrows -> R {
-        var overrides = Overrides()
+        let outer = TaskContext.current
+        var overrides = Overrides(base: outer.overrides)
         configure(&overrides)
-        let context = TaskContext(parent: TaskContext.current, isolatedApplication: nil, overrides: overrides.newest)
-        return try TaskContext.bind(context, operation: operation)
+        return try TaskContext.bind(TaskContext.Binding(isolatedApplication: outer.isolatedApplication, overrides: overrides.newest), operation: operation)
     }
 
     /// The `async` form of ``withOverrides(_:operation:)-(_,()->R)``.
@@ -64,9 +64,13 @@ extension Application {
         isolation: isolated (any Actor)? = #isolation,
         operation: () async throws -> R
     ) async rethrows -> R {
-        var overrides = Overrides()
+        let outer = TaskContext.current
+        var overrides = Overrides(base: outer.overrides)
         configure(&overrides)
-        let context = TaskContext(parent: TaskContext.current, isolatedApplication: nil, overrides: overrides.newest)
-        return try await TaskContext.bind(context, isolation: isolation, operation: operation)
+        return try await TaskContext.bind(
+            TaskContext.Binding(isolatedApplication: outer.isolatedApplication, overrides: overrides.newest),
+            isolation: isolation,
+            operation: operation
+        )
     }
 }

@@ -48,8 +48,8 @@ final class DependencyMemo<Value: Sendable>: Sendable {
             guard self.registryStamp == registryStamp, version.loadRelaxed() == seenVersion else { return false }
             // Asks the calling task's scope only if some live scope may override the entry (the
             // key read only then: passing it on copies it).
-            if TaskContext.isAnyLive, OverrideCensus.mayOverride(fastHash: entry.key.fastHash),
-                let context = TaskContext.currentOverriding, context.overriddenValue(for: entry.key) != nil {
+            if !OverrideCensus.isEmpty, OverrideCensus.mayOverride(fastHash: entry.key.fastHash),
+                TaskContext.currentOverrides?.find(entry.key) != nil {
                 return false
             }
             entry.trackAccess()

@@ -62,10 +62,9 @@ final class KeyCapture: KeyCapturing {
 
     /// The key of the dependency at `keyPath`.
     static func key<Value: Sendable>(of keyPath: KeyPath<Application, Application.Dependency<Value>>, overrideValue: Value) -> EntryKey {
-        let cache = ThreadLookupCache.current
-        if let known = cache.recentCapturedKey(of: keyPath) { return known }
+        if let known = ThreadLookupCache.recentCapturedKey(of: keyPath) { return known }
         let key = sharedKey(of: keyPath, overrideValue: overrideValue)
-        cache.rememberCapturedKey(key, of: keyPath)
+        ThreadLookupCache.current.rememberCapturedKey(key, of: keyPath)
         return key
     }
 

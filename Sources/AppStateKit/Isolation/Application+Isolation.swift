@@ -20,8 +20,8 @@ extension Application {
     public static func withIsolatedApplication<R>(_ operation: () throws -> R) rethrows -> R {
         let sandbox = IsolationSandbox()
         defer { sandbox.remove() }
-        let context = TaskContext(parent: TaskContext.current, isolatedApplication: sandbox.isolatedApplication, overrides: nil)
-        return try TaskContext.bind(context, operation: operation)
+        let binding = TaskContext.Binding(isolatedApplication: sandbox.isolatedApplication, overrides: TaskContext.current.overrides)
+        return try TaskContext.bind(binding, operation: operation)
     }
 
     /// The `async` form of ``withIsolatedApplication(_:)-(()->R)``.
@@ -31,12 +31,12 @@ extension Application {
     ) async rethrows -> R {
         let sandbox = IsolationSandbox()
         defer { sandbox.remove() }
-        let context = TaskContext(parent: TaskContext.current, isolatedApplication: sandbox.isolatedApplication, overrides: nil)
-        return try await TaskContext.bind(context, isolation: isolation, operation: operation)
+        let binding = TaskContext.Binding(isolatedApplication: sandbox.isolatedApplication, overrides: TaskContext.current.overrides)
+        return try await TaskContext.bind(binding, isolation: isolation, operation: operation)
     }
 
     /// Whether the calling task runs inside ``withIsolatedApplication(_:)-(()->R)``.
     public static var isIsolated: Bool {
-        TaskContext.current?.isolatedApplication != nil
+        TaskContext.current.isolatedApplication != nil
     }
 }

@@ -17,7 +17,7 @@ struct IsolationSandbox {
         directory = SandboxDirectory(root: (NSTemporaryDirectory() as NSString).appendingPathComponent("AppStateKit-isolated-\(UUID().uuidString)"))
         let files = SandboxFileManager(directory: directory)
         // Built outside every scope so the two entries are created in the new registry itself.
-        let application = TaskContext.bind(nil) {
+        let application = TaskContext.bind(.none) {
             Application { application in
                 // Created directly, so the default store's path (and with it the storage name)
                 // is never evaluated for an application that doesn't use it.

@@ -140,7 +140,7 @@ final class ThreadLookupCache {
     /// inside the report doesn't report again.
     @exclusivity(unchecked) var isReportingSlowCreation = false
     /// How many scoped overrides this thread has served; lets a factory run inside a scope tell
-    /// whether it depended on one (see `TaskContext.scopedDependency`).
+    /// whether it depended on one (see `ScopedOverride.scopedDependency`).
     @exclusivity(unchecked) var overridesServed = 0
     /// The remembered slots, retained by the table, so a lookup hands one out without touching
     /// its reference count.
@@ -164,8 +164,14 @@ final class ThreadLookupCache {
         return body()
     }
 
+    /// The key `keyPath` declares, if the calling thread captured it recently. Borrows the
+    /// thread's memo instead of retaining it: this runs for every override of every scope.
+    static func recentCapturedKey(of keyPath: AnyKeyPath) -> EntryKey? {
+        existing(key: threadKey)?._withUnsafeGuaranteedRef { $0.recentCapturedKey(of: keyPath) }
+    }
+
     /// The key `keyPath` declares, if this thread captured it recently.
-    func recentCapturedKey(of keyPath: AnyKeyPath) -> EntryKey? {
+    private func recentCapturedKey(of keyPath: AnyKeyPath) -> EntryKey? {
         for index in recentCaptures.indices where recentCaptures[index].keyPath === keyPath {
             return recentCaptures[index].key
         }

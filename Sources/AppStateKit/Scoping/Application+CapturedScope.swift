@@ -9,24 +9,24 @@ extension Application {
     /// }
     /// ```
     public static var currentScope: CapturedScope {
-        CapturedScope(context: TaskContext.current)
+        CapturedScope(binding: TaskContext.current)
     }
 
     /// Scopes captured by ``Application/currentScope``.
     public struct CapturedScope: Sendable {
-        let context: TaskContext?
+        let binding: TaskContext.Binding
 
         /// Runs `body` inside the captured scopes.
         public func run<R>(_ body: () throws -> R) rethrows -> R {
-            try TaskContext.bind(context, operation: body)
+            try TaskContext.bind(binding, operation: body)
         }
 
         /// Runs the `async` `body` inside the captured scopes.
         public func run<R>(isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> R) async rethrows -> R {
-            try await TaskContext.bind(context, isolation: isolation, operation: body)
+            try await TaskContext.bind(binding, isolation: isolation, operation: body)
         }
 
         /// Whether the captured scopes include an isolated application.
-        public var isIsolated: Bool { context?.isolatedApplication != nil }
+        public var isIsolated: Bool { binding.isolatedApplication != nil }
     }
 }

@@ -1,15 +1,35 @@
-/// One dependency override of a scope: a node in the scope's list of overrides, newest first.
+/// One dependency override of a scope: a node in the list of overrides the calling task's
+/// scopes bind, newest first.
+///
+/// An override scope puts its nodes in front of the enclosing scopes' list, so the first node
+/// found for a key is its innermost override, and the scope allocates nothing but its nodes.
+/// The front node stands for the scope itself: it keeps the dependencies first created inside
+/// the scope (``scopedDependency(for:in:create:publish:)``).
 ///
 /// Nodes are immutable and typed (``TypedScopedOverride``), so a scope with one override costs
 /// one small allocation, and reading the override back is a class cast, not an existential
 /// cast of a boxed `any Sendable`.
 @usableFromInline
 class ScopedOverride: @unchecked Sendable {
-    // Safe: every stored property is immutable, and the subclass's value is `Sendable`.
+    // Safe: `key` and `next` are immutable and the subclass's value is `Sendable`; `created` is
+    // only accessed while `createdLock` is held.
     /// The overridden dependency.
     @usableFromInline let key: EntryKey
-    /// The override set before this one in the same scope.
+    /// The override made before this one, in the same scope or an enclosing one.
     @usableFromInline let next: ScopedOverride?
+    /// Dependencies first created inside the scope whose front node this is, by registry and
+    /// key (see ``scopedDependency(for:in:create:publish:)``); allocated on the first one.
+    private var created: [CreatedKey: any Sendable]?
+    /// Guards ``created`` of every node: creating a dependency inside a scope is rare, and a
+    /// node then costs no lock of its own.
+    private static let createdLock = Lock()
+
+    /// A dependency created inside a scope: a scope spanning an isolation scope serves two
+    /// registries.
+    private struct CreatedKey: Hashable {
+        let registry: UInt64
+        let key: EntryKey
+    }
 
     @usableFromInline
     init(key: EntryKey, next: ScopedOverride?) {
@@ -22,25 +42,53 @@ class ScopedOverride: @unchecked Sendable {
         OverrideCensus.uncount(fastHash: key.fastHash)
     }
 
-    /// The override of `key` in this list, if any.
+    /// The first override of `key` in this list, if any: its innermost one.
     @usableFromInline
     final func find(_ key: borrowing EntryKey) -> ScopedOverride? {
-        // Recursive, so only the node returned is retained (see `TaskContext.overriddenValue`).
+        // Recursive rather than a loop over a variable: walking immutable fields of borrowed
+        // objects retains nothing but the node returned (a loop variable would retain and
+        // release every node it passes, an atomic write each).
         if self.key.fastHash == key.fastHash, self.key.matches(key) { return self }
         return next?.find(key)
     }
 
-    /// This list without the override of `key` (the nodes after it are kept, the ones before it
-    /// copied).
+    /// The value the scope this node fronts provides for the dependency `key`, which it does
+    /// not override and the calling thread's memo doesn't hold, or `nil` to use the registry.
+    ///
+    /// (An overridden key resolves to its override, and a key the thread's memo holds to the
+    /// registry's instance, both in the caller's code: see `Application.dependency(key:_:)`.)
+    /// A dependency that does not exist in the registry yet is created by running its factory
+    /// here: if the factory resolved an overridden dependency, the result belongs to the scope
+    /// and is kept in it, so the override never leaks into the shared registry; otherwise
+    /// `publish` hands it to the registry like any first access and returns the registry's
+    /// instance (it is given the value, `key` and `registry`, so the caller's closure captures
+    /// nothing). Existing registry entries are shared.
     @usableFromInline
-    final func removing(_ key: EntryKey) -> ScopedOverride? {
-        if self.key == key { return next }
-        return copy(next: next?.removing(key))
-    }
-
-    /// The same override followed by `next`.
-    func copy(next: ScopedOverride?) -> ScopedOverride {
-        preconditionFailure("AppStateKit: internal error: ScopedOverride is abstract")
+    final func scopedDependency<Value: Sendable>(
+        for key: EntryKey,
+        in registry: Registry,
+        create: () -> Value,
+        publish: (Value, EntryKey, Registry) -> Value
+    ) -> Value? {
+        // The caller found no memo slot, so only the registry itself can tell.
+        if registry.existingEntry(for: key, as: RegistryEntry.self) != nil { return nil }
+        let createdKey = CreatedKey(registry: registry.identity, key: key)
+        if let scoped = Self.createdLock.withLock({ created?[createdKey] }) as? Value { return scoped }
+        let cache = ThreadLookupCache.current
+        let servedBefore = cache.overridesServed
+        let made = create()
+        guard cache.overridesServed == servedBefore else {
+            // Kept for the scope; if two tasks raced, the first stored value wins.
+            return Self.createdLock.withLock {
+                if let existing = created?[createdKey] as? Value { return existing }
+                if created == nil { created = [:] }
+                created?[createdKey] = made
+                return made
+            }
+        }
+        // Independent of every override: publish it (if another task published first, that
+        // instance wins and is returned, as for any concurrent first access).
+        return publish(made, key, registry)
     }
 }
 
@@ -54,9 +102,5 @@ final class TypedScopedOverride<Value: Sendable>: ScopedOverride, @unchecked Sen
     init(key: EntryKey, value: Value, next: ScopedOverride?) {
         self.value = value
         super.init(key: key, next: next)
-    }
-
-    override func copy(next: ScopedOverride?) -> ScopedOverride {
-        TypedScopedOverride(key: key, value: value, next: next)
     }
 }

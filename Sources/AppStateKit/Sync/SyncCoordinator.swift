@@ -104,7 +104,7 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
         return registry.entry(for: key) {
             // An application over `registry` (not the caller's current one), outside every
             // task-local scope, so the registry's own dependency entries are the ones found.
-            let (store, logger) = TaskContext.bind(nil) {
+            let (store, logger) = TaskContext.bind(.none) {
                 let owner = Application(resolvingIn: registry)
                 return (owner.syncStore.entry!, owner.logger.entry!)
             }
@@ -308,9 +308,7 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
     /// Reports, once per application, that a task-local override of `\.syncStore` in the
     /// calling task is not used by SyncState `storeKey`.
     func noteScopedStoreOverride(storeKey: String) {
-        guard TaskContext.isAnyLive, let context = TaskContext.current, context.hasOverrides,
-            context.overriddenValue(for: Application.syncStoreKey) != nil
-        else { return }
+        guard !OverrideCensus.isEmpty, TaskContext.current.overrides?.find(Application.syncStoreKey) != nil else { return }
         let isFirst = lock.withLock {
             defer { state.reportedScopedOverride = true }
             return !state.reportedScopedOverride

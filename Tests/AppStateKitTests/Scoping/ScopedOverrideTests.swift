@@ -13,6 +13,7 @@ private struct Config: Sendable { var region = "live-region" }
 
 private let liveFactoryCalls = CallCounter()
 private let independentCalls = CallCounter()
+private let numberedCalls = CallCounter()
 
 private extension Application {
     var scopedGreeter: Dependency<any GreeterService> { dependency(LiveGreeter()) }
@@ -24,6 +25,8 @@ private extension Application {
     var scopedOptional: Dependency<String?> { dependency("live-optional") }
     /// A dependency whose factory resolves `scopedGreeter`.
     var scopedComposite: Dependency<String> { dependency("composite(\(Application.dependency(\.scopedGreeter).greet()))") }
+    /// Like `scopedComposite`, numbered by creation.
+    var scopedNumbered: Dependency<String> { dependency("\(Application.dependency(\.scopedGreeter).greet())-\(numberedCalls.increment())") }
 }
 
 private struct Consumer {
@@ -116,6 +119,22 @@ struct ScopedOverrideTests {
         }
         #expect(inside == "composite(mock)")
         #expect(Application.dependency(\.scopedComposite) == "composite(live)")
+    }
+
+    @Test("a dependency created inside a scope that spans an isolation scope is kept per application")
+    func createdInsideIsKeptPerApplication() {
+        Application.withOverrides { $0.override(\.scopedGreeter, with: MockGreeter(name: "mock")) } operation: {
+            let outside = Application.dependency(\.scopedNumbered)
+            let isolated = Application.withIsolatedApplication {
+                (Application.dependency(\.scopedNumbered), Application.dependency(\.scopedNumbered))
+            }
+            // The isolated application's registry is another: its dependency is its own, made
+            // once for the scope, and never handed to the enclosing application.
+            #expect(isolated.0 == isolated.1)
+            #expect(isolated.0 != outside)
+            #expect(isolated.0.hasPrefix("mock-"))
+            #expect(Application.dependency(\.scopedNumbered) == outside)
+        }
     }
 
     @Test("a dependency first created inside a scope without using an override is shared, created once")
