@@ -47,7 +47,10 @@ struct DebugMessageTests {
         #expect(lines.contains("AppStateKit: promoted Dependency<Swift.String> Logging.service to a new instance"))
         #expect(lines.contains { $0.hasPrefix("AppStateKit: promoted the application to AppStateKitTests.DebugLoggingApp") })
         #expect(lines.contains("AppStateKit: created StoredState<Swift.Int> Logging.stored"))
-        #expect(lines.contains { $0.hasPrefix("AppStateKit: created FileState<Swift.Int> ") && $0.hasSuffix("/logging.json") })
+        // The file the isolated application uses, in its sandbox, not the declared path.
+        let fileLine = lines.first { $0.hasPrefix("AppStateKit: created FileState<Swift.Int> ") }
+        #expect(fileLine?.hasSuffix("/logging.json") == true)
+        #expect(fileLine?.contains("/AppStateKit-isolated-") == true)
     }
 
     @Test("with logging disabled (the default), AppStateKit writes no debug message")

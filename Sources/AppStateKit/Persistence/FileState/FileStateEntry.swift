@@ -38,7 +38,8 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
     }
 
     override var kindName: String { "FileState" }
-    override var loggedName: String { filePath }
+    /// The file the entry actually uses: in an isolated application, inside its sandbox.
+    override var loggedName: String { resolvedPath }
 
     /// The owning application's file operations (in an isolated application, its sandbox).
     var fileManager: any AtomicFileManaging { resolvedFiles.files }
