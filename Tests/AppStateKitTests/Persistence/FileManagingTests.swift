@@ -40,6 +40,26 @@ struct FileManagingTests {
         }
     }
 
+    @Test("out(data:) and data(path:filename:) round-trip bytes, base64-encoded or raw, as AppState's do")
+    func dataRoundTrip() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let files = InMemoryFileSystem()
+        let bytes = Data([0, 1, 2, 250, 255])
+        for fileManager in [FileManager.default, files] as [any FileManaging] {
+            try fileManager.out(data: bytes, path: directory.path, filename: "encoded.bin")
+            #expect(try fileManager.data(path: directory.path, filename: "encoded.bin") == bytes)
+            try fileManager.out(data: Data("plain text".utf8), path: directory.path, filename: "raw.txt", base64Encoded: false)
+            #expect(try fileManager.data(path: directory.path, filename: "raw.txt") == Data("plain text".utf8))
+            #expect(throws: PersistenceError.self) { try fileManager.data(path: directory.path, filename: "missing.bin") }
+        }
+        // On disk (FileManager's files), the encoded file holds base64 text and the raw one the
+        // bytes themselves.
+        #expect(try String(contentsOfFile: directory.file("encoded.bin"), encoding: .utf8) == bytes.base64EncodedString())
+        #expect(try String(contentsOfFile: directory.file("raw.txt"), encoding: .utf8) == "plain text")
+        #expect(try files.data(path: directory.path, filename: "raw.txt") == Data("plain text".utf8))
+    }
+
     @Test("a file manager of the user's is reported, once per type: file states use the real files, not it")
     func userFileManagerReported() throws {
         _ = Application.logger  // installs the process's reporting seam, if nothing did yet

@@ -55,6 +55,35 @@ extension FileManaging {
         try atomicFiles.writeAtomically(try FileStateCodec.encode(value, base64Encoded: base64Encoded, path: filePath), toFile: filePath)
     }
 
+    /// The contents of the file `path/filename`, base64-decoded when they are valid base64 (as
+    /// AppState reads them: what ``out(data:path:filename:base64Encoded:)`` wrote encoded comes
+    /// back as it was given, and raw contents that happen to be valid base64 are decoded too).
+    ///
+    /// ```swift
+    /// let payload = try FileManager.default.data(path: "/var/lib/tool", filename: "payload.bin")
+    /// ```
+    ///
+    /// - Throws: ``PersistenceError``: ``PersistenceError/Kind/ioFailure`` with `errno` `ENOENT`
+    ///   when there is no file, and the kinds of a failed read.
+    public func data(path: String = ".", filename: String) throws -> Data {
+        let filePath = (path as NSString).appendingPathComponent(filename)
+        guard let contents = try atomicFiles.contents(ofFile: filePath) else {
+            throw PersistenceError(.ioFailure, errno: ENOENT, subject: filePath, detail: "there is no such file")
+        }
+        return Data(base64Encoded: contents) ?? contents
+    }
+
+    /// Writes `data` (base64-encoded when `base64Encoded`) to `path/filename` atomically,
+    /// creating the directory when missing.
+    ///
+    /// ```swift
+    /// try FileManager.default.out(data: payload, path: "/var/lib/tool", filename: "payload.bin")
+    /// ```
+    public func out(data: Data, path: String = ".", filename: String, base64Encoded: Bool = true) throws {
+        let filePath = (path as NSString).appendingPathComponent(filename)
+        try atomicFiles.writeAtomically(base64Encoded ? data.base64EncodedData() : data, toFile: filePath)
+    }
+
     /// Removes the file `path/filename` (the link's target, for a symbolic link); does nothing
     /// when there is none.
     public func delete(path: String, filename: String) throws {
