@@ -83,6 +83,15 @@ struct IdentityTests {
         #expect(Application.state(\.identityUnique).value == 0)
     }
 
+    @Test("a declaration without an id is named by its call site, as codeID spells it")
+    func callSiteID() {
+        let scope = Application.current[keyPath: \.identitySiteA].scope
+        #expect(scope.name == "App")
+        // identitySiteA's call is at line 14 of this file, its `(` at column 42 (where #column points).
+        #expect(scope.id == Application.codeID(fileID: #fileID, function: "identitySiteA", line: 14, column: 42))
+        #expect(scope.id != Application.current[keyPath: \.identitySiteB].scope.id)
+    }
+
     @Test("the scope exposes feature and id")
     func scope() {
         let scope = Application.current[keyPath: \.identityOtherFeature].scope
