@@ -90,10 +90,10 @@ let operations: [String: (Int) -> Void] = [
     "sync-read": { count in
         Application.promote(\.syncStore, with: InMemorySyncStore())
         // The first read starts the application's sync coordinator, whose store watcher starts
-        // on a task of its own: let it get going before counting, so that its start-up falls
-        // outside the counted reads in both runs alike. (This operation's count has varied
-        // between 754 and 872 across runs of one build; the watcher's start racing the reads is
-        // the suspected cause, not a proven one.)
+        // on a task of its own (~1.2 million instructions, once). Let it run before counting:
+        // otherwise valgrind's scheduling decides whether it runs within a run, and the count
+        // per operation moved by ±60 (754, 814 or 872) — with `--fair-sched=yes` the start-up
+        // ran and without it not, in the same build.
         consume(Application.syncState(\.profiledSyncCounter).value)
         Thread.sleep(forTimeInterval: 0.2)
         for _ in 0..<count { consume(Application.syncState(\.profiledSyncCounter).value) }
