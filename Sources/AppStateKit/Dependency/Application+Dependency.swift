@@ -91,34 +91,29 @@ extension Application {
     @inlinable
     func dependency<Value: Sendable>(key: EntryKey, _ object: () -> Value) -> Dependency<Value> {
         if !OverrideCensus.isEmpty {
-            // A key no live scope anywhere overrides (see `OverrideCensus`) skips the lookup
-            // of the calling task's scope when this thread has read the entry before.
-            let mayBeOverridden = OverrideCensus.mayOverride(fastHash: key.fastHash)
-            if !mayBeOverridden,
-                let shared = registry.withRememberedSlot(for: key, { Application.registeredDependency(in: $0, as: Value.self) }) {
+            // Only a key in a census bucket some live node counts can be overridden (see
+            // `OverrideCensus`): any other skips the calling task's scopes.
+            if OverrideCensus.mayOverride(fastHash: key.fastHash), let override = TaskContext.currentOverrides?.find(key) {
+                TaskContext.noteOverrideServed()
+                // The key names the value type, so the override is a `TypedScopedOverride<Value>`
+                // (cast here, where `Value` is concrete, so the cast is a cheap class check).
+                if let typed = override as? TypedScopedOverride<Value> {
+                    return Dependency(slot: nil, value: typed.value)
+                }
+            }
+            // Not overridden. Read before by this thread: the registry has it, so share it, as
+            // `scopedDependency` would after asking the registry.
+            if let shared = registry.withRememberedSlot(for: key, { Application.registeredDependency(in: $0, as: Value.self) }) {
                 return shared
             }
-            if let overrides = TaskContext.currentOverrides {
-                if mayBeOverridden, let override = overrides.find(key) {
-                    TaskContext.noteOverrideServed()
-                    // The key names the value type, so the override is a `TypedScopedOverride<Value>`
-                    // (cast here, where `Value` is concrete, so the cast is a cheap class check).
-                    if let typed = override as? TypedScopedOverride<Value> {
-                        return Dependency(slot: nil, value: typed.value)
-                    }
-                } else if mayBeOverridden,
-                    let shared = registry.withRememberedSlot(for: key, { Application.registeredDependency(in: $0, as: Value.self) }) {
-                    // This thread has read the entry before, so the registry has it: share it, as
-                    // `scopedDependency` would after asking the registry.
-                    return shared
-                } else if let scoped = overrides.scopedDependency(
+            if let overrides = TaskContext.currentOverrides,
+                let scoped = overrides.scopedDependency(
                     for: key,
                     in: registry,
                     create: object,
                     publish: { made, key, registry in Application.registeredDependency(key: key, in: registry) { made }.value }
                 ) {
-                    return Dependency(slot: nil, value: scoped)
-                }
+                return Dependency(slot: nil, value: scoped)
             }
         }
         return Application.registeredDependency(key: key, in: registry, object)

@@ -52,10 +52,7 @@ extension Application {
         _ configure: (inout Overrides) -> Void,
         operation: () throws -> R
     ) rethrows -> R {
-        let outer = TaskContext.current
-        var overrides = Overrides(base: outer.overrides)
-        configure(&overrides)
-        return try TaskContext.bind(TaskContext.Binding(isolatedApplication: outer.isolatedApplication, overrides: overrides.newest), operation: operation)
+        try TaskContext.bind(scopes(overriding: configure), operation: operation)
     }
 
     /// The `async` form of ``withOverrides(_:operation:)-(_,()->R)``.
@@ -64,13 +61,14 @@ extension Application {
         isolation: isolated (any Actor)? = #isolation,
         operation: () async throws -> R
     ) async rethrows -> R {
+        try await TaskContext.bind(scopes(overriding: configure), isolation: isolation, operation: operation)
+    }
+
+    /// The calling task's scopes with the overrides `configure` sets in front of theirs.
+    private static func scopes(overriding configure: (inout Overrides) -> Void) -> TaskContext.Binding {
         let outer = TaskContext.current
         var overrides = Overrides(base: outer.overrides)
         configure(&overrides)
-        return try await TaskContext.bind(
-            TaskContext.Binding(isolatedApplication: outer.isolatedApplication, overrides: overrides.newest),
-            isolation: isolation,
-            operation: operation
-        )
+        return outer.with(overrides: overrides.newest)
     }
 }

@@ -20,7 +20,7 @@ extension Application {
     public static func withIsolatedApplication<R>(_ operation: () throws -> R) rethrows -> R {
         let sandbox = IsolationSandbox()
         defer { sandbox.remove() }
-        let binding = TaskContext.Binding(isolatedApplication: sandbox.isolatedApplication, overrides: TaskContext.current.overrides)
+        let binding = TaskContext.current.with(isolatedApplication: sandbox.isolatedApplication)
         return try TaskContext.bind(binding, operation: operation)
     }
 
@@ -31,7 +31,7 @@ extension Application {
     ) async rethrows -> R {
         let sandbox = IsolationSandbox()
         defer { sandbox.remove() }
-        let binding = TaskContext.Binding(isolatedApplication: sandbox.isolatedApplication, overrides: TaskContext.current.overrides)
+        let binding = TaskContext.current.with(isolatedApplication: sandbox.isolatedApplication)
         return try await TaskContext.bind(binding, isolation: isolation, operation: operation)
     }
 

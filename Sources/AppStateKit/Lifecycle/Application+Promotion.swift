@@ -17,7 +17,7 @@ extension Application {
         // The new instance takes over the old one's registry itself (not a copy of its entries),
         // so nothing created concurrently through either instance can be lost.
         let new = Application.$promotedRegistry.withValue(old.registry) { customApplication.init() }
-        if TaskContext.isAnyIsolatedLive, let isolated = TaskContext.current.isolatedApplication {
+        if IsolatedApplication.isAnyLive, let isolated = TaskContext.current.isolatedApplication {
             isolated.application = new
         } else {
             shared = new

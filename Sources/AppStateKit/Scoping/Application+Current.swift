@@ -3,7 +3,7 @@ extension Application {
     /// isolation scope if there is one, otherwise the process-wide shared instance.
     @inlinable
     static var current: Application {
-        if TaskContext.isAnyIsolatedLive, let isolated = TaskContext.currentIsolatedApplication {
+        if IsolatedApplication.isAnyLive, let isolated = TaskContext.currentIsolatedApplication {
             return isolated
         }
         return shared
@@ -14,7 +14,7 @@ extension Application {
     /// every thread write the same cache line.
     @inlinable @inline(__always)
     static func withCurrent<Result>(_ body: (Application) -> Result) -> Result {
-        if TaskContext.isAnyIsolatedLive, let isolated = TaskContext.currentIsolatedApplication {
+        if IsolatedApplication.isAnyLive, let isolated = TaskContext.currentIsolatedApplication {
             return body(isolated)
         }
         return SharedApplication.withShared(body)

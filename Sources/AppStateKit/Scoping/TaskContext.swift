@@ -25,12 +25,22 @@ enum TaskContext {
         /// Outside every scope. (Computed: a stored static would be initialised lazily, through a
         /// `swift_once` check on every use.)
         static var none: Binding { Binding(isolatedApplication: nil, overrides: nil) }
+
+        /// These scopes with `overrides` in place of their overrides.
+        func with(overrides: ScopedOverride?) -> Binding {
+            Binding(isolatedApplication: isolatedApplication, overrides: overrides)
+        }
+
+        /// These scopes inside the isolation scope of `isolatedApplication`.
+        func with(isolatedApplication: IsolatedApplication) -> Binding {
+            Binding(isolatedApplication: isolatedApplication, overrides: overrides)
+        }
     }
 
     /// The calling task's scopes; ``Binding/none`` without reading the task-local while no
     /// override node and no isolated application exists anywhere.
     static var current: Binding {
-        guard !OverrideCensus.isEmpty || isAnyIsolatedLive else { return .none }
+        guard !OverrideCensus.isEmpty || IsolatedApplication.isAnyLive else { return .none }
         return bound
     }
 
@@ -50,15 +60,12 @@ enum TaskContext {
         try await $bound.withValue(binding, operation: operation, isolation: isolation)
     }
 
-    @inlinable
-    static var isAnyIsolatedLive: Bool { IsolatedApplication.isAnyLive }
-
     /// Runs `body` outside every override scope of the calling task, but still inside its
     /// isolated application, if any.
     static func withoutOverrides<Result>(_ body: () -> Result) -> Result {
         let outer = current
         guard outer.overrides != nil else { return body() }
-        return bind(Binding(isolatedApplication: outer.isolatedApplication, overrides: nil), operation: body)
+        return bind(outer.with(overrides: nil), operation: body)
     }
 
     /// The calling task's isolated application, if it runs inside an isolation scope.

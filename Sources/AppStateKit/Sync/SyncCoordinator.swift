@@ -308,7 +308,7 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
     /// Reports, once per application, that a task-local override of `\.syncStore` in the
     /// calling task is not used by SyncState `storeKey`.
     func noteScopedStoreOverride(storeKey: String) {
-        guard !OverrideCensus.isEmpty, TaskContext.current.overrides?.find(Application.syncStoreKey) != nil else { return }
+        guard !OverrideCensus.isEmpty, TaskContext.currentOverrides?.find(Application.syncStoreKey) != nil else { return }
         let isFirst = lock.withLock {
             defer { state.reportedScopedOverride = true }
             return !state.reportedScopedOverride

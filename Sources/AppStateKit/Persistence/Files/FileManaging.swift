@@ -42,16 +42,13 @@ extension FileManaging {
     ///   `ENOENT` when there is no file, ``PersistenceError/Kind/corruptData`` when it doesn't
     ///   decode, and the kinds of a failed read.
     public func `in`<Value: Decodable>(path: String, filename: String) throws -> Value {
-        let filePath = (path as NSString).appendingPathComponent(filename)
-        guard let data = try atomicFiles.contents(ofFile: filePath) else {
-            throw PersistenceError(.ioFailure, errno: ENOENT, subject: filePath, detail: "there is no such file")
-        }
-        return try FileStateCodec.decode(data, as: Value.self, path: filePath)
+        let filePath = Self.filePath(path, filename)
+        return try FileStateCodec.decode(try existingContents(ofFile: filePath), as: Value.self, path: filePath)
     }
 
     /// Encodes and writes `value` to `path/filename` atomically.
     public func out<Value: Encodable>(_ value: Value, path: String, filename: String, base64Encoded: Bool = true) throws {
-        let filePath = (path as NSString).appendingPathComponent(filename)
+        let filePath = Self.filePath(path, filename)
         try atomicFiles.writeAtomically(try FileStateCodec.encode(value, base64Encoded: base64Encoded, path: filePath), toFile: filePath)
     }
 
@@ -66,10 +63,7 @@ extension FileManaging {
     /// - Throws: ``PersistenceError``: ``PersistenceError/Kind/ioFailure`` with `errno` `ENOENT`
     ///   when there is no file, and the kinds of a failed read.
     public func data(path: String = ".", filename: String) throws -> Data {
-        let filePath = (path as NSString).appendingPathComponent(filename)
-        guard let contents = try atomicFiles.contents(ofFile: filePath) else {
-            throw PersistenceError(.ioFailure, errno: ENOENT, subject: filePath, detail: "there is no such file")
-        }
+        let contents = try existingContents(ofFile: Self.filePath(path, filename))
         return Data(base64Encoded: contents) ?? contents
     }
 
@@ -80,14 +74,27 @@ extension FileManaging {
     /// try FileManager.default.out(data: payload, path: "/var/lib/tool", filename: "payload.bin")
     /// ```
     public func out(data: Data, path: String = ".", filename: String, base64Encoded: Bool = true) throws {
-        let filePath = (path as NSString).appendingPathComponent(filename)
-        try atomicFiles.writeAtomically(base64Encoded ? data.base64EncodedData() : data, toFile: filePath)
+        try atomicFiles.writeAtomically(base64Encoded ? data.base64EncodedData() : data, toFile: Self.filePath(path, filename))
     }
 
     /// Removes the file `path/filename` (the link's target, for a symbolic link); does nothing
     /// when there is none.
     public func delete(path: String, filename: String) throws {
-        try atomicFiles.removeFile((path as NSString).appendingPathComponent(filename))
+        try atomicFiles.removeFile(Self.filePath(path, filename))
+    }
+
+    /// The file `filename` in the directory `path`.
+    private static func filePath(_ path: String, _ filename: String) -> String {
+        (path as NSString).appendingPathComponent(filename)
+    }
+
+    /// The contents of the file at `filePath`; throws ``PersistenceError/Kind/ioFailure`` with
+    /// `errno` `ENOENT` when there is none.
+    private func existingContents(ofFile filePath: String) throws -> Data {
+        guard let contents = try atomicFiles.contents(ofFile: filePath) else {
+            throw PersistenceError(.ioFailure, errno: ENOENT, subject: filePath, detail: "there is no such file")
+        }
+        return contents
     }
 
     /// The operations ``Application/FileState`` performs with this file manager: its own when it
