@@ -12,8 +12,7 @@ enum SyncValueCodec {
             try SyncLimits.check(key: key, value: nil)
             return nil
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
+        let encoder = JSONCoders.encoder([.sortedKeys])
         let data: Data
         do {
             data = try encoder.encode(value)
@@ -31,7 +30,7 @@ enum SyncValueCodec {
     static func decode<Value: Decodable>(_ data: Data?, as type: Value.Type, initial: Value, key: String, version: Int64) throws -> Value {
         guard let data else { return initial }
         do {
-            return try JSONDecoder().decode(Value.self, from: data)
+            return try JSONCoders.decoder().decode(Value.self, from: data)
         } catch {
             let isJSON = (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) != nil
             if isJSON {

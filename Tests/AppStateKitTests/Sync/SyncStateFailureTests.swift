@@ -7,7 +7,17 @@ fileprivate struct Profile: Codable, Sendable, Equatable {
     var name: String
 }
 
+/// A value whose encoding always fails (a `Codable` type with a bug, say).
+fileprivate struct Unencodable: Codable, Sendable, Equatable {
+    var level: Int
+
+    func encode(to encoder: any Encoder) throws {
+        throw EncodingError.invalidValue(level, .init(codingPath: [], debugDescription: "refused on purpose"))
+    }
+}
+
 fileprivate extension Application {
+    var failUnencodable: SyncState<Unencodable> { syncState(initial: Unencodable(level: 1), feature: "Fail", id: "unencodable") }
     var failCounter: SyncState<Int> { syncState(initial: 0, feature: "Fail", id: "counter") }
     var failProfile: SyncState<Profile> { syncState(initial: Profile(name: "guest"), feature: "Fail", id: "profile") }
     var failLongKey: SyncState<Int> { syncState(initial: 1, feature: "Fail", id: String(repeating: "k", count: SyncLimits.maxKeyBytes)) }
@@ -96,6 +106,21 @@ struct SyncStateFailureTests {
         try await Application.syncState(\.failCounter).refresh()
         #expect(errors.messages.filter { $0.contains("\"Fail/counter\" reads as its initial value") }.count == 1)
         await #expect(throws: SyncStoreError.self) { try await Application.syncState(\.failCounter).read() }
+    }
+
+    @Test("a value that can't be encoded is refused before anything changes: the setter reports it, write(_:) throws")
+    func unencodableValue() async throws {
+        let errors = collectErrors()
+        let store = installStore()
+        var value = Application.syncState(\.failUnencodable)
+        value.value = Unencodable(level: 2)
+        #expect(value.value == Unencodable(level: 1))
+        #expect(errors.messages.contains { $0.contains("\"Fail/unencodable\"") && $0.contains("refused on purpose") })
+        await #expect { try await value.write(Unencodable(level: 3)) } throws: { error in
+            (error as? SyncStoreError)?.kind == .typeMismatch
+        }
+        #expect(value.value == Unencodable(level: 1))
+        #expect(try store.cachedRecord(forKey: "Fail/unencodable") == nil)
     }
 
     @Test("JSON of another type: initial value and a report; update throws typeMismatch and writes nothing")

@@ -4,8 +4,7 @@ import Foundation
 /// keys), or that JSON base64-encoded (AppState's default). Reading accepts both.
 enum FileStateCodec {
     static func encode<Value: Encodable>(_ value: Value, base64Encoded: Bool, path: String) throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = base64Encoded ? [.sortedKeys] : [.prettyPrinted, .sortedKeys]
+        let encoder = JSONCoders.encoder(base64Encoded ? [.sortedKeys] : [.prettyPrinted, .sortedKeys])
         let json: Data
         do {
             json = try encoder.encode(value)
@@ -25,7 +24,7 @@ enum FileStateCodec {
         if data.allSatisfy(isWhitespace) {
             throw PersistenceError(.corruptData, subject: path, detail: "the file is empty")
         }
-        let decoder = JSONDecoder()
+        let decoder = JSONCoders.decoder()
         let jsonError: any Error
         do {
             return try decoder.decode(Value.self, from: data)

@@ -83,7 +83,7 @@ extension FileKeyValueStore {
                     reloaded.corruption = "the file is empty"
                 } else {
                     do {
-                        reloaded.entries = try JSONDecoder().decode([String: StoreEntry].self, from: data)
+                        reloaded.entries = try JSONCoders.decoder().decode([String: StoreEntry].self, from: data)
                     } catch {
                         reloaded.corruption = "the file is not a JSON object of entries (\(shortDescription(of: error)))"
                     }

@@ -116,8 +116,7 @@ extension FileKeyValueStore {
     private func writeSnapshot(_ entries: [String: StoreEntry]) throws -> FileStamp? {
         let data: Data
         do {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+            let encoder = JSONCoders.encoder([.prettyPrinted, .sortedKeys])
             data = try encoder.encode(entries)
         } catch {
             throw BatchEncodingFailure(error: PersistenceError(.encodingFailed, subject: path, detail: shortDescription(of: error)))

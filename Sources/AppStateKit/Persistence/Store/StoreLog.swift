@@ -45,7 +45,7 @@ enum StoreLog {
 
     /// A record holding `batch`.
     static func record(_ batch: Batch) throws -> Data {
-        let payload = try JSONEncoder().encode(batch)
+        let payload = try JSONCoders.encoder().encode(batch)
         var record = Data(capacity: frameLength + payload.count)
         withUnsafeBytes(of: UInt32(payload.count).littleEndian) { record.append(contentsOf: $0) }
         let checksum = payload.withUnsafeBytes { CRC32.checksum($0) }
@@ -99,7 +99,7 @@ enum StoreLog {
                     break
                 }
                 do {
-                    scan.batches.append(try JSONDecoder().decode(Batch.self, from: Data(payload)))
+                    scan.batches.append(try JSONCoders.decoder().decode(Batch.self, from: Data(payload)))
                 } catch {
                     scan.corruption = "the record at byte \(base + offset) is not a batch of entries (\(shortDescription(of: error)))"
                     break
