@@ -87,6 +87,20 @@ enum SyncCommand {
             counter.value = Int(arguments[2])!
             _ = try await counter.read()  // waits for the queued write
             acknowledge("set")
+        case "sync-state-set-exit":
+            // sync-state-set-exit <path> <value>: assigns through the synchronous setter and
+            // exits at once, leaving the write to the exit handler.
+            Application.promote(\.syncStore, with: store)
+            var counter = Application.syncState(\.childSyncCounter)
+            counter.value = Int(arguments[2])!
+            acknowledge("set")
+        case "sync-state-set-stuck":
+            // sync-state-set-stuck <path> <value>: assigns through the synchronous setter on a
+            // store whose writes never finish, then exits (the exit handler reports the write).
+            Application.promote(\.syncStore, with: NeverWritingSyncStore())
+            var counter = Application.syncState(\.childSyncCounter)
+            counter.value = Int(arguments[2])!
+            acknowledge("set")
         default:
             throw SyncCommandError(message: "unknown command \(arguments[0])")
         }
@@ -108,4 +122,23 @@ final class Locked<Value: Sendable>: @unchecked Sendable {
 
     func get() -> Value { lock.withLock { value } }
     func set(_ newValue: Value) { lock.withLock { value = newValue } }
+}
+
+/// An in-memory store whose writes never finish: what a store that hangs looks like.
+struct NeverWritingSyncStore: SyncStore {
+    let base = InMemorySyncStore()
+
+    func cachedRecord(forKey key: String) throws -> SyncRecord? { try base.cachedRecord(forKey: key) }
+    func fetchRecord(forKey key: String) async throws -> SyncRecord? { try await base.fetchRecord(forKey: key) }
+    func write(_ value: Data?, forKey key: String) async throws -> SyncRecord {
+        while true { try await Task.sleep(for: .seconds(3600)) }
+    }
+    func compareAndSet(_ value: Data?, forKey key: String, expectedVersion: Int64) async throws -> SyncCommit {
+        try await base.compareAndSet(value, forKey: key, expectedVersion: expectedVersion)
+    }
+    func updateExclusively(forKey key: String, _ transform: @escaping @Sendable (SyncRecord?) throws -> Data?) async throws -> SyncRecord? {
+        try await base.updateExclusively(forKey: key, transform)
+    }
+    func snapshot() async throws -> [SyncRecord] { try await base.snapshot() }
+    func changes() -> AsyncStream<SyncRecord> { base.changes() }
 }

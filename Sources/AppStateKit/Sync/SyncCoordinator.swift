@@ -255,8 +255,10 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
 
     // MARK: Write queue
 
-    /// Queues `write` behind every write queued before it.
+    /// Queues `write` behind every write queued before it. An exiting process waits for it
+    /// (see ``PendingSyncWrites``).
     func enqueue(_ write: QueuedWrite) {
+        PendingSyncWrites.begin(write.key)
         enqueue(.write(write))
     }
 
@@ -289,6 +291,7 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
                 } catch {
                     write.settle(.failure(error))
                 }
+                PendingSyncWrites.end(write.key)
             }
         }
     }

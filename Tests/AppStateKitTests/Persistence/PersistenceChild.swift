@@ -21,6 +21,8 @@ enum PersistenceChild {
         let process: Process
         let output: FileHandle
         let exited: DispatchSemaphore
+        /// The child's standard error, when ``start(_:capturingErrors:)`` was asked to keep it.
+        let errors: FileHandle?
 
         /// Waits for the child to exit, at most `timeout`; kills it if it is still running then.
         ///
@@ -51,17 +53,20 @@ enum PersistenceChild {
         }
     }
 
-    /// Starts the child with `arguments`; its standard output goes to a pipe.
-    static func start(_ arguments: [String]) throws -> Running {
+    /// Starts the child with `arguments`; its standard output goes to a pipe, and so does its
+    /// standard error with `capturingErrors` (read it once the child exited).
+    static func start(_ arguments: [String], capturingErrors: Bool = false) throws -> Running {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
         let output = Pipe()
         process.standardOutput = output
+        let errors = capturingErrors ? Pipe() : nil
+        if let errors { process.standardError = errors }
         let exited = DispatchSemaphore(value: 0)
         process.terminationHandler = { _ in exited.signal() }
         try process.run()
-        return Running(process: process, output: output.fileHandleForReading, exited: exited)
+        return Running(process: process, output: output.fileHandleForReading, exited: exited, errors: errors?.fileHandleForReading)
     }
 
     /// Starts the child, waits for its first acknowledged write, lets it run for a random

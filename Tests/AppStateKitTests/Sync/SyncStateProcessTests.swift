@@ -33,6 +33,31 @@ struct SyncStateProcessTests {
         #expect(Application.syncState(\.sharedCounter).value == 42)
     }
 
+    @Test("an assignment just before the process exits is committed: the exit waits for queued writes")
+    func assignmentBeforeExitIsCommitted() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("sync.json")
+        let child = try PersistenceChild.start(["sync-state-set-exit", path, "7"])
+        #expect(String(decoding: child.read(), as: UTF8.self) == "set\n")
+        #expect(child.waitForExit())
+        #expect(child.process.terminationStatus == 0)
+        let record = try #require(try LocalSyncStore(path: path).cachedRecord(forKey: "Child/counter"))
+        #expect(record.value.map { String(decoding: $0, as: UTF8.self) } == "7")
+    }
+
+    @Test("a write still queued when the exit stops waiting is reported with its key, not dropped silently")
+    func unfinishedWriteAtExitIsReported() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let child = try PersistenceChild.start(["sync-state-set-stuck", directory.file("unused"), "9"], capturingErrors: true)
+        #expect(String(decoding: child.read(), as: UTF8.self) == "set\n")
+        #expect(child.waitForExit())
+        #expect(child.process.terminationStatus == 0)
+        let errors = String(decoding: try #require(child.errors).readDataToEndOfFile(), as: UTF8.self)
+        #expect(errors.contains("SyncState writes of \"Child/counter\" not committed"), "\(errors)")
+    }
+
     @Test("3 processes × 100 SyncState updates, plus 100 in this process, end at exactly 400")
     func fleetAtomicUpdate() async throws {
         let directory = TemporaryDirectory()
