@@ -46,14 +46,23 @@ for _ in $(seq 1 50); do curl -sf "http://127.0.0.1:$PORT/plain" > /dev/null && 
 ROUTES=(api baseline equivalent)
 # The server's processor time so far, in clock ticks (user + system, from /proc).
 server_ticks() { awk '{print $14 + $15}' "/proc/$SERVER/stat"; }
-# Prints "requests/s,requests,ticks": wrk's rate and count, and the server's processor time
-# over the run, so the summary can also give each route's processor time per request.
+# The context switches of all the server's threads so far: "voluntary involuntary" (a thread
+# that waits gives up the processor voluntarily; one preempted by another thread involuntarily).
+server_switches() {
+    cat /proc/"$SERVER"/task/*/status | awk '/^voluntary_ctxt_switches/ {v += $2} /^nonvoluntary_ctxt_switches/ {n += $2} END {print v, n}'
+}
+# Prints "requests/s,requests,ticks,voluntary,involuntary": wrk's rate and count, and the
+# server's processor time and context switches over the run, so the summary can also give
+# each route's processor time and switches per request.
 run() {
-    local before after
+    local before after voluntary involuntary voluntary_after involuntary_after
+    read -r voluntary involuntary < <(server_switches)
     before=$(server_ticks)
     "${CLIENT_PIN[@]}" wrk -t"$THREADS" -c"$CONNECTIONS" -d"$1s" "http://127.0.0.1:$PORT/$2/flags/alpha" > "$DATA_DIR/wrk.out"
     after=$(server_ticks)
-    awk -v ticks=$((after - before)) '/requests in/ {count = $1} /Requests\/sec/ {rate = $2} END {print rate "," count "," ticks}' "$DATA_DIR/wrk.out"
+    read -r voluntary_after involuntary_after < <(server_switches)
+    awk -v ticks=$((after - before)) -v switches="$((voluntary_after - voluntary)),$((involuntary_after - involuntary))" \
+        '/requests in/ {count = $1} /Requests\/sec/ {rate = $2} END {print rate "," count "," ticks "," switches}' "$DATA_DIR/wrk.out"
 }
 for route in "${ROUTES[@]}"; do run 1 "$route" > /dev/null; done   # warm up
 RESULTS=""
@@ -74,19 +83,23 @@ python3 - "$METRICS" "$(getconf CLK_TCK)" $RESULTS <<'PY'
 import json, sys
 metrics = json.loads(sys.argv[1])
 ticks_per_second = float(sys.argv[2])
-rates, requests, ticks = {}, {}, {}
+rates, requests, ticks, voluntary, involuntary = {}, {}, {}, {}, {}
 for item in sys.argv[3:]:
     route, result = item.split("=")
-    rate, count, used = result.split(",")
+    rate, count, used, waits, preemptions = result.split(",")
     rates.setdefault(route, []).append(float(rate))
     requests[route] = requests.get(route, 0) + int(count)
     ticks[route] = ticks.get(route, 0) + int(used)
+    voluntary[route] = voluntary.get(route, 0) + int(waits)
+    involuntary[route] = involuntary.get(route, 0) + int(preemptions)
 mean = {route: sum(values) / len(values) for route, values in rates.items()}
 # Processor time per request: what the server spends on a request, whether or not the
 # processor was also busy with something else (it is the server's own time only).
 cpu = {route: 1e6 * ticks[route] / ticks_per_second / requests[route] for route in requests}
 print(f"requests/s (mean): /api {mean['api']:.0f}, /baseline {mean['baseline']:.0f}, /equivalent {mean['equivalent']:.0f}")
 print(f"server processor time per request: /api {cpu['api']:.1f} µs, /baseline {cpu['baseline']:.1f} µs, /equivalent {cpu['equivalent']:.1f} µs")
+print("server context switches per request (voluntary + involuntary): " + ", ".join(
+    f"/{route} {voluntary[route] / requests[route]:.3f} + {involuntary[route] / requests[route]:.3f}" for route in ("api", "baseline", "equivalent")))
 for other, label in (("baseline", "bare"), ("equivalent", "plain-Swift")):
     print(f"/api vs {label} /{other}: {100 * (1 - mean['api'] / mean[other]):.1f}% fewer requests/s, "
           f"{cpu['api'] - cpu[other]:.1f} µs more processor time per request")
