@@ -12,7 +12,7 @@ fileprivate extension Application {
         syncState(id: "syncValue")
     }
 
-    var syncFailureValue: SyncState<Int> {
+    var syncFailureValue: SyncState<Double> {
         syncState(initial: -1, id: "syncValue")
     }
 }
@@ -75,9 +75,9 @@ final class AppStateSyncStyleTests: XCTestCase {
 
         XCTAssertEqual(syncValue.count, -1)
 
-        syncValue.count = 1
+        syncValue.count = Double.infinity
 
-        XCTAssertEqual(syncValue.count, 1)
+        XCTAssertEqual(syncValue.count, Double.infinity)
     }
 
     func testStoringViewModel() {
