@@ -82,29 +82,33 @@ enum SyncCommand {
         case "sync-state-set":
             // sync-state-set <path> <value>: assigns through the synchronous setter (write-behind)
             // and then waits until the store committed it; prints "set".
-            Application.promote(\.syncStore, with: store)
-            var counter = Application.syncState(\.childSyncCounter)
-            counter.value = Int(arguments[2])!
+            let counter = assignCounter(Int(arguments[2])!, on: store)
             _ = try await counter.read()  // waits for the queued write
             acknowledge("set")
         case "sync-state-set-exit":
             // sync-state-set-exit <path> <value>: assigns through the synchronous setter and
             // exits at once, leaving the write to the exit handler.
-            Application.promote(\.syncStore, with: store)
-            var counter = Application.syncState(\.childSyncCounter)
-            counter.value = Int(arguments[2])!
+            assignCounter(Int(arguments[2])!, on: store)
             acknowledge("set")
         case "sync-state-set-stuck":
             // sync-state-set-stuck <path> <value>: assigns through the synchronous setter on a
             // store whose writes never finish, then exits (the exit handler reports the write).
-            Application.promote(\.syncStore, with: NeverWritingSyncStore())
-            var counter = Application.syncState(\.childSyncCounter)
-            counter.value = Int(arguments[2])!
+            assignCounter(Int(arguments[2])!, on: NeverWritingSyncStore())
             acknowledge("set")
         default:
             throw SyncCommandError(message: "unknown command \(arguments[0])")
         }
     }
+}
+
+/// Makes `store` the application's sync store and assigns `value` to `childSyncCounter` through
+/// the synchronous setter (the write is queued, not awaited).
+@discardableResult
+func assignCounter(_ value: Int, on store: any SyncStore) -> Application.SyncState<Int> {
+    Application.promote(\.syncStore, with: store)
+    var counter = Application.syncState(\.childSyncCounter)
+    counter.value = value
+    return counter
 }
 
 struct SyncCommandError: Error, CustomStringConvertible {

@@ -20,60 +20,44 @@ enum PendingSyncWrites {
     /// How long an exiting process waits for its queued writes.
     static let exitWait: Duration = .seconds(5)
 
-    private struct State {
-        /// Each store key with writes in flight, and how many.
-        var keys: [String: Int] = [:]
-        var isExitHandlerInstalled = false
-    }
+    /// Each store key with writes in flight, and how many.
+    private static let keys = LockedBox<[String: Int]>([:])
 
-    private static let state = LockedBox(State())
+    /// Installs the exit handler, once: Swift runs a static's initialiser exactly once.
+    private static let exitHandler: Void = {
+        atexit { PendingSyncWrites.waitAtExit() }
+    }()
 
-    /// Notes a write of `key` queued; installs the exit handler with the first one.
+    /// Notes a write of `key` queued; the first one installs the exit handler.
     static func begin(_ key: String) {
-        let install = state.withLock { state in
-            state.keys[key, default: 0] += 1
-            defer { state.isExitHandlerInstalled = true }
-            return !state.isExitHandlerInstalled
-        }
-        if install {
-            atexit { PendingSyncWrites.waitAtExit() }
-        }
+        exitHandler
+        keys.withLock { $0[key, default: 0] += 1 }
     }
 
     /// Notes that a write of `key` begun with ``begin(_:)`` settled.
     static func end(_ key: String) {
-        state.withLock { state in
-            guard let count = state.keys[key] else {
+        keys.withLock { keys in
+            guard let count = keys[key] else {
                 assertionFailure("AppStateKit: internal error: a SyncState write of \"\(key)\" settled twice")
                 return
             }
-            state.keys[key] = count > 1 ? count - 1 : nil
+            keys[key] = count > 1 ? count - 1 : nil
         }
     }
 
-    /// The keys with writes in flight, sorted.
-    static var pendingKeys: [String] {
-        state.withLock { $0.keys.keys.sorted() }
-    }
-
-    /// Waits until no write is in flight or `timeout` has passed; returns the keys still pending.
-    static func waitUntilSettled(timeout: Duration) -> [String] {
+    /// The exit handler: waits until no write is in flight or ``exitWait`` has passed, then
+    /// reports the keys whose writes didn't settle.
+    private static func waitAtExit() {
         let clock = ContinuousClock()
-        let deadline = clock.now.advanced(by: timeout)
-        while true {
-            let pending = pendingKeys
-            if pending.isEmpty || clock.now >= deadline { return pending }
+        let deadline = clock.now.advanced(by: exitWait)
+        while !keys.withLock({ $0.isEmpty }), clock.now < deadline {
             usleep(1_000)
         }
-    }
-
-    /// The exit handler: waits for the queued writes, then reports those that didn't settle.
-    private static func waitAtExit() {
-        let pending = waitUntilSettled(timeout: exitWait)
+        let pending = keys.withLock { $0.keys.sorted() }
         guard !pending.isEmpty else { return }
-        let keys = pending.map { "\"\($0)\"" }.joined(separator: ", ")
+        let names = pending.map { "\"\($0)\"" }.joined(separator: ", ")
         Diagnostics.report(
-            error: "AppStateKit: the process is exiting with SyncState writes of \(keys) not committed after waiting \(exitWait); "
+            error: "AppStateKit: the process is exiting with SyncState writes of \(names) not committed after waiting \(exitWait); "
                 + "they are lost. Await write(_:) (or read()) to know a value was committed"
         )
     }
