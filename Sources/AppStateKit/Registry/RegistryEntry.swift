@@ -11,9 +11,9 @@ import Observation
 /// exactly the entries a closure reads.
 @usableFromInline
 class RegistryEntry: Observable, KeyedObject, @unchecked Sendable {
-    // Safe: `key`, `registrar`, `observedKeyPath` and `streamCount` are immutable,
-    // `ObservationRegistrar` is thread-safe and `streamCount`'s word is atomic; subclasses guard
-    // their mutable state with their own locks.
+    // Safe: `key`, `registrar`, `observedKeyPath`, `wasTracked` and `streamCount` are immutable,
+    // `ObservationRegistrar` is thread-safe and the words are atomic; subclasses guard their
+    // mutable state with their own locks.
 
     /// The entry's identity.
     @usableFromInline let key: EntryKey
@@ -21,6 +21,17 @@ class RegistryEntry: Observable, KeyedObject, @unchecked Sendable {
     /// The entry's own registrar. (It can't be shared between entries: a registrar matches
     /// observers by key path only, assuming a single subject.)
     @usableFromInline let registrar = ObservationRegistrar()
+
+    /// 1 once a read of this entry has been reported to the registrar (``trackAccess()``), else
+    /// 0; never cleared, since the registrar doesn't say when its observers go.
+    ///
+    /// Observation registers an observer only for entries its tracked closure read, and every
+    /// read reports itself before it reads the value. So while this is 0 the registrar has no
+    /// observer, and a write skips `willSet`/`didSet` (a lock and a table lookup each), as a
+    /// stream-less write skips ``EntryChangeHook``, and for the same reason: the reader sets the
+    /// word before its read, which orders against the write through the entry's lock or its
+    /// atomics, so either the read sees the write or the write's later load sees the word.
+    @usableFromInline let wasTracked = AtomicWord(0)
 
     /// How many change streams watch this entry. Only `ChangeSubscriptions` writes it, under its
     /// lock; a write reads it (one relaxed load) to skip ``EntryChangeHook`` while it is zero.
@@ -61,19 +72,26 @@ class RegistryEntry: Observable, KeyedObject, @unchecked Sendable {
     /// Registers the calling observation-tracking closure, if any, as interested in this entry.
     @inlinable
     final func trackAccess() {
+        if wasTracked.loadRelaxed() == 0 {
+            wasTracked.storeSequentiallyConsistent(1)
+        }
         registrar.access(self, keyPath: observedKeyPath)
     }
 
     /// Tells observers the value is about to change. Call without holding any lock.
     @usableFromInline
     final func willChange() {
-        registrar.willSet(self, keyPath: observedKeyPath)
+        if wasTracked.loadSequentiallyConsistent() != 0 {
+            registrar.willSet(self, keyPath: observedKeyPath)
+        }
     }
 
     /// Tells observers and change streams the value changed. Call without holding any lock.
     @usableFromInline
     final func didChange() {
-        registrar.didSet(self, keyPath: observedKeyPath)
+        if wasTracked.loadSequentiallyConsistent() != 0 {
+            registrar.didSet(self, keyPath: observedKeyPath)
+        }
         if streamCount.loadRelaxed() != 0 {
             EntryChangeHook.notify(self)
         }

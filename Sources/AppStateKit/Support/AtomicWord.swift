@@ -45,6 +45,18 @@ struct AtomicWord: ~Copyable, @unchecked Sendable {
         view.storeRelaxed(value)
     }
 
+    /// Loads as part of the single total order of sequentially consistent operations.
+    @inlinable
+    func loadSequentiallyConsistent() -> UInt64 {
+        pointer.pointee.load(ordering: .sequentiallyConsistent)
+    }
+
+    /// Stores as part of the single total order of sequentially consistent operations.
+    @usableFromInline
+    func storeSequentiallyConsistent(_ value: UInt64) {
+        pointer.pointee.store(value, ordering: .sequentiallyConsistent)
+    }
+
     /// Adds one with release ordering, publishing the writes made before it.
     @usableFromInline
     func incrementReleasing() {

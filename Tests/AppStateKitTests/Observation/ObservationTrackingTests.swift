@@ -245,6 +245,17 @@ struct ObservationTrackingTests {
         #expect(changes.value == 1, "a write to the entry read did not fire the observer")
     }
 
+    @Test("an entry written while nobody had read it notifies the observers of a later read", arguments: ReadPath.allCases)
+    fileprivate func writtenBeforeFirstRead(path: ReadPath) {
+        // Until a read reports itself to Observation, writes skip the registrar.
+        path.entry.write()
+        path.entry.write()
+        let changes = trackChanges { path.read() }
+        #expect(changes.value == 0, "a write before the read fired the observer")
+        path.entry.write()
+        #expect(changes.value == 1, "a write after the first tracked read did not fire the observer")
+    }
+
     @Test("every mutation path fires the entry's observers once and no others", arguments: MutationPath.allCases)
     fileprivate func mutationFires(path: MutationPath) throws {
         var changes: ChangeCounter?
