@@ -49,6 +49,38 @@ enum PersistenceScalingBenchmark {
         return results.map { [$0.name, format($0.median), format($0.median / state, decimals: 2) + "×"] }
     }
 
+    /// Reads of one unchanged value by one thread and by two threads at once (each reading
+    /// half), interleaved: the aggregate time per read, and how many times one thread's
+    /// throughput two threads reach (2× when reads share no written cache line; a State read
+    /// locks its entry, so its two threads do share one). Run after
+    /// ``readRatios(directory:rounds:roundNanoseconds:)``, which creates the entries.
+    static func readScaling(rounds: Int, roundNanoseconds: UInt64) -> [[String]] {
+        let reads: [(String, @Sendable (Int) -> Void)] = [
+            ("State read", { n in for _ in 0..<n { blackHole(Application.state(\.benchCounter).value) } }),
+            ("StoredState read", { n in for _ in 0..<n { blackHole(Application.storedState(\.benchDefaultStored).value) } }),
+            ("FileState read", { n in for _ in 0..<n { blackHole(Application.fileState(\.benchFile).value) } }),
+        ]
+        let cases = reads.flatMap { name, read in
+            [
+                // Both on threads of their own, so both pay for starting threads.
+                BenchmarkCase(name: "\(name), 1 thread", group: "read-2t") { n in
+                    appstatekit_benchmarks.onThreads(1, n, read)
+                },
+                BenchmarkCase(name: "\(name), 2 threads", group: "read-2t") { n in
+                    appstatekit_benchmarks.onThreads(2, n, read)
+                },
+            ]
+        }
+        let results = measureInterleaved(cases, rounds: rounds, roundNanoseconds: roundNanoseconds)
+        return stride(from: 0, to: results.count, by: 2).flatMap { index in
+            let one = results[index].median, two = results[index + 1].median
+            return [
+                [results[index].name, format(one), "1.00×"],
+                [results[index + 1].name, format(two), format(one / two, decimals: 2) + "×"],
+            ]
+        }
+    }
+
     /// Writes/s of 1 and of 8 threads writing to one durable store (in each layout), and of 1
     /// and 8 threads each writing its own FileState file. Rounds alternate 1 and 8.
     ///

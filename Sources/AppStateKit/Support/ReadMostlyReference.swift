@@ -11,7 +11,10 @@ import Darwin
 ///
 /// A reader announces itself in one of two counters (the one the current epoch's parity names),
 /// loads the published object, uses it without retaining it and leaves; that is a few atomic
-/// operations where a mutex would cost two calls. A replacement (serialised by a lock of its
+/// operations where a mutex would cost two calls. Each parity's counter is split into
+/// ``ReaderCounters/stripeCount`` stripes on separate cache lines, chosen by the reading thread,
+/// so readers on different processors don't write the same line: reads scale with threads
+/// instead of bouncing one counter between processors. A replacement (serialised by a lock of its
 /// own) publishes the new object, then waits out a *grace period*: it advances the epoch, so
 /// readers that start from then on announce themselves in the other counter, and waits for the
 /// counter of the readers before to drain. A reader's visit is a few loads, so the wait is
@@ -32,9 +35,8 @@ final class ReadMostlyReference<Object: AnyObject>: @unchecked Sendable {
     private let word = Atomic<UInt>(0)
     /// Advanced by every grace period; its parity names the counter new readers use.
     private let epoch = Atomic<UInt>(0)
-    /// Readers in flight that announced themselves in an even and an odd epoch.
-    private let evenReaders = Atomic<Int>(0)
-    private let oddReaders = Atomic<Int>(0)
+    /// Readers in flight, by the parity of the epoch they announced themselves in.
+    private let readers = ReaderCounters()
     /// Serialises replacements.
     private let replacing = Lock()
     /// Replaced objects a reader may still be using, each retained. (Raw addresses: an array
@@ -70,22 +72,23 @@ final class ReadMostlyReference<Object: AnyObject>: @unchecked Sendable {
     /// The epoch is read again after the announcement: a reader whose epoch moved on meanwhile
     /// announces itself again, so a grace period that waited for the old counter covers every
     /// reader that could have loaded the object it replaced.
+    /// The counter it announced itself in is the calling thread's stripe of that parity; the
+    /// reader leaves from the same one.
     @inline(__always)
-    private func enter() -> UInt {
+    private func enter() -> UnsafeMutablePointer<Atomic<Int>> {
+        let stripe = ReaderCounters.stripe(ofThread: ThreadID.current)
         while true {
             let current = epoch.load(ordering: .sequentiallyConsistent)
-            let parity = current & 1
-            if parity == 0 { evenReaders.add(1, ordering: .sequentiallyConsistent) } else { oddReaders.add(1, ordering: .sequentiallyConsistent) }
-            if epoch.load(ordering: .sequentiallyConsistent) == current { return parity }
-            leave(parity)
+            let counter = readers.counter(parity: current & 1, stripe: stripe)
+            counter.pointee.add(1, ordering: .sequentiallyConsistent)
+            if epoch.load(ordering: .sequentiallyConsistent) == current { return counter }
+            leave(counter)
         }
     }
 
     @inline(__always)
-    private func leave(_ parity: UInt) {
-        let before = parity == 0
-            ? evenReaders.subtract(1, ordering: .sequentiallyConsistent).oldValue
-            : oddReaders.subtract(1, ordering: .sequentiallyConsistent).oldValue
+    private func leave(_ counter: UnsafeMutablePointer<Atomic<Int>>) {
+        let before = counter.pointee.subtract(1, ordering: .sequentiallyConsistent).oldValue
         assert(before > 0, "AppStateKit: ReadMostlyReference reader count went below zero")
     }
 
@@ -101,8 +104,8 @@ final class ReadMostlyReference<Object: AnyObject>: @unchecked Sendable {
     /// object doesn't serve either, say).
     @inline(__always)
     func withObject<Result>(orElse none: () -> Result, _ body: (Object) -> Result) -> Result {
-        let parity = enter()
-        defer { leave(parity) }
+        let counter = enter()
+        defer { leave(counter) }
         let bits = word.load(ordering: .sequentiallyConsistent)
         guard bits != 0 else { return none() }
         return Unmanaged<Object>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)._withUnsafeGuaranteedRef(body)
@@ -145,13 +148,64 @@ final class ReadMostlyReference<Object: AnyObject>: @unchecked Sendable {
         let before = epoch.add(1, ordering: .sequentiallyConsistent).oldValue
         var attempt = 0
         while attempt < patience {
-            let inFlight = before & 1 == 0
-                ? evenReaders.load(ordering: .sequentiallyConsistent)
-                : oddReaders.load(ordering: .sequentiallyConsistent)
-            if inFlight == 0 { return true }
+            // No stripe goes below zero (a reader leaves the stripe it entered), so a zero sum
+            // means every stripe read zero after the epoch advanced.
+            if readers.sum(parity: before & 1) == 0 { return true }
             if attempt >= 64 { sched_yield() }
             attempt += 1
         }
         return false
+    }
+}
+
+/// The reader counters of one ``ReadMostlyReference``: for each epoch parity, one counter per
+/// stripe, each stripe on its own cache line. A thread always uses the same stripe, so readers on
+/// different threads mostly write different lines; a grace period sums a parity's stripes.
+private final class ReaderCounters: @unchecked Sendable {
+    // Safe: the counters are only accessed atomically, and freed once, by deinit.
+    /// log2 of ``stripeCount``.
+    private static let stripeBits = 3
+    /// Stripes per parity.
+    static let stripeCount = 1 << stripeBits
+    /// Counters from one stripe to the next: a 64-byte cache line of them, of which the first
+    /// two are the even and the odd parity's.
+    private static let stride = 64 / MemoryLayout<Atomic<Int>>.stride
+
+    private let counters: UnsafeMutablePointer<Atomic<Int>>
+
+    init() {
+        let count = Self.stripeCount * Self.stride
+        counters = UnsafeMutableRawPointer
+            .allocate(byteCount: count * MemoryLayout<Atomic<Int>>.stride, alignment: 64)
+            .bindMemory(to: Atomic<Int>.self, capacity: count)
+        for index in 0..<count { (counters + index).initialize(to: Atomic(0)) }
+    }
+
+    deinit {
+        counters.deinitialize(count: Self.stripeCount * Self.stride)
+        UnsafeMutableRawPointer(counters).deallocate()
+    }
+
+    /// The stripe `thread` uses: the top bits of its identity after a multiplicative mix (thread
+    /// identities are addresses a stack apart, so their low bits are alike).
+    @inline(__always)
+    static func stripe(ofThread thread: ThreadID) -> Int {
+        Int(truncatingIfNeeded: (UInt64(thread.rawValue) &* 0x9E37_79B9_7F4A_7C15) >> UInt64(64 - stripeBits))
+    }
+
+    /// The counter of `parity` (0 or 1) in `stripe`.
+    @inline(__always)
+    func counter(parity: UInt, stripe: Int) -> UnsafeMutablePointer<Atomic<Int>> {
+        assert(parity < 2 && stripe >= 0 && stripe < Self.stripeCount, "AppStateKit: reader counter \(parity)/\(stripe) out of range")
+        return counters + stripe * Self.stride + Int(parity)
+    }
+
+    /// The readers in flight of `parity`, summed over the stripes.
+    func sum(parity: UInt) -> Int {
+        var total = 0
+        for stripe in 0..<Self.stripeCount {
+            total += counter(parity: parity, stripe: stripe).pointee.load(ordering: .sequentiallyConsistent)
+        }
+        return total
     }
 }
