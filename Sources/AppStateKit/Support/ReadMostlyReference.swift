@@ -12,7 +12,7 @@ import Darwin
 /// A reader announces itself in one of two counters (the one the current epoch's parity names),
 /// loads the published object, uses it without retaining it and leaves; that is a few atomic
 /// operations where a mutex would cost two calls. Each parity's counter is split into
-/// ``ReaderCounters/stripeCount`` stripes on separate cache lines, chosen by the reading thread,
+/// ``ReaderCounters/stripeCount`` stripes on separate cache lines, one per reading thread in turn,
 /// so readers on different processors don't write the same line: reads scale with threads
 /// instead of bouncing one counter between processors. A replacement (serialised by a lock of its
 /// own) publishes the new object, then waits out a *grace period*: it advances the epoch, so
@@ -76,7 +76,7 @@ final class ReadMostlyReference<Object: AnyObject>: @unchecked Sendable {
     /// reader leaves from the same one.
     @inline(__always)
     private func enter() -> UnsafeMutablePointer<Atomic<Int>> {
-        let stripe = ReaderCounters.stripe(ofThread: ThreadID.current)
+        let stripe = ReaderCounters.callingThreadStripe()
         while true {
             let current = epoch.load(ordering: .sequentiallyConsistent)
             let counter = readers.counter(parity: current & 1, stripe: stripe)
@@ -160,13 +160,11 @@ final class ReadMostlyReference<Object: AnyObject>: @unchecked Sendable {
 
 /// The reader counters of one ``ReadMostlyReference``: for each epoch parity, one counter per
 /// stripe, each stripe on its own cache line. A thread always uses the same stripe, so readers on
-/// different threads mostly write different lines; a grace period sums a parity's stripes.
+/// different threads write different lines; a grace period sums a parity's stripes.
 private final class ReaderCounters: @unchecked Sendable {
     // Safe: the counters are only accessed atomically, and freed once, by deinit.
-    /// log2 of ``stripeCount``.
-    private static let stripeBits = 3
-    /// Stripes per parity.
-    static let stripeCount = 1 << stripeBits
+    /// Stripes per parity, a power of two.
+    static let stripeCount = 8
     /// Counters from one stripe to the next: a 64-byte cache line of them, of which the first
     /// two are the even and the odd parity's.
     private static let stride = 64 / MemoryLayout<Atomic<Int>>.stride
@@ -186,12 +184,28 @@ private final class ReaderCounters: @unchecked Sendable {
         UnsafeMutableRawPointer(counters).deallocate()
     }
 
-    /// The stripe `thread` uses: the top bits of its identity after a multiplicative mix (thread
-    /// identities are addresses a stack apart, so their low bits are alike).
+    /// The calling thread's stripe. Threads take stripes in turn, the first time they read any
+    /// reference, so the first ``stripeCount`` threads of a process (a server's event loops and
+    /// task executors, which live as long as it does) never share one.
     @inline(__always)
-    static func stripe(ofThread thread: ThreadID) -> Int {
-        Int(truncatingIfNeeded: (UInt64(thread.rawValue) &* 0x9E37_79B9_7F4A_7C15) >> UInt64(64 - stripeBits))
+    static func callingThreadStripe() -> Int {
+        // The stripe is kept as the key's value plus one, so that nil means none yet.
+        if let stored = pthread_getspecific(stripeKey) { return Int(bitPattern: stored) &- 1 }
+        let stripe = nextStripe.wrappingAdd(1, ordering: .relaxed).oldValue & (stripeCount - 1)
+        pthread_setspecific(stripeKey, UnsafeRawPointer(bitPattern: stripe + 1))
+        return stripe
     }
+
+    /// Each thread's stripe, as a plain integer (no object, so no destructor).
+    private static let stripeKey: pthread_key_t = {
+        var key = pthread_key_t()
+        let result = pthread_key_create(&key, nil)
+        precondition(result == 0, "AppStateKit: pthread_key_create failed with \(result)")
+        return key
+    }()
+
+    /// The stripe the next thread takes (modulo ``stripeCount``).
+    private static let nextStripe = Atomic<Int>(0)
 
     /// The counter of `parity` (0 or 1) in `stripe`.
     @inline(__always)

@@ -10,24 +10,19 @@ extension FileManager {
     /// directory; set it before the first FileState declared with the default path is accessed.
     public static var defaultFileStatePath: String {
         get {
-            if let value = DefaultFileStatePath.lock.withLock({ DefaultFileStatePath.value }) { return value }
-            let initial = DefaultFileStatePath.initialValue()
-            return DefaultFileStatePath.lock.withLock {
-                if let value = DefaultFileStatePath.value { return value }
-                DefaultFileStatePath.value = initial
-                return initial
-            }
+            // Read on every access of a FileState declared without a path: each thread reads its
+            // own copy (see `ThreadCopiedString`).
+            DefaultFileStatePath.value.value ?? DefaultFileStatePath.value.setIfUnset(DefaultFileStatePath.initialValue())
         }
-        set { DefaultFileStatePath.lock.withLock { DefaultFileStatePath.value = newValue } }
+        set { DefaultFileStatePath.value.set(newValue) }
     }
 }
 
 /// Storage for ``Foundation/FileManager/defaultFileStatePath``.
 enum DefaultFileStatePath {
-    static let lock = Lock()
-    // Safe: only accessed while `lock` is held. `nil` until read or set: the default is
-    // computed on first read, so setting the path never uses the storage name.
-    nonisolated(unsafe) static var value: String?
+    /// Unset until read or set: the default is computed on first read, so setting the path
+    /// never uses the storage name.
+    static let value = ThreadCopiedString()
 
     static func initialValue() -> String {
         let environment = ProcessInfo.processInfo.environment
