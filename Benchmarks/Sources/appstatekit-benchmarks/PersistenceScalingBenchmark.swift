@@ -6,6 +6,10 @@ enum PersistenceBenchmarkFiles {
     // Safe: set once before the cases run, then only read.
     nonisolated(unsafe) static var store: FileKeyValueStore!
     nonisolated(unsafe) static var directory = ""
+    /// A directory fixed at first use, as a server's data directory is: a `let`, so reading it
+    /// lends the string instead of copying it (a `var` is copied, retaining its storage, on
+    /// every access of a declaration that names it).
+    static let fixedDirectory = NSTemporaryDirectory() + "appstatekit-bench-fixed-\(UUID().uuidString)"
 }
 
 extension Application {
@@ -13,6 +17,7 @@ extension Application {
     /// Through `\.userDefaults`, as most declarations are (`readRatios` promotes a store in the run's directory).
     var benchDefaultStored: StoredState<Int> { storedState(initial: 0, feature: "Bench", id: "default-stored") }
     var benchFile: FileState<Int> { fileState(initial: 0, path: PersistenceBenchmarkFiles.directory, filename: "read.json") }
+    var benchFixedFile: FileState<Int> { fileState(initial: 0, path: PersistenceBenchmarkFiles.fixedDirectory, filename: "read.json") }
 }
 
 /// Issue 13's ratios, each measured side by side in one run: persisted reads against a State
@@ -52,13 +57,18 @@ enum PersistenceScalingBenchmark {
     /// Reads of one unchanged value by one thread and by two threads at once (each reading
     /// half), interleaved: the aggregate time per read, and how many times one thread's
     /// throughput two threads reach (2× when reads share no written cache line; a State read
-    /// locks its entry, so its two threads do share one). Run after
+    /// locks its entry, and a declaration naming a `var` copies its string, so their two
+    /// threads do share one). Run after
     /// ``readRatios(directory:rounds:roundNanoseconds:)``, which creates the entries.
     static func readScaling(rounds: Int, roundNanoseconds: UInt64) -> [[String]] {
+        var fixedFile = Application.fileState(\.benchFixedFile)
+        fixedFile.value = 1
+        defer { try? FileManager.default.removeItem(atPath: PersistenceBenchmarkFiles.fixedDirectory) }
         let reads: [(String, @Sendable (Int) -> Void)] = [
             ("State read", { n in for _ in 0..<n { blackHole(Application.state(\.benchCounter).value) } }),
             ("StoredState read", { n in for _ in 0..<n { blackHole(Application.storedState(\.benchDefaultStored).value) } }),
-            ("FileState read", { n in for _ in 0..<n { blackHole(Application.fileState(\.benchFile).value) } }),
+            ("FileState read, path a static let", { n in for _ in 0..<n { blackHole(Application.fileState(\.benchFixedFile).value) } }),
+            ("FileState read, path a static var", { n in for _ in 0..<n { blackHole(Application.fileState(\.benchFile).value) } }),
         ]
         let cases = reads.flatMap { name, read in
             [
