@@ -196,13 +196,8 @@ private final class ReaderCounters: @unchecked Sendable {
         return stripe
     }
 
-    /// Each thread's stripe, as a plain integer (no object, so no destructor).
-    private static let stripeKey: pthread_key_t = {
-        var key = pthread_key_t()
-        let result = pthread_key_create(&key, nil)
-        precondition(result == 0, "AppStateKit: pthread_key_create failed with \(result)")
-        return key
-    }()
+    /// Each thread's stripe, as a plain integer.
+    private static let stripeKey = ThreadLocalKey.plainValues()
 
     /// The stripe the next thread takes (modulo ``stripeCount``).
     private static let nextStripe = Atomic<Int>(0)

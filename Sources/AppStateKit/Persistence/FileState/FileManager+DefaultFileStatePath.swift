@@ -12,9 +12,9 @@ extension FileManager {
         get {
             // Read on every access of a FileState declared without a path: each thread reads its
             // own copy (see `ThreadCopiedString`).
-            DefaultFileStatePath.value.value ?? DefaultFileStatePath.value.setIfUnset(DefaultFileStatePath.initialValue())
+            DefaultFileStatePath.setting.value ?? DefaultFileStatePath.setting.setIfUnset(DefaultFileStatePath.initialValue())
         }
-        set { DefaultFileStatePath.value.set(newValue) }
+        set { DefaultFileStatePath.setting.set(newValue) }
     }
 }
 
@@ -22,7 +22,7 @@ extension FileManager {
 enum DefaultFileStatePath {
     /// Unset until read or set: the default is computed on first read, so setting the path
     /// never uses the storage name.
-    static let value = ThreadCopiedString()
+    static let setting = ThreadCopiedString()
 
     static func initialValue() -> String {
         let environment = ProcessInfo.processInfo.environment
