@@ -56,6 +56,13 @@ extension Application {
     }
 
     /// The `async` form of ``withOverrides(_:operation:)-(_,()->R)``.
+    ///
+    /// `operation` runs on the caller's actor (`isolation`), and the scope costs no more
+    /// executor switches than binding a `@TaskLocal` does.
+    // Inlinable so the caller's executor switches and the task-local's merge: as a call into the
+    // library, the isolated parameter added five `swift_task_switch`es per scope (a server
+    // request went from 50 to 45 switches, the same as with a plain `@TaskLocal`).
+    @inlinable
     public static func withOverrides<R>(
         _ configure: (inout Overrides) -> Void,
         isolation: isolated (any Actor)? = #isolation,
@@ -65,7 +72,8 @@ extension Application {
     }
 
     /// The calling task's scopes with the overrides `configure` sets in front of theirs.
-    private static func scopes(overriding configure: (inout Overrides) -> Void) -> TaskContext.Binding {
+    @usableFromInline
+    static func scopes(overriding configure: (inout Overrides) -> Void) -> TaskContext.Binding {
         let outer = TaskContext.current
         var overrides = Overrides(base: outer.overrides)
         configure(&overrides)

@@ -14,7 +14,7 @@ extension Application {
 
     /// Scopes captured by ``Application/currentScope``.
     public struct CapturedScope: Sendable {
-        let binding: TaskContext.Binding
+        @usableFromInline let binding: TaskContext.Binding
 
         /// Runs `body` inside the captured scopes.
         public func run<R>(_ body: () throws -> R) rethrows -> R {
@@ -22,6 +22,7 @@ extension Application {
         }
 
         /// Runs the `async` `body` inside the captured scopes.
+        @inlinable
         public func run<R>(isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> R) async rethrows -> R {
             try await TaskContext.bind(binding, isolation: isolation, operation: body)
         }

@@ -10,11 +10,14 @@
 /// ``IsolatedApplication``.
 @usableFromInline
 enum TaskContext {
-    /// What the calling task's scopes bind.
-    @TaskLocal static var bound = Binding.none
+    /// What the calling task's scopes bind. (A `TaskLocal` object rather than a `@TaskLocal`
+    /// property: the async `bind`, inlined into callers, binds it, and a property wrapper's
+    /// `$bound` can't be made usable from inlinable code.)
+    @usableFromInline static let bound = TaskLocal(wrappedValue: Binding.none)
 
     /// What ``bound`` holds: a non-generic struct, so the task-local's generic code copies it
     /// with the struct's own value witness instead of going through `Optional`'s generic ones.
+    @usableFromInline
     struct Binding: Sendable {
         /// The isolated application of the innermost isolation scope, if any.
         let isolatedApplication: IsolatedApplication?
@@ -41,23 +44,23 @@ enum TaskContext {
     /// override node and no isolated application exists anywhere.
     static var current: Binding {
         guard !OverrideCensus.isEmpty || IsolatedApplication.isAnyLive else { return .none }
-        return bound
+        return bound.get()
     }
 
     /// Runs `operation` with `binding` as the calling task's scopes.
     @inline(__always)
     static func bind<Result>(_ binding: Binding, operation: () throws -> Result) rethrows -> Result {
-        try $bound.withValue(binding, operation: operation)
+        try bound.withValue(binding, operation: operation)
     }
 
     /// The `async` form of ``bind(_:operation:)``.
-    @inline(__always)
+    @inlinable @inline(__always)
     static func bind<Result>(
         _ binding: Binding,
         isolation: isolated (any Actor)? = #isolation,
         operation: () async throws -> Result
     ) async rethrows -> Result {
-        try await $bound.withValue(binding, operation: operation, isolation: isolation)
+        try await bound.withValue(binding, operation: operation, isolation: isolation)
     }
 
     /// Runs `body` outside every override scope of the calling task, but still inside its
@@ -71,14 +74,14 @@ enum TaskContext {
     /// The calling task's isolated application, if it runs inside an isolation scope.
     @usableFromInline
     static var currentIsolatedApplication: Application? {
-        bound.isolatedApplication?.application
+        bound.get().isolatedApplication?.application
     }
 
     /// The overrides of the calling task's scopes, innermost first, if any scope overrides a
     /// dependency: the only case in which a dependency lookup must ask them.
     @usableFromInline
     static var currentOverrides: ScopedOverride? {
-        bound.overrides
+        bound.get().overrides
     }
 
     /// Counts a scoped override served on this thread (see `ScopedOverride.scopedDependency`).
