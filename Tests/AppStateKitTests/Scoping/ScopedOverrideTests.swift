@@ -237,4 +237,44 @@ struct ScopedOverrideTests {
         }
         #expect(Application.dependency(\.scopedOptional) == "live-optional")
     }
+
+    @Test("the async scope and currentScope.run run their operation on the caller's actor, before and after it suspends")
+    func asyncScopesKeepTheCallersActor() async {
+        let recorder = ScopeRecorder()
+        let seen = await recorder.readInsideScopes()
+        #expect(seen == ["scoped", "scoped", "carried", "carried"])
+        #expect(await recorder.steps == 4)
+    }
+}
+
+/// Opens async scopes from inside an actor: the operations touch the actor's state without
+/// `await` (so they compile as isolated to it) and check at run time that they run on it.
+private actor ScopeRecorder {
+    var steps = 0
+
+    func readInsideScopes() async -> [String] {
+        var seen: [String] = []
+        await Application.withOverrides { $0.override(\.scopedGreeter, with: MockGreeter(name: "scoped")) } operation: {
+            preconditionIsolated()
+            steps += 1
+            seen.append(Application.dependency(\.scopedGreeter).greet())
+            await Task.yield()
+            preconditionIsolated()
+            steps += 1
+            seen.append(Application.dependency(\.scopedGreeter).greet())
+        }
+        let scope = Application.withOverrides { $0.override(\.scopedGreeter, with: MockGreeter(name: "carried")) } operation: {
+            Application.currentScope
+        }
+        await scope.run {
+            preconditionIsolated()
+            steps += 1
+            seen.append(Application.dependency(\.scopedGreeter).greet())
+            await Task.yield()
+            preconditionIsolated()
+            steps += 1
+            seen.append(Application.dependency(\.scopedGreeter).greet())
+        }
+        return seen
+    }
 }
