@@ -247,34 +247,34 @@ struct ScopedOverrideTests {
     }
 }
 
-/// Opens async scopes from inside an actor: the operations touch the actor's state without
-/// `await` (so they compile as isolated to it) and check at run time that they run on it.
+/// Opens async scopes from inside an actor: the operations call the actor's synchronous
+/// `readHere()` without `await` (so they compile as isolated to it), which checks at run time
+/// that it runs on the actor.
 private actor ScopeRecorder {
     var steps = 0
+    private var seen: [String] = []
 
     func readInsideScopes() async -> [String] {
-        var seen: [String] = []
         await Application.withOverrides { $0.override(\.scopedGreeter, with: MockGreeter(name: "scoped")) } operation: {
-            preconditionIsolated()
-            steps += 1
-            seen.append(Application.dependency(\.scopedGreeter).greet())
+            readHere()
             await Task.yield()
-            preconditionIsolated()
-            steps += 1
-            seen.append(Application.dependency(\.scopedGreeter).greet())
+            readHere()
         }
         let scope = Application.withOverrides { $0.override(\.scopedGreeter, with: MockGreeter(name: "carried")) } operation: {
             Application.currentScope
         }
         await scope.run {
-            preconditionIsolated()
-            steps += 1
-            seen.append(Application.dependency(\.scopedGreeter).greet())
+            readHere()
             await Task.yield()
-            preconditionIsolated()
-            steps += 1
-            seen.append(Application.dependency(\.scopedGreeter).greet())
+            readHere()
         }
         return seen
+    }
+
+    /// Checks that it runs on this actor, counts the step and records the greeter it sees.
+    private func readHere() {
+        preconditionIsolated()
+        steps += 1
+        seen.append(Application.dependency(\.scopedGreeter).greet())
     }
 }
