@@ -55,8 +55,20 @@ extension Application {
         feature: String = "App",
         id: String
     ) -> Dependency<Value> {
-        dependency(
-            key: EntryKey(kind: .dependency, valueType: Value.self, feature: feature, id: id),
+        let hash = EntryKey.mix(
+            kind: EntryKind.dependency.identifier, valueType: ObjectIdentifier(Value.self), nameBits: StringPairHashes.hash(feature, id)
+        )
+        // No live scope may override the key (see `OverrideCensus`) and this thread read it
+        // before: the registry's instance, found by the name's parts in place, so the common
+        // case builds no key (whose copy of the two strings costs a retain and release each).
+        if OverrideCensus.isEmpty || !OverrideCensus.mayOverride(fastHash: hash),
+            let slot = ThreadLookupCache.rememberedSlot(in: registry, kind: .dependency, valueType: Value.self, feature: feature, id: id, hash: hash) {
+            return Application.registeredDependency(in: slot, as: Value.self)
+        }
+        return dependency(
+            key: EntryKey(
+                kind: EntryKind.dependency.identifier, valueType: ObjectIdentifier(Value.self), feature: feature, id: id, fastHash: hash
+            ),
             object
         )
     }

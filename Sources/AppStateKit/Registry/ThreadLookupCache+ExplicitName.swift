@@ -36,18 +36,38 @@ extension ThreadLookupCache {
         let kindIdentifier = kind.identifier
         let typeIdentifier = ObjectIdentifier(valueType)
         let hash = EntryKey.mix(kind: kindIdentifier, valueType: typeIdentifier, nameBits: StringPairHashes.hash(feature, id))
-        if let cache = existing(key: registry.threadKey),
-            let slot = cache._withUnsafeGuaranteedRef({
-                $0.slot(
-                    kind: kindIdentifier, valueType: typeIdentifier, feature: feature, id: id, hash: hash,
-                    registryStamp: registry.stamp.load(ordering: .relaxed)
-                )
-            })
-        {
+        if let slot = remembered(in: registry, kind: kindIdentifier, valueType: typeIdentifier, feature: feature, id: id, hash: hash) {
             return slot.takeUnretainedValue()
         }
         let key = EntryKey(kind: kindIdentifier, valueType: typeIdentifier, feature: feature, id: id, fastHash: hash)
         return registry.slotOnMiss(for: key, create: create).takeUnretainedValue()
+    }
+
+    /// The calling thread's memo slot for the key named by `feature` and `id` whose
+    /// ``EntryKey/fastHash`` is `hash`, if this thread looked it up before; `nil` otherwise
+    /// (creates nothing). For lookups that must decide something between hashing the name and
+    /// creating the entry: a named dependency asks the override census in between.
+    @usableFromInline @inline(never)
+    static func rememberedSlot(
+        in registry: Registry, kind: EntryKind, valueType: Any.Type, feature: String, id: String, hash: Int
+    ) -> Slot? {
+        remembered(in: registry, kind: kind.identifier, valueType: ObjectIdentifier(valueType), feature: feature, id: id, hash: hash)?
+            .takeUnretainedValue()
+    }
+
+    /// The probe ``retainedSlot(in:kind:valueType:feature:id:create:)`` and
+    /// ``rememberedSlot(in:kind:valueType:feature:id:hash:)`` share.
+    @inline(__always)
+    private static func remembered(
+        in registry: Registry, kind: ObjectIdentifier, valueType: ObjectIdentifier, feature: String, id: String, hash: Int
+    ) -> Unmanaged<Slot>? {
+        guard let cache = existing(key: registry.threadKey) else { return nil }
+        return cache._withUnsafeGuaranteedRef {
+            $0.slot(
+                kind: kind, valueType: valueType, feature: feature, id: id, hash: hash,
+                registryStamp: registry.stamp.load(ordering: .relaxed)
+            )
+        }
     }
 }
 

@@ -27,6 +27,9 @@ private extension Application {
     var scopedComposite: Dependency<String> { dependency("composite(\(Application.dependency(\.scopedGreeter).greet()))") }
     /// Like `scopedComposite`, numbered by creation.
     var scopedNumbered: Dependency<String> { dependency("\(Application.dependency(\.scopedGreeter).greet())-\(numberedCalls.increment())") }
+    /// Named dependencies (looked up by the name's parts on this thread's memo).
+    var scopedNamedGreeter: Dependency<any GreeterService> { dependency(LiveGreeter(), feature: "Scoped", id: "greeter") }
+    var scopedNamedRegion: Dependency<String> { dependency("live-region", feature: "Scoped", id: "region") }
 }
 
 private struct Consumer {
@@ -49,6 +52,25 @@ struct ScopedOverrideTests {
         }
         #expect(Application.dependency(\.scopedGreeter).greet() == "live")
         #expect(Consumer().region == "live-region")
+    }
+
+    @Test("a named dependency this thread already read is overridden inside a scope, and the named ones it doesn't override stay the shared instances")
+    func namedDependencyReadBeforeTheScope() {
+        // Read first, so this thread's memo holds both: inside the scope, the memo must not
+        // answer for the overridden one.
+        #expect(Application.dependency(\.scopedNamedGreeter).greet() == "live")
+        #expect(Application.dependency(\.scopedNamedRegion) == "live-region")
+        Application.withOverrides { $0.override(\.scopedNamedGreeter, with: MockGreeter(name: "named-mock")) } operation: {
+            #expect(Application.dependency(\.scopedNamedGreeter).greet() == "named-mock")
+            #expect(Application.dependency(\.scopedNamedRegion) == "live-region")
+            Application.withOverrides { $0.override(\.scopedNamedRegion, with: "test-region") } operation: {
+                #expect(Application.dependency(\.scopedNamedRegion) == "test-region")
+                #expect(Application.dependency(\.scopedNamedGreeter).greet() == "named-mock")
+            }
+            #expect(Application.dependency(\.scopedNamedRegion) == "live-region")
+        }
+        #expect(Application.dependency(\.scopedNamedGreeter).greet() == "live")
+        #expect(Application.dependency(\.scopedNamedRegion) == "live-region")
     }
 
     @Test("declaring an override doesn't run the live factory")
