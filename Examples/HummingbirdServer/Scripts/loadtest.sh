@@ -16,7 +16,7 @@
 # It prints the mean requests/s of each route, the server's processor time per request on each
 # (from /proc, so it doesn't depend on how fast wrk is), and how /api compares with each of the
 # other two (AppStateKit's overhead against the bare route and against doing the same work
-# without AppStateKit).
+# without AppStateKit), over the whole run and round by round (median and range).
 #
 # Usage: Examples/HummingbirdServer/Scripts/loadtest.sh [seconds] [connections] [rounds]
 set -euo pipefail
@@ -72,7 +72,7 @@ for round in $(seq 1 "$ROUNDS"); do
     shift=$(( (round - 1) % ${#ROUTES[@]} ))
     for route in "${ROUTES[@]:$shift}" "${ROUTES[@]:0:$shift}"; do
         result=$(run "$DURATION" "$route")
-        RESULTS="$RESULTS $route=$result"
+        RESULTS="$RESULTS $round:$route=$result"
         line="$line $route ${result%%,*}"
     done
     echo "$line"
@@ -84,9 +84,12 @@ import json, sys
 metrics = json.loads(sys.argv[1])
 ticks_per_second = float(sys.argv[2])
 rates, requests, ticks, voluntary, involuntary = {}, {}, {}, {}, {}
+by_round = {}
 for item in sys.argv[3:]:
-    route, result = item.split("=")
+    name, result = item.split("=")
+    round_number, route = name.split(":")
     rate, count, used, waits, preemptions = result.split(",")
+    by_round.setdefault(round_number, {})[route] = float(rate)
     rates.setdefault(route, []).append(float(rate))
     requests[route] = requests.get(route, 0) + int(count)
     ticks[route] = ticks.get(route, 0) + int(used)
@@ -101,7 +104,13 @@ print(f"server processor time per request: /api {cpu['api']:.1f} µs, /baseline 
 print("server context switches per request (voluntary + involuntary): " + ", ".join(
     f"/{route} {voluntary[route] / requests[route]:.3f} + {involuntary[route] / requests[route]:.3f}" for route in ("api", "baseline", "equivalent")))
 for other, label in (("baseline", "bare"), ("equivalent", "plain-Swift")):
-    print(f"/api vs {label} /{other}: {100 * (1 - mean['api'] / mean[other]):.1f}% fewer requests/s, "
+    # Each round's own ratio too: the routes of one round ran back to back, so drift between
+    # rounds cancels out of it; the median and range show how far one round can be trusted.
+    gaps = sorted(100 * (1 - rates["api"] / rates[other]) for rates in by_round.values())
+    middle = len(gaps) // 2
+    median = gaps[middle] if len(gaps) % 2 else (gaps[middle - 1] + gaps[middle]) / 2
+    print(f"/api vs {label} /{other}: {100 * (1 - mean['api'] / mean[other]):.1f}% fewer requests/s "
+          f"(per round: median {median:.1f}%, {gaps[0]:.1f} to {gaps[-1]:.1f}%), "
           f"{cpu['api'] - cpu[other]:.1f} µs more processor time per request")
 lost = metrics["served"] - metrics["requests"]
 print(f"served {metrics['served']} requests through /api, State counted {metrics['requests']}: {lost} lost updates")
