@@ -55,9 +55,7 @@ extension Application {
         feature: String = "App",
         id: String
     ) -> Dependency<Value> {
-        let hash = EntryKey.mix(
-            kind: EntryKind.dependency.identifier, valueType: ObjectIdentifier(Value.self), nameBits: StringPairHashes.hash(feature, id)
-        )
+        let hash = EntryKey.fastHash(kind: EntryKind.dependency.identifier, valueType: ObjectIdentifier(Value.self), feature: feature, id: id)
         // No live scope may override the key (see `OverrideCensus`) and this thread read it
         // before: the registry's instance, found by the name's parts in place, so the common
         // case builds no key (whose copy of the two strings costs a retain and release each).

@@ -32,11 +32,19 @@ struct EntryKey: Hashable, Sendable {
         self.kind = kind.identifier
         self.valueType = ObjectIdentifier(valueType)
         self.name = .explicit(feature: feature, id: id)
-        self.fastHash = EntryKey.mix(kind: self.kind, valueType: self.valueType, nameBits: StringPairHashes.hash(feature, id))
+        self.fastHash = EntryKey.fastHash(kind: self.kind, valueType: self.valueType, feature: feature, id: id)
     }
 
-    /// A key named by `feature` and `id` whose hash the caller computed as
-    /// ``init(kind:valueType:feature:id:)`` does (see ``ThreadLookupCache/retainedSlot(in:kind:valueType:feature:id:create:)``).
+    /// The ``fastHash`` of the key of `kind` and `valueType` named by `feature` and `id`,
+    /// computed without making the key (the name's hash is remembered per thread, see
+    /// ``StringPairHashes``): lookups by the name's parts probe with it.
+    @inlinable @inline(__always)
+    static func fastHash(kind: ObjectIdentifier, valueType: ObjectIdentifier, feature: String, id: String) -> Int {
+        mix(kind: kind, valueType: valueType, nameBits: StringPairHashes.hash(feature, id))
+    }
+
+    /// A key named by `feature` and `id` whose hash the caller computed with
+    /// ``fastHash(kind:valueType:feature:id:)`` to probe a memo before making the key.
     @inlinable
     init(kind: ObjectIdentifier, valueType: ObjectIdentifier, feature: String, id: String, fastHash: Int) {
         self.kind = kind

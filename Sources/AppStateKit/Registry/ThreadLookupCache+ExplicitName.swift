@@ -1,8 +1,8 @@
 import Synchronization
 
 /// Lookups by an explicit name's parts (`feature`, `id`) instead of an ``EntryKey``: the read
-/// path of ``Application/StoredState`` and ``Application/FileState`` handles, which build their
-/// name on every access. Comparing the parts in place spares the hit the key's copy of the two
+/// path of ``Application/StoredState`` and ``Application/FileState`` handles and of named
+/// dependencies, which build their name on every access. Comparing the parts in place spares the hit the key's copy of the two
 /// strings (a retain and a release each, and an outlined destroy of the key).
 extension ThreadLookupCache {
     /// ``slot(for:registryStamp:)`` for the explicitly named key of `kind`, `valueType`,
@@ -35,7 +35,7 @@ extension ThreadLookupCache {
     ) -> Slot {
         let kindIdentifier = kind.identifier
         let typeIdentifier = ObjectIdentifier(valueType)
-        let hash = EntryKey.mix(kind: kindIdentifier, valueType: typeIdentifier, nameBits: StringPairHashes.hash(feature, id))
+        let hash = EntryKey.fastHash(kind: kindIdentifier, valueType: typeIdentifier, feature: feature, id: id)
         if let slot = remembered(in: registry, kind: kindIdentifier, valueType: typeIdentifier, feature: feature, id: id, hash: hash) {
             return slot.takeUnretainedValue()
         }
