@@ -55,20 +55,17 @@ extension Application {
         feature: String = "App",
         id: String
     ) -> Dependency<Value> {
-        let hash = EntryKey.fastHash(kind: EntryKind.dependency.identifier, valueType: ObjectIdentifier(Value.self), feature: feature, id: id)
+        let kind = EntryKind.dependency.identifier
+        let valueType = ObjectIdentifier(Value.self)
+        let hash = EntryKey.fastHash(kind: kind, valueType: valueType, feature: feature, id: id)
         // No live scope may override the key (see `OverrideCensus`) and this thread read it
         // before: the registry's instance, found by the name's parts in place, so the common
         // case builds no key (whose copy of the two strings costs a retain and release each).
         if OverrideCensus.isEmpty || !OverrideCensus.mayOverride(fastHash: hash),
-            let slot = ThreadLookupCache.rememberedSlot(in: registry, kind: .dependency, valueType: Value.self, feature: feature, id: id, hash: hash) {
+            let slot = ThreadLookupCache.rememberedSlot(in: registry, kind: kind, valueType: valueType, feature: feature, id: id, hash: hash) {
             return Application.registeredDependency(in: slot, as: Value.self)
         }
-        return dependency(
-            key: EntryKey(
-                kind: EntryKind.dependency.identifier, valueType: ObjectIdentifier(Value.self), feature: feature, id: id, fastHash: hash
-            ),
-            object
-        )
+        return dependency(key: EntryKey(kind: kind, valueType: valueType, feature: feature, id: id, fastHash: hash), object)
     }
 
     /// Declares a dependency identified by where this call is written.

@@ -2,8 +2,9 @@ import Synchronization
 
 /// Lookups by an explicit name's parts (`feature`, `id`) instead of an ``EntryKey``: the read
 /// path of ``Application/StoredState`` and ``Application/FileState`` handles and of named
-/// dependencies, which build their name on every access. Comparing the parts in place spares the hit the key's copy of the two
-/// strings (a retain and a release each, and an outlined destroy of the key).
+/// dependencies, which build their name on every access. Comparing the parts in place spares
+/// the hit the key's copy of the two strings (a retain and a release each, and an outlined
+/// destroy of the key).
 extension ThreadLookupCache {
     /// ``slot(for:registryStamp:)`` for the explicitly named key of `kind`, `valueType`,
     /// `feature` and `id` whose ``EntryKey/fastHash`` is `hash`, compared in place: the caller
@@ -49,10 +50,9 @@ extension ThreadLookupCache {
     /// creating the entry: a named dependency asks the override census in between.
     @usableFromInline @inline(never)
     static func rememberedSlot(
-        in registry: Registry, kind: EntryKind, valueType: Any.Type, feature: String, id: String, hash: Int
+        in registry: Registry, kind: ObjectIdentifier, valueType: ObjectIdentifier, feature: String, id: String, hash: Int
     ) -> Slot? {
-        remembered(in: registry, kind: kind.identifier, valueType: ObjectIdentifier(valueType), feature: feature, id: id, hash: hash)?
-            .takeUnretainedValue()
+        remembered(in: registry, kind: kind, valueType: valueType, feature: feature, id: id, hash: hash)?.takeUnretainedValue()
     }
 
     /// The probe ``retainedSlot(in:kind:valueType:feature:id:create:)`` and

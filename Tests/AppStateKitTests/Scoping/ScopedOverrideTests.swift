@@ -273,8 +273,9 @@ struct ScopedOverrideTests {
 /// `readHere()` without `await` (so they compile as isolated to it), which checks at run time
 /// that it runs on the actor.
 private actor ScopeRecorder {
-    var steps = 0
     private var seen: [String] = []
+    /// How many reads ran on the actor.
+    var steps: Int { seen.count }
 
     func readInsideScopes() async -> [String] {
         await Application.withOverrides { $0.override(\.scopedGreeter, with: MockGreeter(name: "scoped")) } operation: {
@@ -293,10 +294,9 @@ private actor ScopeRecorder {
         return seen
     }
 
-    /// Checks that it runs on this actor, counts the step and records the greeter it sees.
+    /// Checks that it runs on this actor and records the greeter it sees.
     private func readHere() {
         preconditionIsolated()
-        steps += 1
         seen.append(Application.dependency(\.scopedGreeter).greet())
     }
 }
