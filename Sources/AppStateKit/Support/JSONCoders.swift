@@ -1,15 +1,19 @@
 import Foundation
 
-/// The JSON encoders and decoders every persisted value goes through (StoredState's store file
-/// and its log, JSON-encoded stored values, FileState files, SyncState records).
+/// How every persisted value becomes JSON and back (`Codable` values stored as JSON, FileState
+/// files, SyncState records), and the coders of the store file and its log.
 ///
 /// JSON has no numbers for infinity or NaN, and a plain `JSONEncoder` refuses them, so a
 /// `Double` that a property list (`UserDefaults`) stores without trouble could not be persisted.
-/// These coders write a non-finite `Double` or `Float` as one of the strings ``positiveInfinity``,
-/// ``negativeInfinity`` and ``notANumber``, and read those strings back as the number wherever a
-/// floating-point value is expected. Finite numbers are written as before, and a `String` that
-/// happens to read `"NaN"` stays a string: the strings are only interpreted where the type asks
-/// for a number.
+/// A value holding one is written with the non-finite numbers as the strings
+/// ``positiveInfinity``, ``negativeInfinity`` and ``notANumber``, and read back as numbers.
+///
+/// Those strings are also ordinary text, and a type that decodes "a number, or else a string"
+/// can't tell them apart. So values are written as plain JSON whenever they hold no non-finite
+/// number, and read as plain JSON first (a text "NaN" stays text, as with a plain coder); only
+/// where that fails are the strings read as numbers. Writing a value that holds a non-finite
+/// number checks that it reads back with as many non-finite numbers of each kind as it has, and
+/// fails with an error instead of writing a value that would come back changed.
 enum JSONCoders {
     /// How `Double.infinity` is written.
     static let positiveInfinity = "Infinity"
@@ -18,14 +22,38 @@ enum JSONCoders {
     /// How `Double.nan` is written.
     static let notANumber = "NaN"
 
-    /// An encoder with `formatting` that writes non-finite numbers as strings.
+    /// `value` as JSON with `formatting`: plain JSON, or, where `value` holds infinity or NaN,
+    /// JSON with those numbers as strings, once it is checked to read back unchanged.
+    ///
+    /// - Throws: The encoder's error, or an `EncodingError` when the value's non-finite numbers
+    ///   would read back as text, or its text as numbers.
+    static func encode<Value: Encodable>(_ value: Value, formatting: JSONEncoder.OutputFormatting = []) throws -> Data {
+        let plain = JSONEncoder()
+        plain.outputFormatting = formatting
+        if let data = try? plain.encode(value) { return data }
+        // A plain encoder fails where a value holds infinity or NaN, or where the value's own
+        // `encode(to:)` throws; the encoder that writes them as strings fails in the latter case
+        // too, and its error is the one thrown.
+        let data = try encoder(formatting).encode(value)
+        if let decodable = Value.self as? any Decodable.Type {
+            try checkNonFiniteNumbersReadBack(value, as: decodable, from: data)
+        }
+        return data
+    }
+
+    /// The `Value` that `data` holds: read as plain JSON, or, where that fails, with the strings
+    /// ``encode(_:formatting:)`` writes for non-finite numbers read as those numbers.
+    ///
+    /// - Throws: The decoding error of the second reading.
+    static func decode<Value: Decodable>(_ type: Value.Type, from data: Data) throws -> Value {
+        if let value = try? JSONDecoder().decode(type, from: data) { return value }
+        return try decoder().decode(type, from: data)
+    }
+
+    /// An encoder with `formatting` that writes non-finite numbers as strings: for the store
+    /// file and its log, whose values say their own type, so the strings are never ambiguous.
     static func encoder(_ formatting: JSONEncoder.OutputFormatting = []) -> JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = formatting
-        encoder.nonConformingFloatEncodingStrategy = .convertToString(
-            positiveInfinity: positiveInfinity, negativeInfinity: negativeInfinity, nan: notANumber
-        )
-        return encoder
+        encoder(formatting, positiveInfinity: positiveInfinity, negativeInfinity: negativeInfinity, notANumber: notANumber)
     }
 
     /// A decoder that reads the strings ``encoder(_:)`` writes for non-finite numbers.
@@ -35,5 +63,55 @@ enum JSONCoders {
             positiveInfinity: positiveInfinity, negativeInfinity: negativeInfinity, nan: notANumber
         )
         return decoder
+    }
+
+    private static func encoder(
+        _ formatting: JSONEncoder.OutputFormatting, positiveInfinity: String, negativeInfinity: String, notANumber: String
+    ) -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = formatting
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: positiveInfinity, negativeInfinity: negativeInfinity, nan: notANumber
+        )
+        return encoder
+    }
+
+    /// Throws unless `data`, the JSON of `value`, reads back (through ``decode(_:from:)``) with
+    /// as many infinities, negative infinities and NaNs as `value` holds.
+    ///
+    /// Reading plain JSON first can only turn the strings into text (fewer non-finite numbers);
+    /// reading the strings as numbers can only turn text into numbers (more). So equal counts
+    /// mean nothing was turned into anything else, whatever order collections come back in.
+    private static func checkNonFiniteNumbersReadBack<Value: Encodable, Readable: Decodable>(
+        _ value: Value, as type: Readable.Type, from data: Data
+    ) throws {
+        // A value that doesn't read back at all is its type's own mismatch, reported when read.
+        guard let readBack = (try? decode(Readable.self, from: data)) as? Value else { return }
+        // Markers no text is expected to hold, so each counts one non-finite number.
+        let markers = ["AppStateKit-positive-infinity-7e1f", "AppStateKit-negative-infinity-7e1f", "AppStateKit-nan-7e1f"]
+        let counting = encoder([], positiveInfinity: markers[0], negativeInfinity: markers[1], notANumber: markers[2])
+        let written = try counting.encode(value)
+        let read = try counting.encode(readBack)
+        for marker in markers {
+            let quoted = Data("\"\(marker)\"".utf8)
+            guard occurrences(of: quoted, in: written) == occurrences(of: quoted, in: read) else {
+                throw EncodingError.invalidValue(value, .init(codingPath: [], debugDescription: """
+                    it holds infinity or NaN, which JSON can only write as the strings \
+                    "\(positiveInfinity)", "\(negativeInfinity)" and "\(notANumber)", and \(Value.self) would read them \
+                    back as text, or its text as numbers; nothing was written
+                    """))
+            }
+        }
+    }
+
+    /// How many times `pattern` occurs in `data`, not overlapping.
+    private static func occurrences(of pattern: Data, in data: Data) -> Int {
+        var count = 0
+        var start = data.startIndex
+        while let found = data.range(of: pattern, in: start..<data.endIndex) {
+            count += 1
+            start = found.upperBound
+        }
+        return count
     }
 }

@@ -12,10 +12,9 @@ enum SyncValueCodec {
             try SyncLimits.check(key: key, value: nil)
             return nil
         }
-        let encoder = JSONCoders.encoder([.sortedKeys])
         let data: Data
         do {
-            data = try encoder.encode(value)
+            data = try JSONCoders.encode(value, formatting: [.sortedKeys])
         } catch {
             throw SyncStoreError(.typeMismatch, key: key, detail: "the value can't be encoded as JSON: \(error)")
         }
@@ -30,7 +29,7 @@ enum SyncValueCodec {
     static func decode<Value: Decodable>(_ data: Data?, as type: Value.Type, initial: Value, key: String, version: Int64) throws -> Value {
         guard let data else { return initial }
         do {
-            return try JSONCoders.decoder().decode(Value.self, from: data)
+            return try JSONCoders.decode(Value.self, from: data)
         } catch {
             let isJSON = (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) != nil
             if isJSON {

@@ -4,10 +4,9 @@ import Foundation
 /// keys), or that JSON base64-encoded (AppState's default). Reading accepts both.
 enum FileStateCodec {
     static func encode<Value: Encodable>(_ value: Value, base64Encoded: Bool, path: String) throws -> Data {
-        let encoder = JSONCoders.encoder(base64Encoded ? [.sortedKeys] : [.prettyPrinted, .sortedKeys])
         let json: Data
         do {
-            json = try encoder.encode(value)
+            json = try JSONCoders.encode(value, formatting: base64Encoded ? [.sortedKeys] : [.prettyPrinted, .sortedKeys])
         } catch {
             throw PersistenceError(.encodingFailed, subject: path, detail: shortDescription(of: error))
         }
@@ -24,10 +23,9 @@ enum FileStateCodec {
         if data.allSatisfy(isWhitespace) {
             throw PersistenceError(.corruptData, subject: path, detail: "the file is empty")
         }
-        let decoder = JSONCoders.decoder()
         let jsonError: any Error
         do {
-            return try decoder.decode(Value.self, from: data)
+            return try JSONCoders.decode(Value.self, from: data)
         } catch {
             // Not plain JSON: the base64 form is tried next, and this error reported if that fails too.
             jsonError = error
@@ -35,7 +33,7 @@ enum FileStateCodec {
         let trimmed = Data(data.filter { !isWhitespace($0) })
         if let json = Data(base64Encoded: trimmed), !json.isEmpty {
             do {
-                return try decoder.decode(Value.self, from: json)
+                return try JSONCoders.decode(Value.self, from: json)
             } catch {
                 throw PersistenceError(.corruptData, subject: path, detail: "the base64-encoded JSON does not decode as \(Value.self): \(shortDescription(of: error))")
             }

@@ -25,7 +25,7 @@ enum StoredValueCodec {
             if rawValue is String || rawValue is Int { return rawValue }
         }
         do {
-            return try JSONCoders.encoder().encode(value)
+            return try JSONCoders.encode(value)
         } catch {
             throw PersistenceError(.encodingFailed, subject: "key \"\(key)\"", detail: shortDescription(of: error))
         }
@@ -44,7 +44,7 @@ enum StoredValueCodec {
         let subject = store.map { "key \"\(key)\" in \(location(of: $0))" } ?? "key \"\(key)\""
         if let data = object as? Data {
             do {
-                return try JSONCoders.decoder().decode(Value.self, from: data)
+                return try JSONCoders.decode(Value.self, from: data)
             } catch {
                 throw PersistenceError(.corruptData, subject: subject, detail: "the stored JSON does not decode as \(Value.self): \(shortDescription(of: error))")
             }
