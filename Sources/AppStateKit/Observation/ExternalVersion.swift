@@ -18,6 +18,10 @@ enum ExternalVersion: Equatable, Sendable {
 protocol ExternallyChangeable: RegistryEntry, Sendable {
     /// The current version; cheap (one `stat`, or one store lookup).
     func externalVersion() -> ExternalVersion
+
+    /// Called when ``externalVersion()`` changed since the last read: the next read must see
+    /// the change.
+    func externalChangeNoticed()
 }
 
 extension FileStateEntry: ExternallyChangeable {
@@ -38,4 +42,7 @@ extension StoredStateEntry: ExternallyChangeable {
             return .unreadable("\(error)")
         }
     }
+
+    /// Nothing to do: the version came from the store, whose reads now see the change too.
+    func externalChangeNoticed() {}
 }

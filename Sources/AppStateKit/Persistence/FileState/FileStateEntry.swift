@@ -126,6 +126,14 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
         }
     }
 
+    /// Makes the next read check the file: a change stream's poll found it changed by a writer
+    /// that doesn't count, whose change reads would otherwise not look for until the kept
+    /// check is ``FileFreshness/revalidationInterval`` old. Moving the counter also keeps a
+    /// read that raced with the poll from keeping the value it found before the change.
+    func externalChangeNoticed() {
+        if !freshness.announceChange() { kept.clear() }
+    }
+
     /// Writes `newValue` atomically; an optional holding `nil` deletes the file.
     override func write(_ newValue: Value) throws {
         if let filenameProblem { throw filenameProblem }

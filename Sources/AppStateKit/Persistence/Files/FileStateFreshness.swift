@@ -64,6 +64,16 @@ final class FileStateFreshness: @unchecked Sendable {
         }
     }
 
+    /// Moves the file's counter, as a writer does after its rename, so that every value kept
+    /// from an earlier check of the file, in every process, is checked again on its next read:
+    /// for a change by a writer that doesn't count (another program, an editor), found by a
+    /// `stat`. Returns `false` without a counter this process may move.
+    @discardableResult
+    func announceChange() -> Bool {
+        let generation = lock.withLock { state.generation }
+        return generation?.increment() != nil
+    }
+
     /// What the entry keeps next to the value it read after a check of the file: that value is
     /// still the file's while the same file manager is in use and the check holds — the
     /// counter hasn't moved since the mark taken before the `stat`, which is less than
