@@ -52,6 +52,10 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
         var queue: [QueueItem] = []
         var isDraining = false
         var reportedScopedOverride = false
+        /// The last failure to read each key from the store's local copy, by the generation of
+        /// the binding it happened under: a key attached while the store is first bound is
+        /// loaded twice (by the binding and by its attach), and reported once.
+        var unreadable: [String: (generation: UInt64, message: String)] = [:]
     }
 
     /// The store the coordinator consumes, and the dependency version it was read at.
@@ -211,10 +215,17 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
 
     /// Fills `entry` from `store`'s local copy of its key.
     private func load(_ entry: any SyncCacheEntry, from store: any SyncStore, generation: UInt64) {
+        let key = entry.storeKey
         do {
-            entry.receive(try store.cachedRecord(forKey: entry.storeKey), generation: generation, force: false)
+            entry.receive(try store.cachedRecord(forKey: key), generation: generation, force: false)
+            lock.withLock { _ = state.unreadable.removeValue(forKey: key) }
         } catch {
-            report("AppStateKit: SyncState \"\(entry.storeKey)\" could not be read from the sync store's local copy: \(error)")
+            let message = "AppStateKit: SyncState \"\(key)\" could not be read from the sync store's local copy: \(error)"
+            let isNew = lock.withLock {
+                let previous = state.unreadable.updateValue((generation, message), forKey: key)
+                return previous?.generation != generation || previous?.message != message
+            }
+            if isNew { report(message) }
         }
     }
 

@@ -97,6 +97,29 @@ struct SyncStateFailureTests {
         #expect(try store.cachedRecord(forKey: "Fail/profile")?.value == Data("{not json".utf8))
     }
 
+    @Test("a local copy that can't be read is reported once per key when the entry is first used, and again for a new store")
+    func unreadableLocalCopyReportedOnce() async throws {
+        let errors = collectErrors()
+        let store = ScriptedSyncStore()
+        store.failCachedReads(true)
+        Application.promote(\.syncStore, with: store)
+        for _ in 0..<3 {
+            #expect(Application.syncState(\.failCounter).value == 0)
+        }
+        let unreadable = { errors.messages.filter { $0.contains("\"Fail/counter\" could not be read from the sync store's local copy") } }
+        #expect(unreadable().count == 1)
+        #expect(unreadable().first?.contains("scripted damage") == true)
+
+        let replacement = ScriptedSyncStore()
+        replacement.failCachedReads(true)
+        Application.promote(\.syncStore, with: replacement)
+        for _ in 0..<3 {
+            #expect(Application.syncState(\.failCounter).value == 0)
+        }
+        #expect(await eventually { unreadable().count == 2 })
+        #expect(unreadable().count == 2)
+    }
+
     @Test("refresh() doesn't throw for bad data (it is reported, as for value) but read() does")
     func refreshWithBadData() async throws {
         let errors = collectErrors()

@@ -10,10 +10,15 @@ final class ScriptedSyncStore: SyncStore {
     private let paused = Atomic<Bool>(false)
     private let interfering = Atomic<Bool>(false)
     private let slowAcknowledgements = Atomic<Bool>(false)
+    private let failingCachedReads = Atomic<Bool>(false)
     private let log = Locked<[(key: String, value: String?)]>([])
 
     /// Makes every later write and compare-and-set throw `unavailable` (or succeed again).
     func failWrites(_ fail: Bool) { failing.store(fail, ordering: .sequentiallyConsistent) }
+
+    /// Makes every later read of the local copy (`cachedRecord`) throw `corruptRecord`, as a
+    /// local store whose file is damaged does (or read again).
+    func failCachedReads(_ fail: Bool) { failingCachedReads.store(fail, ordering: .sequentiallyConsistent) }
 
     /// Makes another writer commit the key just before every compare-and-set (so it conflicts).
     func interfere(_ interfere: Bool) { interfering.store(interfere, ordering: .sequentiallyConsistent) }
@@ -28,7 +33,12 @@ final class ScriptedSyncStore: SyncStore {
     /// The writes received so far (values as UTF-8 text), in order.
     var writes: [(key: String, value: String?)] { log.withLock { $0 } }
 
-    func cachedRecord(forKey key: String) throws -> SyncRecord? { try inner.cachedRecord(forKey: key) }
+    func cachedRecord(forKey key: String) throws -> SyncRecord? {
+        if failingCachedReads.load(ordering: .sequentiallyConsistent) {
+            throw SyncStoreError(.corruptRecord, key: key, detail: "scripted damage of the local copy")
+        }
+        return try inner.cachedRecord(forKey: key)
+    }
 
     func fetchRecord(forKey key: String) async throws -> SyncRecord? { try await inner.fetchRecord(forKey: key) }
 
