@@ -150,11 +150,7 @@ extension Application {
                     case .cancelled:
                         return false
                     case .pollDue:
-                        if let poll, poll.entry.externalVersion() != lastVersion {
-                            // A file's reads may still trust the value they kept before.
-                            poll.entry.externalChangeNoticed()
-                            return true
-                        }
+                        if let poll, poll.entry.externalVersion() != lastVersion { return true }
                     }
                 }
             }

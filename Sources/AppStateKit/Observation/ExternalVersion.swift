@@ -16,18 +16,17 @@ enum ExternalVersion: Equatable, Sendable {
 
 /// An entry whose value another process can change: a stored or file state.
 protocol ExternallyChangeable: RegistryEntry, Sendable {
-    /// The current version; cheap (one `stat`, or one store lookup).
+    /// The current version; cheap (one `stat`, or one store lookup). A read after it sees at
+    /// least this version.
     func externalVersion() -> ExternalVersion
-
-    /// Called when ``externalVersion()`` changed since the last read: the next read must see
-    /// the change.
-    func externalChangeNoticed()
 }
 
 extension FileStateEntry: ExternallyChangeable {
     func externalVersion() -> ExternalVersion {
         do {
-            return .file(try fileManager.existingStamp(ofFile: filePath))
+            let stamp = try fileManager.existingStamp(ofFile: filePath)
+            stampFound(stamp)
+            return .file(stamp)
         } catch {
             return .unreadable("\(error)")
         }
@@ -42,7 +41,4 @@ extension StoredStateEntry: ExternallyChangeable {
             return .unreadable("\(error)")
         }
     }
-
-    /// Nothing to do: the version came from the store, whose reads now see the change too.
-    func externalChangeNoticed() {}
 }

@@ -126,12 +126,14 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
         }
     }
 
-    /// Makes the next read check the file: a change stream's poll found it changed by a writer
-    /// that doesn't count, whose change reads would otherwise not look for until the kept
-    /// check is ``FileFreshness/revalidationInterval`` old. Moving the counter also keeps a
-    /// read that raced with the poll from keeping the value it found before the change.
-    func externalChangeNoticed() {
-        if !freshness.announceChange() { kept.clear() }
+    /// Takes note of `stamp`, found by a `stat` outside the read path (a change stream's poll):
+    /// when it is not the stamp of the value reads keep, nor of a file found undecodable, the
+    /// file changed without moving its counter (another program, an editor), and reads would
+    /// not look until their check is ``FileFreshness/revalidationInterval`` old. Moving the
+    /// counter makes the next read check the file, also one that raced with the `stat`.
+    func stampFound(_ stamp: FileStamp?) {
+        let isKnown = lock.withLock { stamp == cache?.stamp || (stamp != nil && stamp == corruptStamp) }
+        if !isKnown, !freshness.announceChange() { kept.clear() }
     }
 
     /// Writes `newValue` atomically; an optional holding `nil` deletes the file.
