@@ -103,7 +103,7 @@ struct ObservationChangeStreamTests {
     func manyWritersManySubscribers() async {
         let subscribers = 4
         let progress = Progress(subscribers: subscribers)
-        let seen = await withDeadline(.seconds(60)) {
+        let seen = await withDeadline {
             await withTaskGroup(of: [Int].self) { group in
                 for subscriber in 0..<subscribers {
                     group.addTask {
@@ -354,7 +354,7 @@ extension ProcessGlobalTests {
         func fileStateFromAnotherProcess() async throws {
             defer { CrossProcess.directory.remove() }
             let child = try PersistenceChild.start(["file-sequence", CrossProcess.directory.path, "payload.json", "20"])
-            let sequences = await withDeadline(.seconds(60)) {
+            let sequences = await withDeadline {
                 var sequences: [Int] = []
                 for await payload in Application.values(of: \.crossProcessFile, pollInterval: .milliseconds(5)) {
                     sequences.append(payload.sequence)
@@ -372,7 +372,7 @@ extension ProcessGlobalTests {
         func storedStateFromAnotherProcess() async throws {
             defer { CrossProcess.directory.remove() }
             let child = try PersistenceChild.start(["store-sequence", CrossProcess.store.path, "20"])
-            let values = await withDeadline(.seconds(60)) {
+            let values = await withDeadline {
                 var values: [Int] = []
                 for await value in Application.values(of: \.crossProcessStored, pollInterval: .milliseconds(5)) {
                     values.append(value)

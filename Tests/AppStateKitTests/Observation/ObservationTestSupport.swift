@@ -21,6 +21,13 @@ func trackChanges(_ read: () -> Void) -> ChangeCounter {
     return counter
 }
 
+/// How long a test waits for something that should happen soon (a write-behind reaching the
+/// store, a stream delivering, a task ending) before it calls it a hang: a safety net, never a
+/// measurement. Generous, because a loaded machine can keep a test from running for tens of
+/// seconds: under ThreadSanitizer with both processors busy, tests that block the cooperative
+/// pool's two threads (waiting for child processes, say) starve everything else for 50 s.
+let hangLimit: Duration = .seconds(180)
+
 /// The first of two outcomes: the operation's result or the deadline.
 private final class FirstOutcome<T: Sendable>: Sendable {
     private let state = Locked<(continuation: CheckedContinuation<T?, Never>?, done: Bool)>((nil, false))
@@ -47,7 +54,7 @@ private final class FirstOutcome<T: Sendable>: Sendable {
 /// Returns at the deadline even if the operation never does — unlike a task group, which waits
 /// for every child — so a deadlock or a stream that ignores cancellation fails the test instead
 /// of hanging the run.
-func withDeadline<T: Sendable>(_ limit: Duration = .seconds(30), _ operation: @escaping @Sendable () async -> T) async -> T? {
+func withDeadline<T: Sendable>(_ limit: Duration = hangLimit, _ operation: @escaping @Sendable () async -> T) async -> T? {
     await withCheckedContinuation { (continuation: CheckedContinuation<T?, Never>) in
         let outcome = FirstOutcome(continuation)
         let work = Task { await operation() }
@@ -67,7 +74,7 @@ func withDeadline<T: Sendable>(_ limit: Duration = .seconds(30), _ operation: @e
 
 /// Runs `body` on a new thread inside the caller's AppStateKit scope; returns whether it
 /// finished within `limit` (a deadlocked thread is abandoned, not waited for).
-func finishesOnAnotherThread(within limit: Duration = .seconds(30), _ body: @escaping @Sendable () -> Void) -> Bool {
+func finishesOnAnotherThread(within limit: Duration = hangLimit, _ body: @escaping @Sendable () -> Void) -> Bool {
     let scope = Application.currentScope
     let finished = DispatchSemaphore(value: 0)
     Thread {
@@ -78,7 +85,7 @@ func finishesOnAnotherThread(within limit: Duration = .seconds(30), _ body: @esc
 }
 
 /// Waits (yielding, at most `limit`) until `condition` holds; returns whether it did.
-func eventually(within limit: Duration = .seconds(30), _ condition: () async -> Bool) async -> Bool {
+func eventually(within limit: Duration = hangLimit, _ condition: () async -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + limit
     while !(await condition()) {
         if ContinuousClock.now >= deadline { return false }

@@ -91,7 +91,7 @@ struct FreshnessProcessTests {
     /// Reads the child's output until it acknowledged `round`.
     private func waitForAcknowledgement(of round: Int, from child: PersistenceChild.Running, buffer: inout Data) -> Bool {
         let line = Data("\(round)\n".utf8)
-        buffer.append(child.read(timeout: .seconds(30)) { [buffer] received in (buffer + received).range(of: line) != nil })
+        buffer.append(child.read(timeout: hangLimit) { [buffer] received in (buffer + received).range(of: line) != nil })
         guard let range = buffer.range(of: line) else { return false }
         buffer.removeSubrange(buffer.startIndex..<range.upperBound)
         return true

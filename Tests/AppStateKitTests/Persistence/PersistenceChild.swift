@@ -30,7 +30,7 @@ enum PersistenceChild {
         /// hang when called off the main thread on Linux after many child processes.
         /// - Returns: Whether the child exited within `timeout`.
         @discardableResult
-        func waitForExit(timeout: Duration = .seconds(60)) -> Bool {
+        func waitForExit(timeout: Duration = hangLimit) -> Bool {
             if exited.wait(timeout: .now() + .seconds(Int(timeout.components.seconds))) == .success { return true }
             kill(process.processIdentifier, SIGKILL)
             exited.wait()
@@ -39,7 +39,7 @@ enum PersistenceChild {
 
         /// Reads the child's output until `isEnough` says so, the child closes it, or `timeout`
         /// passes — so a stuck child can't hang the test.
-        func read(timeout: Duration = .seconds(60), until isEnough: (Data) -> Bool = { _ in false }) -> Data {
+        func read(timeout: Duration = hangLimit, until isEnough: (Data) -> Bool = { _ in false }) -> Data {
             var received = Data()
             let deadline = ContinuousClock.now + timeout
             while !isEnough(received), ContinuousClock.now < deadline {

@@ -22,7 +22,7 @@ final class FeedRecorder: Sendable {
     /// Waits until `isEnough` holds for what was delivered, at most `timeout` (a safety net, not
     /// a measurement); returns what was delivered.
     @discardableResult
-    func wait(timeout: Duration = .seconds(20), until isEnough: ([SyncRecord]) -> Bool) async -> [SyncRecord] {
+    func wait(timeout: Duration = hangLimit, until isEnough: ([SyncRecord]) -> Bool) async -> [SyncRecord] {
         let deadline = ContinuousClock.now + timeout
         while !isEnough(records), ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(2))

@@ -217,7 +217,7 @@ struct LocalSyncStoreTests {
         #expect(store.watcher === watcher)
         await second.cancel()
         #expect(store.watcher == nil)
-        #expect(watcher.waitUntilFinished(timeout: .seconds(10)))
+        #expect(watcher.waitUntilFinished(timeout: hangLimit))
 
         // A store released with an open feed ends the feed and its watcher.
         var released: LocalSyncStore? = LocalSyncStore(path: path)
@@ -226,7 +226,7 @@ struct LocalSyncStoreTests {
         released = nil
         var iterator = feed.makeAsyncIterator()
         #expect(await iterator.next() == nil)
-        #expect(orphan.waitUntilFinished(timeout: .seconds(10)))
+        #expect(orphan.waitUntilFinished(timeout: hangLimit))
     }
 
     @Test("a corrupt file is reported once, read as an error, left untouched by reads, and moved aside by the next write")

@@ -28,7 +28,7 @@ struct SyncStateProcessTests {
         #expect(child.process.terminationStatus == 0)
 
         // Bounded: a feed that never delivers fails the test instead of hanging the suite.
-        let seen = await firstValue(equalTo: 42, from: iterator, within: .seconds(30))
+        let seen = await firstValue(equalTo: 42, from: iterator, within: hangLimit)
         #expect(seen == 42, "the child's write never reached this process's stream")
         #expect(Application.syncState(\.sharedCounter).value == 42)
     }
