@@ -88,7 +88,7 @@ public final class LocalSyncStore: SyncStore {
         return (directory as NSString).appendingPathComponent("sync.json")
     }
 
-    var lockPath: String { path + ".lock" }
+    var lockPath: String { AtomicFileWriter.sibling(of: path, suffix: ".lock") }
 
     // MARK: Reading
 

@@ -193,6 +193,45 @@ struct FileStateTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
     }
 
+    @Test("names of the files kept beside a FileState's file are refused, so its writers never touch another FileState", .realFileSystem)
+    func reservedFilenames() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        var notes = Application().named("notes.json", in: directory.path)
+        var lock = Application().named("notes.json.lock", in: directory.path)
+        #expect(throws: PersistenceError(
+            .invalidFilename, subject: "FileState in \(directory.path)",
+            detail: "\"notes.json.lock\" ends in \".lock\", the name of the lock file kept beside each FileState's file "
+                + "(\"notes.json\" keeps its lock in \"notes.json.lock\"); choose another name"
+        )) {
+            try lock.write(42)
+        }
+        // The refused name writes nothing, so the lock file holds only the counter notes' writers move.
+        lock.value = 42
+        try notes.update { $0 += 1 }
+        notes.value = 2
+        #expect(lock.value == 0)
+        #expect(try notes.read() == 2)
+
+        var temporary = Application().named("notes.json.tmp-99999999-1", in: directory.path)
+        #expect(throws: PersistenceError(
+            .invalidFilename, subject: "FileState in \(directory.path)",
+            detail: "\"notes.json.tmp-99999999-1\" has the shape of the temporary files FileState writes before renaming "
+                + "(\"<filename>.tmp-<pid>-<n>\"), which are removed when their process is gone; choose another name"
+        )) {
+            try temporary.write(1)
+        }
+        temporary.value = 1
+        #expect(temporary.value == 0)
+
+        // Names that merely contain the words are fine.
+        for filename in ["deploy.lock.json", "notes.tmp-draft", "notes.tmp-1-2.json", "lock"] {
+            let state = Application().named(filename, in: directory.path)
+            try state.write(7)
+            #expect(try state.read() == 7, "\(filename)")
+        }
+    }
+
     @Test("the @FileState wrapper reads and writes")
     func wrapper() {
         let library = Library()

@@ -22,7 +22,9 @@ struct LongFileNameTests {
         let files: any FileManaging = FileManager.default
         try Application.withOverrides({ $0.override(\.fileManager, with: files) }) {
             var state = Application().fileState(initial: 0, path: directory.path, filename: filename)
-            try state.write(5)
+            try state.write(4)
+            // An update takes the file's lock, whose name is shortened like the counter's.
+            try state.update { $0 += 1 }
             #expect(try state.read() == 5)
             state.value = 6
             #expect(state.value == 6)
@@ -47,6 +49,16 @@ struct LongFileNameTests {
         let path = directory.file(Self.name(255))
         try FileKeyValueStore(path: path).writeObject(1, forKey: "k")
         #expect(FileKeyValueStore(path: path).object(forKey: "k") as? Int == 1)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).allSatisfy { $0.utf8.count <= 255 })
+    }
+
+    @Test("LocalSyncStore: a 255-byte file name is written and read back (its lock file fits too)")
+    func syncStoreOnDisk() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file(Self.name(255))
+        _ = try await LocalSyncStore(path: path).write(Data("1".utf8), forKey: "App/k")
+        #expect(try await LocalSyncStore(path: path).fetchRecord(forKey: "App/k")?.value == Data("1".utf8))
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).allSatisfy { $0.utf8.count <= 255 })
     }
 

@@ -1,6 +1,9 @@
+import Foundation
+
 /// The rule for FileState file names, checked once when the entry is made.
 extension FileStateEntry {
-    /// Why `filename` can't be used, or `nil`: it must be one path component.
+    /// Why `filename` can't be used, or `nil`: it must be one path component, and not a name
+    /// AppStateKit gives the files it keeps beside a FileState's file.
     static func validate(filename: String, directory: String) -> PersistenceError? {
         let component = "a file name must be a single path component"
         let problem: String? = if filename.isEmpty {
@@ -13,9 +16,26 @@ extension FileStateEntry {
             "the file name contains a NUL byte; \(component)"
         } else if filename.utf8.count > AtomicFileWriter.maximumNameLength {
             "the file name is \(filename.utf8.count) bytes long; the limit is \(AtomicFileWriter.maximumNameLength)"
+        } else if filename.hasSuffix(".lock") {
+            // Writers of the FileState named without the suffix would move its first bytes
+            // (the shared generation counter lives there) and lock it.
+            "\"\(filename)\" ends in \".lock\", the name of the lock file kept beside each FileState's file "
+                + "(\"\(filename.dropLast(5))\" keeps its lock in \"\(filename)\"); choose another name"
+        } else if isTemporaryName(filename) {
+            // The first write to the FileState named before ".tmp-" would remove it once the
+            // process whose id it names is gone.
+            "\"\(filename)\" has the shape of the temporary files FileState writes before renaming "
+                + "(\"<filename>.tmp-<pid>-<n>\"), which are removed when their process is gone; choose another name"
         } else {
             nil
         }
         return problem.map { PersistenceError(.invalidFilename, subject: "FileState in \(directory)", detail: $0) }
+    }
+
+    /// Whether `filename` ends like a temporary file: `.tmp-<digits>-<digits>`.
+    private static func isTemporaryName(_ filename: String) -> Bool {
+        guard let marker = filename.range(of: ".tmp-", options: .backwards) else { return false }
+        let parts = filename[marker.upperBound...].split(separator: "-", omittingEmptySubsequences: false)
+        return parts.count == 2 && parts.allSatisfy { !$0.isEmpty && $0.utf8.allSatisfy { (0x30...0x39).contains($0) } }
     }
 }
