@@ -1,9 +1,10 @@
 /// Yields a persisted entry's value for mutation in place: the entry's ``PersistedEntry/modification``
 /// lock is held from the read to the write, so `value += 1` from many threads loses nothing.
 ///
-/// A value that can't be read is reported and the mutation starts from the initial value (as
-/// `value = value + 1` would); a failed write is reported and leaves the persisted value as it
-/// was. Reports are made after the lock is released. As with any `inout` access, what a throwing
+/// A value that can't be read is reported and the mutation runs on the initial value; it is
+/// written only where the write keeps the unreadable value (FileState moves the file aside), so
+/// a StoredState whose stored value can't be decoded keeps it. A failed write is reported and
+/// leaves the persisted value as it was. Reports are made after the lock is released. As with any `inout` access, what a throwing
 /// mutation changed before it threw is kept (written), exactly as for an in-memory state.
 struct PersistedValueInPlace<Value: Codable & Sendable> {
     let entry: PersistedEntry<Value>
@@ -15,10 +16,12 @@ struct PersistedValueInPlace<Value: Codable & Sendable> {
             entry.modification.lock(entry)
             var problems: [any Error] = []
             var current: Value
+            var isWritable = true
             do {
                 current = try entry.read()
             } catch {
-                problems.append(error)
+                isWritable = entry.writeKeepsUnreadableValue
+                problems.append(isWritable ? error : entry.changeNotWritten(error))
                 current = entry.initial
             }
             // Written in `defer` so that a mutation that throws (which unwinds this accessor
@@ -26,7 +29,7 @@ struct PersistedValueInPlace<Value: Codable & Sendable> {
             // keeps its changes either way.
             defer {
                 do {
-                    try entry.write(current)
+                    if isWritable { try entry.write(current) }
                 } catch {
                     problems.append(error)
                 }

@@ -38,6 +38,9 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
     }
 
     override var kindName: String { "FileState" }
+
+    /// A write moves an undecodable file aside before replacing it (``preserveCorruptFile(_:path:)``).
+    override var writeKeepsUnreadableValue: Bool { true }
     /// The file the entry actually uses: in an isolated application, inside its sandbox.
     override var loggedName: String { resolvedPath }
 

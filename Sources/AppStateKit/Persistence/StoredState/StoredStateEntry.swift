@@ -140,8 +140,9 @@ final class StoredStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, 
     /// process-wide lock, so updates are atomic within the process.
     ///
     /// - Parameter storeFailure: Called with a read, decode or write error: rethrow it, or
-    ///   report it (a read or decode error then starts `body` from the initial value, a write
-    ///   error returns `body`'s result without storing it, as an assignment would).
+    ///   report it. After a reported read or decode error `body` runs on the initial value and
+    ///   nothing is written (the error says so): the stored value it could not read is kept. A
+    ///   reported write error returns `body`'s result without storing it.
     override func update<Result>(
         _ body: (inout Value) throws -> Result,
         storeFailure: (any Error) throws -> Void
@@ -150,6 +151,7 @@ final class StoredStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, 
         while true {
             var expected: Any?
             var value = initial
+            var isUnreadable = false
             do {
                 let stored = try storedObject(in: store)
                 // A legacy value is moved under the new key: nothing is stored there yet.
@@ -158,9 +160,11 @@ final class StoredStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, 
                     value = try StoredValueCodec.decode(object, as: Value.self, key: stored.key, store: store)
                 }
             } catch {
-                try storeFailure(error)
+                try storeFailure(changeNotWritten(error))
+                isUnreadable = true
             }
             let result = try body(&value)
+            if isUnreadable { return result }
             do {
                 let object = try StoredValueCodec.encode(value, key: storageKey)
                 // Under `modification` too, so an in-place mutation (`value += 1`) of this entry
