@@ -58,15 +58,10 @@ extension Application {
             set { entry.set(newValue) }
             _modify {
                 let entry = entry
-                entry.modification.lock(entry)
-                var current = entry.value
+                var (current, unusable) = entry.beginModification()
                 // Assigned in `defer` so that a mutation that throws keeps its changes, as for
                 // any `inout` access.
-                defer {
-                    let problem = entry.assign(current)
-                    entry.modification.unlock()
-                    if let problem { entry.coordinator.report(problem) }
-                }
+                defer { entry.endModification(current, unusable: unusable) }
                 yield &current
             }
         }

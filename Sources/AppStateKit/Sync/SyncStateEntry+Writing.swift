@@ -13,15 +13,34 @@ extension SyncStateEntry {
     /// ``modification`` held throughout: atomic within this process (not across processes; see
     /// ``update(maxAttempts:_:)``).
     func modify<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        modification.lock(self)
-        var current = value
-        var problem: String?
-        defer {
-            problem = assign(current)
-            modification.unlock()
-            if let problem { coordinator.report(problem) }
-        }
+        var (current, unusable) = beginModification()
+        // Assigned in `defer`, so a mutation that throws keeps its changes, as any `inout` access.
+        defer { endModification(current, unusable: unusable) }
         return try body(&current)
+    }
+
+    /// Starts a change in place (``modify(_:)``, the handle's `value += 1`): takes
+    /// ``modification`` and returns the cached value, with why the store's record can't be used
+    /// when it can't.
+    func beginModification() -> (value: Value, problem: SyncStoreError?) {
+        modification.lock(self)
+        return valueAndUnusableRecordProblem
+    }
+
+    /// Ends a change begun with ``beginModification()``: assigns `changed`, releases
+    /// ``modification`` and reports any problem. When the store's record can't be used
+    /// (`unusable`), the change ran on the initial value and nothing is written: it had no
+    /// stored value to start from, and writing would replace the record (an assignment does,
+    /// reporting that it did).
+    func endModification(_ changed: Value, unusable: SyncStoreError?) {
+        let problem = if let unusable {
+            "AppStateKit: SyncState \"\(storeKey)\" was not written: its stored value could not be used (\(unusable)); "
+                + "the change starts from the stored value, so the stored value is kept (assign a value or reset() to replace it)"
+        } else {
+            assign(changed)
+        }
+        modification.unlock()
+        if let problem { coordinator.report(problem) }
     }
 
     /// ``set(_:)`` with ``modification`` held by the caller; returns the problem to report

@@ -177,6 +177,14 @@ final class SyncStateEntry<Value: Codable & Sendable>: LockedValueEntry<Value>, 
 
     // MARK: Writing
 
+    /// The cached value, as ``value`` reads it, and — read with it — why the store's record of
+    /// this key can't be used (it doesn't decode as `Value`) when the value stands in for it
+    /// with the initial value.
+    var valueAndUnusableRecordProblem: (value: Value, problem: SyncStoreError?) {
+        _ = value  // Tracks the access and binds a replaced store, as a read does.
+        return lock.withLock { (lockedValue, state.problem) }
+    }
+
     /// Makes `newValue` the cached value now, as a write of `data` that is in flight, and
     /// returns the unusable record it is about to replace, if the entry knows of one.
     func beginWrite(_ newValue: Value) -> SyncStoreError? {

@@ -160,6 +160,25 @@ struct SyncStateFailureTests {
         #expect(try store.cachedRecord(forKey: "Fail/counter")?.version == 1)
     }
 
+    @Test("a change in place of a value whose record can't be used writes nothing and says so; an assignment replaces it")
+    func changeOfUnusableRecord() async throws {
+        let errors = collectErrors()
+        let store = installStore()
+        _ = try await store.write(Data("\"a string\"".utf8), forKey: "Fail/counter")
+        var counter = Application.syncState(\.failCounter)
+        #expect(counter.value == 0)
+        counter.value += 1
+        counter.modify { $0 += 1 }
+        try await Application.syncState(\.failCounter).write(counter.value)  // waits for anything queued before it
+        #expect(try store.cachedRecord(forKey: "Fail/counter")?.value == Data("0".utf8))
+        #expect(errors.messages.filter { $0.hasPrefix(#"AppStateKit: SyncState "Fail/counter" was not written: its stored value could not be used (type mismatch"#)
+            && $0.hasSuffix("the change starts from the stored value, so the stored value is kept (assign a value or reset() to replace it)") }.count == 2)
+        // The explicit write above replaced the record, reported as before.
+        #expect(errors.messages.contains { $0.contains("replacing a stored value that could not be used") && $0.contains("Fail/counter") })
+        counter.value += 1
+        #expect(try await Application.syncState(\.failCounter).read() == 1)
+    }
+
     @Test("a bad record pushed by the store later is reported once too, and an explicit write replaces it, reported")
     func badRecordReplacedByWrite() async throws {
         let errors = collectErrors()
