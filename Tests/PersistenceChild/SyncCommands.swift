@@ -90,6 +90,16 @@ enum SyncCommand {
             // exits at once, leaving the write to the exit handler.
             assignCounter(Int(arguments[2])!, on: store)
             acknowledge("set")
+        case "sync-state-burst-exit":
+            // sync-state-burst-exit <path> <count>: adds 1 to `childSyncCounter` through the
+            // synchronous setter `count` times and exits at once, leaving the queued writes to
+            // the exit handler.
+            Application.promote(\.syncStore, with: store)
+            var counter = Application.syncState(\.childSyncCounter)
+            for _ in 0..<Int(arguments[2])! {
+                counter.value += 1
+            }
+            acknowledge("set")
         case "sync-state-set-stuck":
             // sync-state-set-stuck <path> <value>: assigns through the synchronous setter on a
             // store whose writes never finish, then exits (the exit handler reports the write).

@@ -19,8 +19,10 @@ extension Application {
     ///
     /// Setting ``value`` (or a slice, the wrapper, ``reset()``) changes the cache at once —
     /// this process reads its own write — and queues the write to the store behind this
-    /// application's earlier writes. A failed write is reported through the logger and the value
-    /// returns to what the store holds. ``write(_:)`` and ``update(maxAttempts:_:)`` wait for
+    /// application's earlier writes. When the key's previous such write is still the last one
+    /// queued, the new write replaces it: only the newest value is committed, and other
+    /// processes may skip intermediate values but never see writes out of order. A failed write
+    /// is reported through the logger and the value returns to what the store holds. ``write(_:)`` and ``update(maxAttempts:_:)`` wait for
     /// the store and throw instead.
     ///
     /// The store key is ``storeKey`` (`"<feature>/<id>"`, escaped when a part contains `/` or

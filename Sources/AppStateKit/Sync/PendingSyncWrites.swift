@@ -34,14 +34,15 @@ enum PendingSyncWrites {
         keys.withLock { $0[key, default: 0] += 1 }
     }
 
-    /// Notes that a write of `key` begun with ``begin(_:)`` settled.
-    static func end(_ key: String) {
+    /// Notes that `count` writes of `key` begun with ``begin(_:)`` settled (more than one when
+    /// a queued write replaced superseded ones).
+    static func end(_ key: String, count settled: Int = 1) {
         keys.withLock { keys in
-            guard let count = keys[key] else {
-                assertionFailure("AppStateKit: internal error: a SyncState write of \"\(key)\" settled twice")
+            guard let count = keys[key], count >= settled else {
+                assertionFailure("AppStateKit: internal error: more SyncState writes of \"\(key)\" settled than were queued")
                 return
             }
-            keys[key] = count > 1 ? count - 1 : nil
+            keys[key] = count > settled ? count - settled : nil
         }
     }
 

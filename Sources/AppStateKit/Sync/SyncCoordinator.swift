@@ -30,7 +30,10 @@ import Observation
 ///
 /// **Writes** run one at a time in the order they were queued (across all keys of the
 /// application), each on the store that was bound when it was queued. ``barrier()`` waits until
-/// everything queued before it has settled.
+/// everything queued before it has settled. A setter's write that finds the queue's last,
+/// not-yet-started item to be a setter's write of the same entry and binding replaces it
+/// instead of queueing behind it (see ``enqueue(_:)``), so a burst of assignments commits the
+/// newest value instead of every one.
 final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
     // Safe: `state` is only accessed while `lock` is held; `rebinding` serialises rebinding;
     // the dependency entries synchronise themselves.
@@ -76,12 +79,26 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
         case barrier(CheckedContinuation<Void, Never>)
     }
 
-    /// A write waiting in the queue; `settle` receives its outcome.
+    /// A write waiting in the queue; `settle` receives, once, its outcome and how many
+    /// earlier writes it superseded (see ``superseded``).
     struct QueuedWrite: Sendable {
         let key: String
         let data: Data?
         let store: any SyncStore
-        let settle: @Sendable (Result<SyncRecord, any Error>) -> Void
+        /// Who queued a setter's (un-awaited) write; `nil` for a write whose caller waits for
+        /// its own commit, which is never replaced and never replaces another.
+        let origin: Origin?
+        /// How many earlier setter writes this one replaced while they waited at the queue's
+        /// tail: they were never sent, and settle with it.
+        var superseded = 0
+        let settle: @Sendable (Result<SyncRecord, any Error>, _ superseded: Int) -> Void
+    }
+
+    /// The entry that queued a setter's write and the binding (store) it goes to: writes of
+    /// one origin may replace each other in the queue.
+    struct Origin: Equatable, Sendable {
+        let entry: ObjectIdentifier
+        let generation: UInt64
     }
 
     private init(key: EntryKey, storeEntry: DependencyEntry<any SyncStore>, loggerEntry: DependencyEntry<ApplicationLogger>) {
@@ -268,9 +285,26 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
 
     /// Queues `write` behind every write queued before it. An exiting process waits for it
     /// (see ``PendingSyncWrites``).
+    ///
+    /// A setter's write (one with an ``QueuedWrite/origin``) whose origin and key match the
+    /// queue's last item replaces that item instead: the superseded value is never committed,
+    /// and its write settles with the replacement. Only the last item, so no write of another
+    /// key queued in between is reordered against this key (another process may skip a value,
+    /// never see one out of order); never the write being committed, which has left the
+    /// queue; and never an awaited write, whose caller waits for its own value's commit.
     func enqueue(_ write: QueuedWrite) {
         PendingSyncWrites.begin(write.key)
-        enqueue(.write(write))
+        let startDraining = lock.withLock {
+            if let origin = write.origin, case let .write(last)? = state.queue.last, last.origin == origin, last.key == write.key {
+                var replacement = write
+                replacement.superseded = last.superseded + 1
+                state.queue[state.queue.count - 1] = .write(replacement)
+                // A non-empty queue is being drained already.
+                return false
+            }
+            return append(.write(write))
+        }
+        if startDraining { startDrain() }
     }
 
     /// Returns once every write queued before the call has settled.
@@ -281,14 +315,18 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
     }
 
     private func enqueue(_ item: QueueItem) {
-        let startDraining = lock.withLock {
-            state.queue.append(item)
-            defer { state.isDraining = true }
-            return !state.isDraining
-        }
-        if startDraining {
-            Task.detached { [self] in await drain() }
-        }
+        if lock.withLock({ append(item) }) { startDrain() }
+    }
+
+    /// Appends `item`; returns whether the queue must start draining. Called with `lock` held.
+    private func append(_ item: QueueItem) -> Bool {
+        state.queue.append(item)
+        defer { state.isDraining = true }
+        return !state.isDraining
+    }
+
+    private func startDrain() {
+        Task.detached { [self] in await drain() }
     }
 
     private func drain() async {
@@ -298,11 +336,11 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
                 continuation.resume()
             case let .write(write):
                 do {
-                    write.settle(.success(try await write.store.write(write.data, forKey: write.key)))
+                    write.settle(.success(try await write.store.write(write.data, forKey: write.key)), write.superseded)
                 } catch {
-                    write.settle(.failure(error))
+                    write.settle(.failure(error), write.superseded)
                 }
-                PendingSyncWrites.end(write.key)
+                PendingSyncWrites.end(write.key, count: 1 + write.superseded)
             }
         }
     }

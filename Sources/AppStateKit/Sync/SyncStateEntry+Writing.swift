@@ -2,8 +2,9 @@ import Foundation
 
 extension SyncStateEntry {
     /// The synchronous setter: shows `newValue` now and queues its write behind this
-    /// application's earlier writes. Failures are reported, and the value then converges to the
-    /// store's.
+    /// application's earlier writes (replacing this entry's write still waiting at the queue's
+    /// tail, if any: see ``SyncCoordinator/enqueue(_:)``). Failures are reported, and the value
+    /// then converges to the store's.
     func set(_ newValue: Value) {
         let problem = modification.withLock(self) { assign(newValue) }
         if let problem { coordinator.report(problem) }
@@ -90,9 +91,12 @@ extension SyncStateEntry {
         let replaced = beginWrite(newValue)
         let key = storeKey
         let coordinator = coordinator
+        // Only a setter's write may be replaced by a newer one while queued: an awaited write's
+        // caller waits for its own value's commit.
+        let origin = completion == nil ? SyncCoordinator.Origin(entry: ObjectIdentifier(self), generation: bound.generation) : nil
         coordinator.enqueue(
-            SyncCoordinator.QueuedWrite(key: key, data: data, store: bound.store) { [self] result in
-                endWrite(result, written: newValue, generation: bound.generation)
+            SyncCoordinator.QueuedWrite(key: key, data: data, store: bound.store, origin: origin) { [self] result, superseded in
+                endWrite(result, written: newValue, generation: bound.generation, superseded: superseded)
                 if let completion {
                     completion(result)
                 } else if case let .failure(error) = result {

@@ -200,10 +200,11 @@ final class SyncStateEntry<Value: Codable & Sendable>: LockedValueEntry<Value>, 
     }
 
     /// A write of `written` begun with ``beginWrite(_:)`` settled: committed as `record` under
-    /// `generation`, or failed.
-    func endWrite(_ result: Result<SyncRecord, any Error>, written: Value, generation: UInt64) {
+    /// `generation`, or failed; with it settle the `superseded` earlier writes it replaced in
+    /// the queue, which were never sent.
+    func endWrite(_ result: Result<SyncRecord, any Error>, written: Value, generation: UInt64, superseded: Int) {
         let outcome: Outcome = lock.withLock {
-            state.pendingWrites -= 1
+            state.pendingWrites -= 1 + superseded
             switch result {
             case let .success(record):
                 // `>=`: the feed may have delivered this very commit before the write returned.

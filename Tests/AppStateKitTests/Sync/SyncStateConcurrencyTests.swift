@@ -120,6 +120,9 @@ struct SyncStateConcurrencyTests {
         let final = try await Application.syncState(\.fleetCounter).read()
         #expect(try store.cachedRecord(forKey: "Fleet/counter")?.value == Data("\(final)".utf8))
         #expect(Application.syncState(\.fleetCounter).value == final)
-        #expect(try store.cachedRecord(forKey: "Fleet/counter")?.version == Int64(Self.tasks * Self.perTask))
+        // Each assignment was committed or replaced, while queued, by a later one of the key
+        // (see SyncWriteCoalescingTests): at most one commit per assignment.
+        let version = try #require(try store.cachedRecord(forKey: "Fleet/counter")?.version)
+        #expect((1...Int64(Self.tasks * Self.perTask)).contains(version))
     }
 }

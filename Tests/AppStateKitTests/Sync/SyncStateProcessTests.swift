@@ -46,6 +46,21 @@ struct SyncStateProcessTests {
         #expect(record.value.map { String(decoding: $0, as: UTF8.self) } == "7")
     }
 
+    @Test("3,000 assignments in a loop just before the process exits: the store ends at 3,000, nothing reported lost")
+    func burstBeforeExitIsCommitted() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("sync.json")
+        let child = try PersistenceChild.start(["sync-state-burst-exit", path, "3000"], capturingErrors: true)
+        #expect(String(decoding: child.read(), as: UTF8.self) == "set\n")
+        #expect(child.waitForExit())
+        #expect(child.process.terminationStatus == 0)
+        let errors = String(decoding: try #require(child.errors).readDataToEndOfFile(), as: UTF8.self)
+        #expect(errors.isEmpty, "\(errors)")
+        let record = try #require(try LocalSyncStore(path: path).cachedRecord(forKey: "Child/counter"))
+        #expect(record.value.map { String(decoding: $0, as: UTF8.self) } == "3000")
+    }
+
     @Test("a write still queued when the exit stops waiting is reported with its key, not dropped silently")
     func unfinishedWriteAtExitIsReported() throws {
         let directory = TemporaryDirectory()
