@@ -37,6 +37,7 @@ private extension Application {
     var storedBadJSON: StoredState<Profile> { storedState(initial: Profile(name: "fallback", tags: []), feature: "S", id: "badJSON", store: store) }
     var storedWrapped: StoredState<Int> { storedState(initial: 0, feature: "S", id: "wrapped", store: store) }
     var storedReset: StoredState<Int> { storedState(initial: 5, feature: "S", id: "reset", store: store) }
+    var storedOptionalLimit: StoredState<Int?> { storedState(initial: 5, feature: "S", id: "optionalLimit", store: store) }
     var legacyInt: StoredState<Int> { storedState(initial: 0, feature: "Legacy", id: "int", store: store) }
     var legacyString: StoredState<String> { storedState(initial: "", feature: "Legacy", id: "string", store: store) }
     var legacyDate: StoredState<Date> { storedState(initial: Date(timeIntervalSince1970: 0), feature: "Legacy", id: "date", store: store) }
@@ -78,6 +79,16 @@ struct StoredStateTests {
         #expect(Application.storedState(\.storedBool).value == true)
         #expect(Application.storedState(\.storedFloat).value == 0.5)
         #expect(Application.storedState(\.storedDictionary).value == ["k": ["v"]])
+    }
+
+    @Test("assigning nil to an optional with a non-nil initial value removes the key, so reads return the initial value")
+    func nilReadsInitial() {
+        var limit = Application.storedState(\.storedOptionalLimit)
+        limit.value = 9
+        #expect(store.object(forKey: "S/optionalLimit") as? Int == 9)
+        limit.value = nil
+        #expect(store.object(forKey: "S/optionalLimit") == nil)
+        #expect(limit.value == 5)
     }
 
     @Test("values written by plain store code are what the state reads")
