@@ -16,7 +16,7 @@ enum SyncValueCodec {
         do {
             data = try JSONCoders.encode(value, formatting: [.sortedKeys])
         } catch {
-            throw SyncStoreError(.typeMismatch, key: key, detail: "the value can't be encoded as JSON: \(error)")
+            throw SyncStoreError(.typeMismatch, key: key, detail: "the value can't be encoded as JSON: \(shortDescription(of: error))")
         }
         try SyncLimits.check(key: key, value: data)
         return data
@@ -33,7 +33,7 @@ enum SyncValueCodec {
         } catch {
             let isJSON = (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) != nil
             if isJSON {
-                throw SyncStoreError(.typeMismatch, key: key, detail: "the stored JSON (version \(version), \(data.count) bytes) does not decode as \(Value.self): \(error)")
+                throw SyncStoreError(.typeMismatch, key: key, detail: "the stored JSON (version \(version), \(data.count) bytes) does not decode as \(Value.self): \(shortDescription(of: error))")
             }
             throw SyncStoreError(.corruptRecord, key: key, detail: "the stored value (version \(version), \(data.count) bytes) is not valid JSON")
         }

@@ -160,6 +160,18 @@ struct SyncStateFailureTests {
         #expect(try store.cachedRecord(forKey: "Fail/counter")?.version == 1)
     }
 
+    @Test("a record of another shape is described in one line: what is missing and where")
+    func shapeMismatchMessage() async throws {
+        let store = installStore()
+        _ = try await store.write(Data(#"{"nickname":"ada"}"#.utf8), forKey: "Fail/profile")
+        await #expect(throws: SyncStoreError(
+            .typeMismatch, key: "Fail/profile",
+            detail: #"the stored JSON (version 1, 18 bytes) does not decode as Profile: missing key "name""#
+        )) {
+            try await Application.syncState(\.failProfile).read()
+        }
+    }
+
     @Test("a change in place of a value whose record can't be used writes nothing and says so; an assignment replaces it")
     func changeOfUnusableRecord() async throws {
         let errors = collectErrors()
