@@ -42,9 +42,8 @@ extension Application {
             entry = hiddenByScope ? nil : DependencyEntry.promote(key, in: application.registry, to: value)
         } else {
             // The property returns a handle obtained elsewhere: promote the entry it refers to.
-            entry = application[keyPath: keyPath].entry.map { handled in
-                handled.promote(to: value) ? handled : DependencyEntry.promote(handled.key, in: application.registry, to: value)
-            }
+            entry = application[keyPath: keyPath].entry
+            entry?.promote(to: value)
         }
         if let entry { logDebug("promoted \(DependencyOverride.subject(entry)) to a new instance") }
         return Application.self
@@ -67,18 +66,13 @@ extension Application {
         with value: Value
     ) -> DependencyOverride {
         let application = current
-        let registry = application.registry
         guard let key = KeyCapture.declaredKey(of: keyPath, replacement: value) else {
             // The property returns a handle obtained elsewhere: override the entry it refers to.
             let entry = application.registryEntry(of: keyPath)
-            if let token = entry.pushOverride(value) {
-                return DependencyOverride(entry: entry, token: token, registry: registry)
-            }
-            let (current, token) = DependencyEntry.override(entry.key, in: registry, with: value)
-            return DependencyOverride(entry: current, token: token, registry: registry)
+            return DependencyOverride(entry: entry, token: entry.pushOverride(value))
         }
-        let (entry, token) = DependencyEntry.override(key, in: registry, with: value)
-        return DependencyOverride(entry: entry, token: token, registry: registry)
+        let (entry, token) = DependencyEntry.override(key, in: application.registry, with: value)
+        return DependencyOverride(entry: entry, token: token)
     }
 
     /// The registry entry of the dependency at `keyPath` in this application, resolved outside

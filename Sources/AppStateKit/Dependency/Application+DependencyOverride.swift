@@ -20,10 +20,9 @@ extension Application {
         /// The overridden entry, named in debug messages.
         private let entry: RegistryEntry
 
-        /// The override `token` of `entry`, which belongs to `registry` (an entry without an
-        /// instance leaves it when its last override goes).
-        init<Value: Sendable>(entry: DependencyEntry<Value>, token: UInt64, registry: Registry) {
-            restore = { [weak registry] in entry.removeOverride(token, retiringFrom: registry) }
+        /// The override `token` of `entry`.
+        init<Value: Sendable>(entry: DependencyEntry<Value>, token: UInt64) {
+            restore = { entry.removeOverride(token) }
             self.entry = entry
             Application.logDebug("installed an override of \(DependencyOverride.subject(entry))")
         }
