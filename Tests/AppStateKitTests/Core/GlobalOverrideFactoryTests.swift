@@ -101,6 +101,20 @@ struct GlobalOverrideFactoryTests {
         #expect(runs.value == 1)
     }
 
+    @Test("the entry an override made before first use stays in the registry, so whoever keeps it follows the instance created later")
+    func entryStaysAcrossCancel() throws {
+        let runs = FactoryRuns()
+        let override = Application.override(\.[liveDatabase: runs], with: Database(label: "fake"))
+        let entry = try #require(Application.current[keyPath: \.[liveDatabase: runs]].entry)
+        override.cancel()
+        #expect(entry.awaitsValue)
+        let live = Application.dependency(\.[liveDatabase: runs])
+        #expect(Application.current[keyPath: \.[liveDatabase: runs]].entry === entry)
+        #expect(entry.snapshot()?.box.value === live)
+        #expect(!entry.awaitsValue)
+        #expect(runs.value == 1)
+    }
+
     @Test("a promotion before first use makes the value the instance, for good, without the factory")
     func promoteBeforeFirstUse() {
         let runs = FactoryRuns()
