@@ -63,7 +63,7 @@ extension Application {
         // case builds no key (whose copy of the two strings costs a retain and release each).
         if OverrideCensus.isEmpty || !OverrideCensus.mayOverride(fastHash: hash),
             let slot = ThreadLookupCache.rememberedSlot(in: registry, kind: kind, valueType: valueType, feature: feature, id: id, hash: hash) {
-            return Application.registeredDependency(in: slot, as: Value.self)
+            return Application.registeredDependency(in: slot, as: Value.self, object)
         }
         return dependency(key: EntryKey(kind: kind, valueType: valueType, feature: feature, id: id, fastHash: hash), object)
     }
@@ -110,7 +110,7 @@ extension Application {
             }
             // Not overridden. Read before by this thread: the registry has it, so share it, as
             // `scopedDependency` would after asking the registry.
-            if let shared = registry.withRememberedSlot(for: key, { Application.registeredDependency(in: $0, as: Value.self) }) {
+            if let shared = registry.withRememberedSlot(for: key, { Application.registeredDependency(in: $0, as: Value.self, object) }) {
                 return shared
             }
             if let overrides = TaskContext.currentOverrides,
@@ -118,7 +118,7 @@ extension Application {
                     for: key,
                     in: registry,
                     create: object,
-                    publish: { made, key, registry in Application.registeredDependency(key: key, in: registry) { made }.value }
+                    publish: { made, key, registry in Application.publishedDependency(made, key: key, in: registry) }
                 ) {
                 return Dependency(slot: nil, value: scoped)
             }
@@ -133,15 +133,30 @@ extension Application {
     @inlinable @inline(__always)
     static func registeredDependency<Value: Sendable>(key: EntryKey, in registry: Registry, _ object: () -> Value) -> Dependency<Value> {
         registry.withSlot(for: key, create: { Application.makeDependencyEntry(key: $0, object) }) { slot in
-            registeredDependency(in: slot, as: Value.self)
+            registeredDependency(in: slot, as: Value.self, object)
         }
     }
 
-    /// The dependency whose registry entry `slot` memoises.
+    /// The dependency whose registry entry `slot` memoises; `object` creates its instance if
+    /// the entry has no value (see `DependencyEntry`).
     @inlinable @inline(__always)
-    static func registeredDependency<Value: Sendable>(in slot: ThreadLookupCache.Slot, as type: Value.Type) -> Dependency<Value> {
+    static func registeredDependency<Value: Sendable>(
+        in slot: ThreadLookupCache.Slot,
+        as type: Value.Type,
+        _ object: () -> Value
+    ) -> Dependency<Value> {
         slot.withEntry(as: DependencyEntry<Value>.self) { entry in
-            Dependency(slot: slot, value: entry.value(memoizedIn: slot))
+            Dependency(slot: slot, value: entry.value(memoizedIn: slot, object))
+        }
+    }
+
+    /// The dependency `key` of `registry`, which a scope created as `made` and found independent
+    /// of its overrides: `made` becomes the registry's instance unless another task's instance
+    /// got there first, which is then returned.
+    @usableFromInline
+    static func publishedDependency<Value: Sendable>(_ made: Value, key: EntryKey, in registry: Registry) -> Value {
+        registry.withSlot(for: key, create: { Application.makeDependencyEntry(key: $0) { made } }) { slot in
+            slot.withEntry(as: DependencyEntry<Value>.self) { $0.published(made, in: registry) }
         }
     }
 

@@ -22,6 +22,10 @@ extension Application {
 
     /// Replaces a dependency's instance for the rest of the process (or of the isolation scope).
     ///
+    /// The dependency's factory is not run: if the dependency doesn't exist yet, `value` becomes
+    /// its instance. Overrides in place stay on top of it. Inside a scope that overrides the
+    /// dependency (``withOverrides(_:operation:)-(_,()->R)``) this does nothing.
+    ///
     /// ```swift
     /// Application.promote(\.api, with: StagingAPIClient())
     /// ```
@@ -30,8 +34,17 @@ extension Application {
         _ keyPath: KeyPath<Application, Dependency<Value>>,
         with value: Value
     ) -> Application.Type {
-        let entry = current[keyPath: keyPath].entry
-        entry?.promote(to: value)
+        let application = current
+        let entry: DependencyEntry<Value>?
+        if let key = KeyCapture.declaredKey(of: keyPath, replacement: value) {
+            // A scope's override hides the registry's entry from the caller, who promotes nothing.
+            let hiddenByScope = TaskContext.currentOverrides?.find(key) != nil
+            entry = hiddenByScope ? nil : DependencyEntry.promote(key, in: application.registry, to: value)
+        } else {
+            // The property returns a handle obtained elsewhere: promote the entry it refers to.
+            entry = application[keyPath: keyPath].entry
+            entry?.promote(to: value)
+        }
         if let entry { logDebug("promoted \(DependencyOverride.subject(entry)) to a new instance") }
         return Application.self
     }
@@ -41,6 +54,9 @@ extension Application {
     /// The override is global: every task sees it. For an override that only the current task
     /// and its children see, use a scoped override instead.
     ///
+    /// The dependency's factory is not run. If the dependency doesn't exist yet, it is created
+    /// lazily, with its factory, by the first read after the last override of it goes.
+    ///
     /// ```swift
     /// let override = Application.override(\.api, with: MockAPIClient())
     /// defer { override.cancel() }
@@ -49,7 +65,14 @@ extension Application {
         _ keyPath: KeyPath<Application, Dependency<Value>>,
         with value: Value
     ) -> DependencyOverride {
-        DependencyOverride(entry: current.registryEntry(of: keyPath), value: value)
+        let application = current
+        guard let key = KeyCapture.declaredKey(of: keyPath, replacement: value) else {
+            // The property returns a handle obtained elsewhere: override the entry it refers to.
+            let entry = application.registryEntry(of: keyPath)
+            return DependencyOverride(entry: entry, token: entry.pushOverride(value))
+        }
+        let (entry, token) = DependencyEntry.override(key, in: application.registry, with: value)
+        return DependencyOverride(entry: entry, token: token)
     }
 
     /// The registry entry of the dependency at `keyPath` in this application, resolved outside

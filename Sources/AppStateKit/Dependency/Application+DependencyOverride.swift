@@ -5,7 +5,9 @@ extension Application {
     ///
     /// Cancel it to restore the previous instance, or let the last reference go. Several
     /// overrides of one key may be cancelled in any order: the newest remaining override, or the
-    /// original instance, is what everyone sees.
+    /// instance, is what everyone sees. When the override was made before the dependency was
+    /// first used, there is no instance yet: once the last override goes, the next read creates
+    /// it with the factory, as a first use does.
     ///
     /// ```swift
     /// let override = Application.override(\.api, with: MockAPIClient())
@@ -18,8 +20,8 @@ extension Application {
         /// The overridden entry, named in debug messages.
         private let entry: RegistryEntry
 
-        init<Value: Sendable>(entry: DependencyEntry<Value>, value: Value) {
-            let token = entry.pushOverride(value)
+        /// The override `token` of `entry`.
+        init<Value: Sendable>(entry: DependencyEntry<Value>, token: UInt64) {
             restore = { entry.removeOverride(token) }
             self.entry = entry
             Application.logDebug("installed an override of \(DependencyOverride.subject(entry))")

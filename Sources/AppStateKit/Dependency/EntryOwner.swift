@@ -111,7 +111,9 @@ final class EntryOwner: Sendable {
         if let kept = memo.resolution(registryStamp: stamp) { return (kept.value, kept) }
         let handle = application[keyPath: keyPath]
         guard let dependencyEntry = handle.entry else { return (transform(handle.value), nil) }
-        let (box, version) = dependencyEntry.snapshot()
+        // The read above gave the entry a value; a cancelled override may have taken it since.
+        // (Filled outside scopes: a scope's instance would not be the registry's.)
+        let (box, version) = dependencyEntry.snapshot { _ = TaskContext.withoutOverrides { application[keyPath: keyPath] } }
         let value = transform(box.value)
         return (value, memo.remember(value, of: dependencyEntry, version: version, registryStamp: stamp))
     }

@@ -6,7 +6,8 @@
 /// skips it and creates a transient entry, which records the key and uses the override value
 /// instead of calling the factory — so a live client is never constructed just to be replaced,
 /// and the registry is left unchanged. Every other lookup the declaration makes (reading another
-/// dependency or state to choose its id) resolves as usual.
+/// dependency or state to choose its id) resolves as usual. Global overrides and promotions find
+/// their key the same way (``declaredKey(of:replacement:)``), afresh on every call.
 ///
 /// The declaration's own `dependency(…)` call is the last lookup it makes (its arguments are
 /// evaluated first). When a declaration makes several lookups of the override's type, the first
@@ -80,15 +81,29 @@ final class KeyCapture: KeyCapturing {
     }
 
     private static func capture<Value: Sendable>(_ keyPath: KeyPath<Application, Application.Dependency<Value>>, overrideValue: Value) -> EntryKey {
-        let first = evaluate(keyPath, overrideValue: overrideValue, lookupsToResolve: 0)
-        // Several lookups of the override's type: the declaration read one to choose its id.
-        let capture = first.lookupsOfValueType > 1
-            ? evaluate(keyPath, overrideValue: overrideValue, lookupsToResolve: first.lookupsOfValueType - 1)
-            : first
-        guard let key = capture.key else {
+        guard let key = declaredKey(of: keyPath, replacement: overrideValue) else {
             preconditionFailure(notADeclarationMessage(keyPath))
         }
         return key
+    }
+
+    /// The key the declaration at `keyPath` names now, evaluated afresh (not remembered), or
+    /// `nil` if the property makes no dependency lookup of its type (it returns a handle
+    /// obtained elsewhere). `replacement` — the override or promoted value — stands in for the
+    /// instance, so the factory doesn't run.
+    ///
+    /// For a global override or promotion, which must name the entry the declaration names at
+    /// the time of the call, as reading it would.
+    static func declaredKey<Value: Sendable>(
+        of keyPath: KeyPath<Application, Application.Dependency<Value>>,
+        replacement: Value
+    ) -> EntryKey? {
+        let first = evaluate(keyPath, overrideValue: replacement, lookupsToResolve: 0)
+        // Several lookups of the override's type: the declaration read one to choose its id.
+        let capture = first.lookupsOfValueType > 1
+            ? evaluate(keyPath, overrideValue: replacement, lookupsToResolve: first.lookupsOfValueType - 1)
+            : first
+        return capture.key
     }
 
     /// Evaluates the declaration at `keyPath` with a capture active on the calling thread.

@@ -15,6 +15,8 @@ import Synchronization
 /// never blocked by it. A factory may resolve further entries (nested creation) from any thread.
 /// When waiting would close a cycle (A's factory needs B whose factory needs A, on one thread or
 /// across threads), the process stops with a message naming the chain of keys instead of hanging.
+/// An entry that exists without a value yet (a dependency overridden before its first use, whose
+/// overrides went) gets it the same way, single-flight, through ``fill(_:isFilled:fill:)``.
 ///
 /// Each thread memoises its lookups (`ThreadLookupCache`), so reading an existing entry takes no
 /// lock at all. Entries are never replaced, but they can be removed (``remove(_:)``): the
@@ -212,15 +214,59 @@ final class Registry: @unchecked Sendable {
     /// Called with the lock held; returns with it released.
     private func createEntry(for key: EntryKey, create: (EntryKey) -> RegistryEntry) -> (RegistryEntry, UInt64) {
         let thread = ThreadID.current
+        if awaitCreation(of: key, on: thread, until: { createdEntry(for: key) != nil }), let existing = createdEntry(for: key) {
+            let current = stamp.load(ordering: .relaxed)
+            lock.unlock()
+            return (existing, current)
+        }
+        let creation = startCreation(of: key, on: thread)
+        lock.unlock()
+
+        let entry = create(key)
+
+        lock.lock()
+        storage.entries.add(entry, for: key)
+        finishCreation(creation, on: thread)
+        let current = stamp.load(ordering: .relaxed)
+        lock.unlock()
+        creationFinished.broadcast()
+        return (entry, current)
+    }
+
+    /// Runs `fill` — which runs a factory — for the existing entry of `key` that has no value
+    /// yet (a dependency whose overrides, set before its first use, all went), unless
+    /// `isFilled` says it has one by now. Single flight, like a creation: a thread asking while
+    /// another fills the entry waits for it, and a wait that would close a cycle stops with the
+    /// chain of keys. `fill` runs with no lock held; `isFilled` runs with the registry's lock
+    /// held, so it may only load atomics.
+    func fill(_ key: EntryKey, isFilled: () -> Bool, fill: () -> Void) {
+        let thread = ThreadID.current
+        lock.lock()
+        if awaitCreation(of: key, on: thread, until: isFilled) {
+            lock.unlock()
+            return
+        }
+        let creation = startCreation(of: key, on: thread)
+        lock.unlock()
+
+        fill()
+
+        lock.lock()
+        finishCreation(creation, on: thread)
+        lock.unlock()
+        creationFinished.broadcast()
+    }
+
+    /// Waits while another thread creates (or fills) the entry of `key`, until `isDone()`;
+    /// returns whether it is done. `false` means no creation of `key` is pending: the caller
+    /// starts one. Stops the process when waiting would close a cycle. Called with the lock
+    /// held; returns with it held.
+    private func awaitCreation(of key: EntryKey, on thread: ThreadID, until isDone: () -> Bool) -> Bool {
         var waitDeadline: timespec?
         var hasReportedWait = false
         while true {
-            if let existing = createdEntry(for: key) {
-                let current = stamp.load(ordering: .relaxed)
-                lock.unlock()
-                return (existing, current)
-            }
-            guard let pending = storage.pending[key] else { break }
+            if isDone() { return true }
+            guard let pending = storage.pending[key] else { return false }
             if let chain = cycle(waitingFor: pending, from: thread) {
                 lock.unlock()
                 DependencyCycle(chain: chain).stop()
@@ -249,21 +295,20 @@ final class Registry: @unchecked Sendable {
             }
             storage.waiting[thread] = nil
         }
+    }
+
+    /// Records that `thread` creates the entry of `key`. Called with the lock held.
+    private func startCreation(of key: EntryKey, on thread: ThreadID) -> PendingCreation {
         let creation = PendingCreation(key: key, owner: thread, parent: storage.running[thread])
         storage.pending[key] = creation
         storage.running[thread] = creation
-        lock.unlock()
+        return creation
+    }
 
-        let entry = create(key)
-
-        lock.lock()
-        storage.entries.add(entry, for: key)
-        storage.pending[key] = nil
+    /// Records that `creation` is over. Called with the lock held.
+    private func finishCreation(_ creation: PendingCreation, on thread: ThreadID) {
+        storage.pending[creation.key] = nil
         storage.running[thread] = creation.parent
-        let current = stamp.load(ordering: .relaxed)
-        lock.unlock()
-        creationFinished.broadcast()
-        return (entry, current)
     }
 
     /// How long a thread waits for another thread's creation of an entry before it reports

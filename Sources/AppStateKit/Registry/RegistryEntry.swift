@@ -61,6 +61,11 @@ class RegistryEntry: Observable, KeyedObject, @unchecked Sendable {
     /// The current value, formatted for ``Application/description``.
     var valueDescription: String { "" }
 
+    /// Whether the entry is in the registry but has no value yet, so a read creates it as it
+    /// would create a missing entry (a dependency overridden before its first use, whose
+    /// overrides all went).
+    var awaitsValue: Bool { false }
+
     /// The member observers register interest in; it stands for the entry's value.
     @usableFromInline
     final var observedValue: Void { () }

@@ -40,7 +40,7 @@ final class ThreadLookupCache {
         let retainedEntry: RegistryEntry
         /// Keeps the entry's registry alive as long as the slot, so a handle keeps its whole
         /// application (an isolated one, say) alive; `nil` for a transient slot.
-        let registry: Registry?
+        @usableFromInline let registry: Registry?
         /// A snapshot of the entry's value box, valid while the entry's version equals `version`.
         /// Only the thread whose memo made the slot touches these two (checked in debug builds).
         @exclusivity(unchecked) @usableFromInline var snapshot: AnyObject?

@@ -71,7 +71,7 @@ class ScopedOverride: @unchecked Sendable {
         publish: (Value, EntryKey, Registry) -> Value
     ) -> Value? {
         // The caller found no memo slot, so only the registry itself can tell.
-        if registry.existingEntry(for: key, as: RegistryEntry.self) != nil { return nil }
+        if let existing = registry.existingEntry(for: key, as: RegistryEntry.self), !existing.awaitsValue { return nil }
         let createdKey = CreatedKey(registry: registry.identity, key: key)
         if let scoped = Self.createdLock.withLock({ created?[createdKey] }) as? Value { return scoped }
         let cache = ThreadLookupCache.current

@@ -44,6 +44,10 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
     /// can tell with two loads whether the store was replaced since.
     let boundVersion = AtomicWord(.max)
     private let loggerEntry: DependencyEntry<ApplicationLogger>
+    /// The registry the two dependency entries belong to, which gives them their instance if a
+    /// global override set before their first use went (see `DependencyEntry`). Weak: the
+    /// registry owns the coordinator.
+    private weak let registry: Registry?
     private let lock = Lock()
     private let rebinding = Lock()
     private var state = State()
@@ -101,11 +105,32 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
         let generation: UInt64
     }
 
-    private init(key: EntryKey, storeEntry: DependencyEntry<any SyncStore>, loggerEntry: DependencyEntry<ApplicationLogger>) {
+    private init(key: EntryKey, storeEntry: DependencyEntry<any SyncStore>, loggerEntry: DependencyEntry<ApplicationLogger>, registry: Registry) {
         self.storeEntry = storeEntry
         self.storeVersion = storeEntry.version.view
         self.loggerEntry = loggerEntry
+        self.registry = registry
         super.init(key: key)
+    }
+
+    /// The `\.syncStore` entry's current box and version, the store created with its factory
+    /// if the entry has none.
+    private func storeSnapshot() -> (box: ValueBox<any SyncStore>, version: UInt64) {
+        storeEntry.snapshot { readInRegistry { _ = $0.syncStore } }
+    }
+
+    /// The `\.logger` dependency's current value, created with its factory if needed.
+    private var logger: ApplicationLogger {
+        loggerEntry.snapshot { readInRegistry { _ = $0.logger } }.box.value
+    }
+
+    /// Runs `read` — a declaration read, which gives an entry without a value its instance —
+    /// in the registry's own application, outside every task-local scope.
+    private func readInRegistry(_ read: (Application) -> Void) {
+        guard let registry else {
+            preconditionFailure("AppStateKit: a SyncState was used after the application that owns it was released")
+        }
+        TaskContext.bind(.none) { read(Application(resolvingIn: registry)) }
     }
 
     deinit {
@@ -113,7 +138,7 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
     }
 
     override var kindName: String { "SyncConnection" }
-    override var valueTypeName: String { String(reflecting: type(of: storeEntry.snapshot().0.value)) }
+    override var valueTypeName: String { String(reflecting: type(of: storeSnapshot().box.value)) }
     override var valueDescription: String {
         let (keys, queued) = lock.withLock { (state.entries.count, state.queue.count) }
         return "keys cached: \(keys), writes queued: \(queued)"
@@ -129,7 +154,7 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
                 let owner = Application(resolvingIn: registry)
                 return (owner.syncStore.entry!, owner.logger.entry!)
             }
-            let coordinator = SyncCoordinator(key: key, storeEntry: store, loggerEntry: logger)
+            let coordinator = SyncCoordinator(key: key, storeEntry: store, loggerEntry: logger, registry: registry)
             // On a task of its own: registering here would also register the caller's
             // `withObservationTracking` closure, if any, for changes of the store.
             Task.detached { [weak coordinator] in coordinator?.watchStore() }
@@ -142,7 +167,7 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
     /// The store writes go to now, and its binding's generation; rebinds first if the
     /// `\.syncStore` dependency changed.
     func binding() -> (store: any SyncStore, generation: UInt64) {
-        let version = storeEntry.snapshot().1
+        let version = storeSnapshot().version
         if let current = lock.withLock({ state.binding }), current.storeVersion == version {
             return (current.store, current.generation)
         }
@@ -151,7 +176,7 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
 
     private func rebind() -> (store: any SyncStore, generation: UInt64) {
         let (bound, entries): ((store: any SyncStore, generation: UInt64), [any SyncCacheEntry]) = rebinding.withLock {
-            let (box, version) = storeEntry.snapshot()
+            let (box, version) = storeSnapshot()
             if let current = lock.withLock({ state.binding }), current.storeVersion == version {
                 return ((current.store, current.generation), [])
             }
@@ -199,7 +224,7 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
         var delay = Duration.microseconds(100)
         for _ in 0..<12 {
             let bound = lock.withLock { state.binding?.storeVersion }
-            if storeEntry.snapshot().1 != bound {
+            if storeSnapshot().version != bound {
                 _ = binding()
                 return
             }
@@ -374,6 +399,6 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
 
     /// Reports `message` through the owning application's logger.
     func report(_ message: String) {
-        loggerEntry.snapshot().0.value.error(message)
+        logger.error(message)
     }
 }

@@ -1,0 +1,33 @@
+/// Global replacement of a dependency — ``Application/override(_:with:)`` and
+/// ``Application/promote(_:with:)`` — without creating the instance it replaces.
+///
+/// The entry for the key is looked up in the registry as any read does (single-flight, under
+/// the registry's rules), but when it is missing it is created from the replacement itself, so
+/// the factory never runs: an override makes an entry without an instance (the first read after
+/// its last override goes creates the instance with the factory, see ``DependencyEntry``), a
+/// promotion makes one whose instance is the promoted value. An entry that exists already is
+/// overridden or promoted in place, as always.
+extension DependencyEntry {
+    /// Puts `value` on top of the overrides of the entry for `key` in `registry`, creating an
+    /// entry without an instance if there is none; returns the entry and the override's token.
+    static func override(_ key: EntryKey, in registry: Registry, with value: Value) -> (entry: DependencyEntry, token: UInt64) {
+        var created = false
+        let entry = registry.entry(for: key, as: DependencyEntry.self) {
+            created = true
+            return DependencyEntry(key: key, firstOverride: value)
+        }
+        return (entry, created ? firstOverrideToken : entry.pushOverride(value))
+    }
+
+    /// Makes `value` the instance of the entry for `key` in `registry`, creating the entry with
+    /// it if there is none; returns the entry.
+    static func promote(_ key: EntryKey, in registry: Registry, to value: Value) -> DependencyEntry {
+        var created = false
+        let entry = registry.entry(for: key, as: DependencyEntry.self) {
+            created = true
+            return DependencyEntry(key: key, value: value)
+        }
+        if !created { entry.promote(to: value) }
+        return entry
+    }
+}
