@@ -39,7 +39,7 @@ extension Application {
         if let key = KeyCapture.declaredKey(of: keyPath, replacement: value) {
             // A scope's override hides the registry's entry from the caller, who promotes nothing.
             let hiddenByScope = TaskContext.currentOverrides?.find(key) != nil
-            entry = hiddenByScope ? nil : DependencyEntry.promote(key, in: application.registry, to: value)
+            entry = hiddenByScope ? nil : DependencyEntry<Value>.promoting(key, in: application.registry, to: value)
         } else {
             // The property returns a handle obtained elsewhere: promote the entry it refers to.
             entry = application[keyPath: keyPath].entry
@@ -71,7 +71,7 @@ extension Application {
             let entry = application.registryEntry(of: keyPath)
             return DependencyOverride(entry: entry, token: entry.pushOverride(value))
         }
-        let (entry, token) = DependencyEntry.override(key, in: application.registry, with: value)
+        let (entry, token) = DependencyEntry<Value>.overriding(key, in: application.registry, with: value)
         return DependencyOverride(entry: entry, token: token)
     }
 

@@ -10,7 +10,7 @@
 extension DependencyEntry {
     /// Puts `value` on top of the overrides of the entry for `key` in `registry`, creating an
     /// entry without an instance if there is none; returns the entry and the override's token.
-    static func override(_ key: EntryKey, in registry: Registry, with value: Value) -> (entry: DependencyEntry, token: UInt64) {
+    static func overriding(_ key: EntryKey, in registry: Registry, with value: Value) -> (entry: DependencyEntry, token: UInt64) {
         var created = false
         let entry = registry.entry(for: key, as: DependencyEntry.self) {
             created = true
@@ -21,7 +21,7 @@ extension DependencyEntry {
 
     /// Makes `value` the instance of the entry for `key` in `registry`, creating the entry with
     /// it if there is none; returns the entry.
-    static func promote(_ key: EntryKey, in registry: Registry, to value: Value) -> DependencyEntry {
+    static func promoting(_ key: EntryKey, in registry: Registry, to value: Value) -> DependencyEntry {
         var created = false
         let entry = registry.entry(for: key, as: DependencyEntry.self) {
             created = true
