@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The PostgreSQL step's build: the library and its tests with the PostgreSQL trait, in
+# .build-postgres, warnings failing it as in the main build.
+#
+#   .ci/postgres/build.sh start   starts it in the background (log: .build-ci-postgres.log)
+#   .ci/postgres/build.sh wait    waits for a started build, or builds now if none was started;
+#                                 fails, showing the log, when the build failed or warned
+#
+# 20-hummingbird.sh starts it before building the example: the two builds share no files, and
+# each leaves a processor idle while a chain of modules compiles one after another, so together
+# they take less time than one after the other. 50-postgres.sh waits for it.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+LOG=.build-ci-postgres.log STATUS=.build-ci-postgres.status
+
+build() {
+    swift build --traits PostgreSQL --build-tests --scratch-path .build-postgres > "$LOG" 2>&1
+}
+
+case "${1:-}" in
+start)
+    rm -f "$STATUS"
+    # Detached from this script's output, so the step that starts it ends while it runs.
+    (if build; then echo 0; else echo 1; fi > "$STATUS.part" && mv "$STATUS.part" "$STATUS") < /dev/null > /dev/null 2>&1 &
+    echo "PostgreSQL build started in the background (log: $LOG)"
+    ;;
+wait)
+    if [ ! -e "$STATUS" ] && [ ! -e "$STATUS.part" ] && ! pgrep -f "scratch-path .build-postgres" > /dev/null; then
+        if build; then echo 0 > "$STATUS"; else echo 1 > "$STATUS"; fi
+    fi
+    for _ in $(seq 1 1800); do [ -e "$STATUS" ] && break; sleep 1; done
+    if [ ! -e "$STATUS" ]; then
+        echo "error: the PostgreSQL build did not finish within 30 minutes" >&2
+        exit 1
+    fi
+    if [ "$(cat "$STATUS")" != 0 ]; then
+        cat "$LOG"
+        echo "error: the PostgreSQL build failed (above)" >&2
+        exit 1
+    fi
+    tail -1 "$LOG"
+    if grep -E "warning:|error:" "$LOG" | grep -v "^warning: 'main'"; then
+        echo "error: the PostgreSQL build produced warnings (listed above)" >&2
+        exit 1
+    fi
+    ;;
+*)
+    echo "usage: $0 start|wait" >&2
+    exit 2
+    ;;
+esac
