@@ -1,7 +1,7 @@
 import AppStateKit
 import Foundation
 
-// Usage: appstatekit-benchmarks [--quick] [filter]
+// Usage: appstatekit-benchmarks [--quick] [filter]   (filter: a case name, creation, pers[istence], server, sync)
 if CommandLine.arguments.dropFirst().first == "--sync-child" { SyncStoreBenchmark.runChild(Array(CommandLine.arguments.dropFirst(2))) }
 let arguments = CommandLine.arguments.dropFirst()
 let quick = arguments.contains("--quick")
@@ -80,6 +80,17 @@ if filter == nil || filter.map({ "persistence".hasPrefix($0) && $0.count >= 4 })
     print("## 6d. A small durable write vs the size of the rest of the store\n")
     print(table(["case", "µs/write (median; first: one write)", "vs empty"], PersistenceScalingBenchmark.largeStore(directory: directory, quick: quick)))
     print()
+    printServerRequestSection(directory: directory)
+}
+
+if filter == "server" {
+    let directory = NSTemporaryDirectory() + "appstatekit-bench-\(UUID().uuidString)"
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    printServerRequestSection(directory: directory)
+}
+
+/// Section 6e, also run on its own with the filter `server`.
+func printServerRequestSection(directory: String) {
     print("## 6e. The example server's per-request work, caches warm and evicted (ns/request)\n")
     print(table(["case", "median ns", "vs plain Swift"], ServerRequestBenchmark.run(directory: directory, rounds: quick ? 3 : 9, requests: quick ? 300 : 1_000)))
     print()
