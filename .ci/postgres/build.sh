@@ -6,9 +6,9 @@
 #   .ci/postgres/build.sh wait    waits for a started build, or builds now if none was started;
 #                                 fails, showing the log, when the build failed or warned
 #
-# 20-hummingbird.sh starts it before building the example: the two builds share no files, and
-# each leaves a processor idle while a chain of modules compiles one after another, so together
-# they take less time than one after the other. 50-postgres.sh waits for it.
+# .ci/run starts it right after the main build: it shares no files with the steps that follow
+# (its own scratch path), and fills the time they leave a processor idle, so it is done, or
+# nearly, when 50-postgres.sh waits for it.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 LOG=.build-ci-postgres.log STATUS=.build-ci-postgres.status

@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
 # Builds the Hummingbird server example and runs its tests (not the load test).
 set -euo pipefail
-.ci/postgres/build.sh start   # the PostgreSQL step's build, alongside this one (see build.sh)
 swift build --package-path Examples/HummingbirdServer --build-tests
 swift test --package-path Examples/HummingbirdServer --skip-build
