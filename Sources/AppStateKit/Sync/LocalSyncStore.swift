@@ -88,7 +88,7 @@ public final class LocalSyncStore: SyncStore {
         return (directory as NSString).appendingPathComponent("sync.json")
     }
 
-    var lockPath: String { AtomicFileWriter.sibling(of: path, suffix: ".lock") }
+    var lockPath: String { AtomicFileWriter.lockFile(of: path) }
 
     // MARK: Reading
 

@@ -39,7 +39,7 @@ struct LongFileNameTests {
         #expect(names.count == 3)
         #expect(names.allSatisfy { $0.utf8.count <= 255 })
         #expect(names.contains(filename))
-        #expect(names.contains((AtomicFileWriter.sibling(of: directory.file(filename), suffix: ".lock") as NSString).lastPathComponent))
+        #expect(names.contains((AtomicFileWriter.lockFile(of: directory.file(filename)) as NSString).lastPathComponent))
     }
 
     @Test("FileKeyValueStore: a 255-byte store name is written (its lock file fits too)")

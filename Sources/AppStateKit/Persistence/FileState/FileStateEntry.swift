@@ -233,9 +233,9 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
     /// Runs `body` holding the lock that serialises updates of `path` (see ``update(_:storeFailure:)``).
     private func withExclusiveLock<Result>(_ files: any AtomicFileManaging, path: String, _ body: () throws -> Result) throws -> Result {
         let lockFile: String? = switch files {
-        // The same lock file as the freshness counter's: `<filename>.lock`, shortened for long names.
-        case is FileManager: AtomicFileWriter.sibling(of: path, suffix: ".lock")
-        case let sandbox as SandboxFileManager: AtomicFileWriter.sibling(of: sandbox.mapped(path), suffix: ".lock")
+        // The same lock file as the freshness counter's.
+        case is FileManager: AtomicFileWriter.lockFile(of: path)
+        case let sandbox as SandboxFileManager: AtomicFileWriter.lockFile(of: sandbox.mapped(path))
         default: nil
         }
         guard let lockFile else { return try updateLock.withLock(body) }

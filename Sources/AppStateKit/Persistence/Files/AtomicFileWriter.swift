@@ -69,7 +69,7 @@ package enum AtomicFileWriter {
     /// Does nothing when the lock file doesn't exist: no reader relies on a counter then, because
     /// readers create it before their first check of the file.
     package static func announceChange(of path: String, in fileSystem: some FileSystem = POSIXFileSystem()) {
-        if case let .shared(counter) = fileSystem.sharedGeneration(forLockFile: sibling(of: path, suffix: ".lock"), create: false) {
+        if case let .shared(counter) = fileSystem.sharedGeneration(forLockFile: lockFile(of: path), create: false) {
             counter.increment()
         }
     }
@@ -201,6 +201,14 @@ package enum AtomicFileWriter {
     /// The directory part of `path` (empty for a bare name).
     static func directory(of path: String) -> String {
         (path as NSString).deletingLastPathComponent
+    }
+
+    /// The lock file of `path`: `<name>.lock` beside it (shortened for long names, see
+    /// ``sibling(of:suffix:reserving:)``). Writers `flock` it, and its first 8 bytes are the
+    /// generation counter readers check (``SharedGeneration``); every component that locks or
+    /// counts changes of a file names it through this.
+    static func lockFile(of path: String) -> String {
+        sibling(of: path, suffix: ".lock")
     }
 
     /// `path` + `suffix` as a sibling whose name always fits in ``maximumNameLength`` bytes,

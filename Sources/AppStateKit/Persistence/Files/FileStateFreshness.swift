@@ -44,7 +44,7 @@ final class FileStateFreshness: @unchecked Sendable {
             let target = (files as? SandboxFileManager)?.mapped(path) ?? path
             var attached = lock.withLock { state }
             attached.attach(
-                lockPath: AtomicFileWriter.sibling(of: target, suffix: ".lock"), in: POSIXFileSystem(), create: true, creatingDirectory: false
+                lockPath: AtomicFileWriter.lockFile(of: target), in: POSIXFileSystem(), create: true, creatingDirectory: false
             )
             lock.withLock {
                 if self.owner == owner, state.generation == nil { state = attached }

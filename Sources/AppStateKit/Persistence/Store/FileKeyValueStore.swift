@@ -129,7 +129,7 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
         self.fileSystem = fileSystem
         self.compactionThreshold = compactionThreshold
         self.isPOSIX = fileSystem is POSIXFileSystem
-        self.lockPath = AtomicFileWriter.sibling(of: path, suffix: ".lock")
+        self.lockPath = AtomicFileWriter.lockFile(of: path)
     }
 
     /// The default file for a process: `$XDG_CONFIG_HOME/<name>/defaults.json`, falling back to
