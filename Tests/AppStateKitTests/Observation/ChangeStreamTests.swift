@@ -330,7 +330,7 @@ fileprivate struct ChildPayload: Codable, Sendable {
 }
 
 fileprivate enum CrossProcess {
-    static let directory = TemporaryDirectory()
+    static let directory = TemporaryDirectory.forProcess()
     static let store = FileKeyValueStore(path: directory.file("defaults.json"))
 }
 

@@ -46,7 +46,7 @@ private struct Library {
 
 @Suite("FileState", .isolatedApplication)
 struct FileStateTests {
-    static let wrapperDirectory = TemporaryDirectory()
+    static let wrapperDirectory = TemporaryDirectory.forProcess()
 
     @Test("values round-trip; human-readable JSON when not base64; 0600 files in 0700 directories", .realFileSystem)
     func roundTripAndFormat() throws {

@@ -204,7 +204,10 @@ struct StoredStateTests {
 
     @Test("any UserDefaults instance is usable as a store")
     func userDefaultsSuite() throws {
-        let suiteName = "AppStateKitTests-\(UUID().uuidString)"
+        // An absolute suite name is the property list's path, in a temporary directory.
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let suiteName = directory.file("suite")
         let defaults = try #require(UserDefaults(suiteName: suiteName))
         defer { defaults.removePersistentDomain(forName: suiteName) }
         let suite = UserDefaultsStore(defaults)

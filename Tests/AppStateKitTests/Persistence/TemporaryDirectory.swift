@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A fresh directory under the system temporary directory, removed by `remove()`.
 struct TemporaryDirectory {
@@ -8,6 +9,14 @@ struct TemporaryDirectory {
         path = (NSTemporaryDirectory() as NSString).appendingPathComponent("AppStateKitTests-\(UUID().uuidString)")
         // A failure here makes every test using the directory fail loudly at its first write.
         try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    /// A directory for the whole test process, for declarations that need a fixed path (a
+    /// `static let`): removed when the process exits, since no test owns it.
+    static func forProcess() -> TemporaryDirectory {
+        let directory = TemporaryDirectory()
+        ProcessDirectories.removeAtExit(directory.path)
+        return directory
     }
 
     func file(_ name: String) -> String {
@@ -22,5 +31,20 @@ struct TemporaryDirectory {
     static func permissions(of path: String) throws -> Int {
         let attributes = try FileManager.default.attributesOfItem(atPath: path)
         return (attributes[.posixPermissions] as? NSNumber)?.intValue ?? -1
+    }
+}
+
+/// The directories ``TemporaryDirectory/forProcess()`` made, removed by one `atexit` handler.
+private enum ProcessDirectories {
+    static let paths = Mutex<[String]>([])
+    static let handler: Void = {
+        atexit {
+            for path in ProcessDirectories.paths.withLock({ $0 }) { try? FileManager.default.removeItem(atPath: path) }
+        }
+    }()
+
+    static func removeAtExit(_ path: String) {
+        _ = handler
+        paths.withLock { $0.append(path) }
     }
 }

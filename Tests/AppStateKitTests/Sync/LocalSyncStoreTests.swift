@@ -365,7 +365,8 @@ struct LocalSyncStoreTests {
 
     @Test("the default path is sync.json next to the key-value store's default file")
     func defaultPath() {
-        let directory = (FileKeyValueStore.defaultPath as NSString).deletingLastPathComponent
-        #expect(LocalSyncStore.defaultPath == (directory as NSString).appendingPathComponent("sync.json"))
+        defer { directory.remove() }
+        let storeDirectory = (FileKeyValueStore.defaultPath as NSString).deletingLastPathComponent
+        #expect(LocalSyncStore.defaultPath == (storeDirectory as NSString).appendingPathComponent("sync.json"))
     }
 }
