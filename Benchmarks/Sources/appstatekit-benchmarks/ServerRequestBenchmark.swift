@@ -1,3 +1,4 @@
+import AppStateKit
 import Foundation
 import ServerRequestWork
 
@@ -17,6 +18,9 @@ enum ServerRequestBenchmark {
         // As the server's data directory, it exists: a FileState read never creates its
         // directory, and while it is missing every read checks the file with a `stat`.
         try! FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        // The StoredState the request reads is in `\.userDefaults`: a store in the run's
+        // directory (as section 6b's), never the default one in the user's home.
+        Application.promote(\.userDefaults, with: FileKeyValueStore(path: directory + "/defaults-store.json"))
         var evictionBuffer = [UInt8](repeating: 1, count: 16 << 20)
         var checksum = 0
         func evict() {

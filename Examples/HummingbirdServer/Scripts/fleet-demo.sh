@@ -33,7 +33,8 @@ free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 PORTS=("$(free_port)" "$(free_port)" "$(free_port)")
 LOGS="$(mktemp -d /tmp/flag-demo.XXXXXX)"
 for index in 0 1 2; do
-    PORT="${PORTS[$index]}" FLAG_DATA_DIR="$LOGS" "$SERVER" > "$LOGS/instance$index.log" 2>&1 &
+    # The instances' StoredState store lives in the demo's folder too, not in ~/.config.
+    PORT="${PORTS[$index]}" FLAG_DATA_DIR="$LOGS" XDG_CONFIG_HOME="$LOGS" "$SERVER" > "$LOGS/instance$index.log" 2>&1 &
     PIDS+=("$!")
 done
 for index in 0 1 2; do
