@@ -5,13 +5,15 @@
 #   .ci/postgres/build.sh start   starts it in the background (log: .build-ci-postgres.log)
 #   .ci/postgres/build.sh wait    waits for a started build, or builds now if none was started;
 #                                 fails, showing the log, when the build failed or warned
+#   .ci/postgres/build.sh stop    stops a started build that is still running (.ci/run does this
+#                                 when it exits, so a failed run leaves no compiler behind)
 #
 # .ci/run starts it right after the main build: it shares no files with the steps that follow
 # (its own scratch path), and fills the time they leave a processor idle, so it is done, or
 # nearly, when 50-postgres.sh waits for it.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-LOG=.build-ci-postgres.log STATUS=.build-ci-postgres.status
+LOG=.build-ci-postgres.log STATUS=.build-ci-postgres.status PID=.build-ci-postgres.pid
 
 build() {
     swift build --traits PostgreSQL --build-tests --scratch-path .build-postgres > "$LOG" 2>&1
@@ -20,12 +22,16 @@ build() {
 case "${1:-}" in
 start)
     rm -f "$STATUS"
-    # Detached from this script's output, so the step that starts it ends while it runs.
-    (if build; then echo 0; else echo 1; fi > "$STATUS.part" && mv "$STATUS.part" "$STATUS") < /dev/null > /dev/null 2>&1 &
+    # Detached from this script's output, so the step that starts it ends while it runs; in a
+    # process group of its own, so `stop` can end it with the compilers it started.
+    export -f build
+    export LOG STATUS
+    setsid bash -c '(if build; then echo 0; else echo 1; fi > "$STATUS.part" && mv "$STATUS.part" "$STATUS")' < /dev/null > /dev/null 2>&1 &
+    echo $! > "$PID"
     echo "PostgreSQL build started in the background (log: $LOG)"
     ;;
 wait)
-    if [ ! -e "$STATUS" ] && [ ! -e "$STATUS.part" ] && ! pgrep -f "scratch-path .build-postgres" > /dev/null; then
+    if [ ! -e "$STATUS" ] && ! { [ -e "$PID" ] && kill -0 "$(cat "$PID")" 2> /dev/null; }; then
         if build; then echo 0 > "$STATUS"; else echo 1 > "$STATUS"; fi
     fi
     for _ in $(seq 1 1800); do [ -e "$STATUS" ] && break; sleep 1; done
@@ -44,8 +50,15 @@ wait)
         exit 1
     fi
     ;;
+stop)
+    if [ -e "$PID" ] && [ ! -e "$STATUS" ]; then
+        kill -- "-$(cat "$PID")" 2> /dev/null || true
+        echo "stopped the background PostgreSQL build"
+    fi
+    rm -f "$PID"
+    ;;
 *)
-    echo "usage: $0 start|wait" >&2
+    echo "usage: $0 start|wait|stop" >&2
     exit 2
     ;;
 esac
