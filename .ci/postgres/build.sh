@@ -19,20 +19,25 @@ build() {
     swift build --traits PostgreSQL --build-tests --scratch-path .build-postgres > "$LOG" 2>&1
 }
 
+# Builds and records the outcome (0 or 1) in $STATUS, which appears only once complete.
+build_and_record() {
+    if build; then echo 0; else echo 1; fi > "$STATUS.part" && mv "$STATUS.part" "$STATUS"
+}
+
 case "${1:-}" in
 start)
     rm -f "$STATUS"
     # Detached from this script's output, so the step that starts it ends while it runs; in a
     # process group of its own, so `stop` can end it with the compilers it started.
-    export -f build
+    export -f build build_and_record
     export LOG STATUS
-    setsid bash -c '(if build; then echo 0; else echo 1; fi > "$STATUS.part" && mv "$STATUS.part" "$STATUS")' < /dev/null > /dev/null 2>&1 &
+    setsid bash -c build_and_record < /dev/null > /dev/null 2>&1 &
     echo $! > "$PID"
     echo "PostgreSQL build started in the background (log: $LOG)"
     ;;
 wait)
     if [ ! -e "$STATUS" ] && ! { [ -e "$PID" ] && kill -0 "$(cat "$PID")" 2> /dev/null; }; then
-        if build; then echo 0 > "$STATUS"; else echo 1 > "$STATUS"; fi
+        build_and_record
     fi
     for _ in $(seq 1 1800); do [ -e "$STATUS" ] && break; sleep 1; done
     if [ ! -e "$STATUS" ]; then

@@ -12,7 +12,7 @@ started=$(date +%s)
 eval "$(.ci/postgres/start.sh)"
 trap '.ci/postgres/stop.sh "$APPSTATEKIT_POSTGRES_DIR"' EXIT
 
-# Started in the background by 20-hummingbird.sh; built here when run on its own.
+# Started in the background by .ci/run after the main build; built here when run on its own.
 .ci/postgres/build.sh wait
 
 timeout 600 swift test --traits PostgreSQL --skip-build --scratch-path .build-postgres --filter AppStateKitPostgresTests 2>&1 \

@@ -7,15 +7,16 @@ import Testing
 /// for two processes: each has its own cache and learns of the other's writes only through the
 /// file. (`LocalSyncStoreProcessTests` does the same with real processes.)
 @Suite("LocalSyncStore", .isolatedApplication)
-struct LocalSyncStoreTests {
+final class LocalSyncStoreTests: Sendable {
+    /// Each test's own directory (every test runs on a fresh instance), removed with it.
     let directory = TemporaryDirectory()
+    deinit { directory.remove() }
     var path: String { directory.file("sync.json") }
 
     private func json(_ text: String) -> Data { Data(text.utf8) }
 
     @Test("versions start above 0 and grow with every write; another instance reads the newest")
     func versions() async throws {
-        defer { directory.remove() }
         let store = LocalSyncStore(path: path)
         #expect(try store.cachedRecord(forKey: "App/a") == nil)
         #expect(try await store.fetchRecord(forKey: "App/a") == nil)
@@ -40,7 +41,6 @@ struct LocalSyncStoreTests {
 
     @Test("compare-and-set commits on the current version and reports the current record on a conflict")
     func compareAndSet() async throws {
-        defer { directory.remove() }
         let store = LocalSyncStore(path: path)
         let other = LocalSyncStore(path: path)
 
@@ -63,7 +63,6 @@ struct LocalSyncStoreTests {
 
     @Test("a removal is a tombstone with a new version that compare-and-set and the snapshot see")
     func tombstones() async throws {
-        defer { directory.remove() }
         let store = LocalSyncStore(path: path)
         let written = try await store.write(json("true"), forKey: "flag")
         let removed = try await store.write(nil, forKey: "flag")
@@ -89,7 +88,6 @@ struct LocalSyncStoreTests {
 
     @Test("the snapshot holds every record, sorted by key; a missing file is an empty store")
     func snapshot() async throws {
-        defer { directory.remove() }
         let store = LocalSyncStore(path: path)
         #expect(try await store.snapshot() == [])
         let b = try await store.write(json("2"), forKey: "b")
@@ -100,7 +98,6 @@ struct LocalSyncStoreTests {
 
     @Test("values keep their exact bytes: escapes, Unicode, and bytes that are not UTF-8")
     func exactBytes() async throws {
-        defer { directory.remove() }
         let store = LocalSyncStore(path: path)
         let values: [String: Data] = [
             "quotes": json(#"{"a":"b\"c\\d","e":"\n\t"}"#),
@@ -125,7 +122,6 @@ struct LocalSyncStoreTests {
 
     @Test("keys and values beyond SyncLimits are refused with errors naming the key, and nothing is written")
     func limits() async throws {
-        defer { directory.remove() }
         let store = LocalSyncStore(path: path)
         let longKey = String(repeating: "k", count: SyncLimits.maxKeyBytes + 1)
         for key in ["", longKey] {
@@ -158,7 +154,6 @@ struct LocalSyncStoreTests {
         LocalSyncStore.ChangeDetection.automatic, .polling(every: .milliseconds(5)),
     ])
     func feed(changeDetection: LocalSyncStore.ChangeDetection) async throws {
-        defer { directory.remove() }
         let store = LocalSyncStore(path: path, changeDetection: changeDetection)
         let other = LocalSyncStore(path: path)
         let before = try await other.write(json("0"), forKey: "before")
@@ -177,7 +172,6 @@ struct LocalSyncStoreTests {
 
     @Test("a feed opened before the store's directory exists sees the first write of another instance")
     func feedBeforeDirectory() async throws {
-        defer { directory.remove() }
         let nested = directory.file("not/yet/sync.json")
         let store = LocalSyncStore(path: nested)
         let recorder = FeedRecorder(store.changes())
@@ -189,7 +183,6 @@ struct LocalSyncStoreTests {
 
     @Test("a store whose path is a symbolic link watches the directory of the file the link points to")
     func symbolicLink() async throws {
-        defer { directory.remove() }
         let target = directory.file("real/sync.json")
         let link = directory.file("links/sync.json")
         try FileManager.default.createDirectory(atPath: directory.file("links"), withIntermediateDirectories: true)
@@ -205,7 +198,6 @@ struct LocalSyncStoreTests {
 
     @Test("two feeds of one store share one watcher, which stops when the last feed ends and when the store goes away")
     func watcherLifetime() async throws {
-        defer { directory.remove() }
         let store = LocalSyncStore(path: path)
         #expect(store.watcher == nil)
         let first = FeedRecorder(store.changes())
@@ -231,7 +223,6 @@ struct LocalSyncStoreTests {
 
     @Test("a corrupt file is reported once, read as an error, left untouched by reads, and moved aside by the next write")
     func corruptFile() async throws {
-        defer { directory.remove() }
         let messages = MessageCollector()
         let logger = Application.override(\.logger, with: ApplicationLogger(debug: { _ in }, error: { messages.append($0) }))
         defer { logger.cancel() }
@@ -265,7 +256,6 @@ struct LocalSyncStoreTests {
 
     @Test("a new file after a corrupt one continues above the versions this process saw")
     func versionsSurviveMovingAside() async throws {
-        defer { directory.remove() }
         let store = LocalSyncStore(path: path)
         var last = try await store.write(json("0"), forKey: "k")
         for value in 1...3 { last = try await store.write(json("\(value)"), forKey: "k") }
@@ -277,7 +267,6 @@ struct LocalSyncStoreTests {
 
     @Test("a commit takes the file's next sequence number, so versions also order commits of different keys")
     func sequence() async throws {
-        defer { directory.remove() }
         try json(#"{"format": 1, "sequence": 100, "records": {"a": {"version": 3, "value": "1"}}}"#).write(to: URL(fileURLWithPath: path))
         let store = LocalSyncStore(path: path)
         let b = try await store.write(json("2"), forKey: "b")
@@ -288,7 +277,6 @@ struct LocalSyncStoreTests {
 
     @Test("a damaged record only affects its key: others read and write, the bytes are kept, and replacing it saves them aside")
     func damagedRecord() async throws {
-        defer { directory.remove() }
         let messages = MessageCollector()
         let logger = Application.override(\.logger, with: ApplicationLogger(debug: { _ in }, error: { messages.append($0) }))
         defer { logger.cancel() }
@@ -337,7 +325,6 @@ struct LocalSyncStoreTests {
 
     @Test("a file written by a newer AppStateKit is neither read nor replaced")
     func newerFormat() async throws {
-        defer { directory.remove() }
         let newer = json(#"{"format": 2, "records": {}}"#)
         try newer.write(to: URL(fileURLWithPath: path))
         let store = LocalSyncStore(path: path)
@@ -349,7 +336,6 @@ struct LocalSyncStoreTests {
 
     @Test("an unwritable location fails the write with an I/O error naming the key and the path")
     func ioFailure() async throws {
-        defer { directory.remove() }
         // A directory that is a regular file: fails for every user, root included.
         let blocker = directory.file("blocker")
         try json("x").write(to: URL(fileURLWithPath: blocker))
@@ -365,7 +351,6 @@ struct LocalSyncStoreTests {
 
     @Test("the default path is sync.json next to the key-value store's default file")
     func defaultPath() {
-        defer { directory.remove() }
         let storeDirectory = (FileKeyValueStore.defaultPath as NSString).deletingLastPathComponent
         #expect(LocalSyncStore.defaultPath == (storeDirectory as NSString).appendingPathComponent("sync.json"))
     }
