@@ -16,7 +16,9 @@ cd "$(dirname "$0")/../.."
 LOG=.build-ci-postgres.log STATUS=.build-ci-postgres.status PID=.build-ci-postgres.pid
 
 build() {
-    swift build --traits PostgreSQL --build-tests --scratch-path .build-postgres > "$LOG" 2>&1
+    # No debug information: the tests run from this build and nothing debugs it, and it compiles
+    # BoringSSL's C++ (PostgresNIO's TLS) in the background of the other steps.
+    swift build --traits PostgreSQL --build-tests --scratch-path .build-postgres -Xswiftc -gnone -Xcc -g0 > "$LOG" 2>&1
 }
 
 # Builds and records the outcome (0 or 1) in $STATUS, which appears only once complete.

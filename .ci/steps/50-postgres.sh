@@ -27,6 +27,7 @@ if grep -E "^[^ ]+ (Test|Suite) .* skipped" .build-ci-postgres-tests.log; then
 fi
 grep -E "Test run with [0-9]+ tests" .build-ci-postgres-tests.log | tail -1
 
-bash Examples/HummingbirdServer/Scripts/fleet-demo.sh
+# With 20-hummingbird.sh's flags, so the demo's build finds the server already built.
+SWIFT_BUILD_FLAGS="${CI_EXAMPLE_BUILD_FLAGS:-}" bash Examples/HummingbirdServer/Scripts/fleet-demo.sh
 
 echo "postgres step: $(( $(date +%s) - started )) s"

@@ -26,7 +26,9 @@ fi
 export FLAG_SYNC_TABLE="flag_demo_$RANDOM$RANDOM"
 
 echo "--- building FlagServer"
-swift build --package-path "$HERE" --product FlagServer 2>&1 | grep -E "error:|Compiling FlagS|Build complete" || true
+# SWIFT_BUILD_FLAGS: extra `swift build` flags, for example those an earlier build used.
+# shellcheck disable=SC2086
+swift build --package-path "$HERE" --product FlagServer ${SWIFT_BUILD_FLAGS:-} 2>&1 | grep -E "error:|Compiling FlagS|Build complete" || true
 SERVER="$(swift build --package-path "$HERE" --show-bin-path)/FlagServer"
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'; }
