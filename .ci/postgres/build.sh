@@ -16,9 +16,9 @@ cd "$(dirname "$0")/../.."
 LOG=.build-ci-postgres.log STATUS=.build-ci-postgres.status PID=.build-ci-postgres.pid
 
 build() {
-    # No debug information: the tests run from this build and nothing debugs it, and it compiles
-    # BoringSSL's C++ (PostgresNIO's TLS) in the background of the other steps.
-    swift build --traits PostgreSQL --build-tests --scratch-path .build-postgres -Xswiftc -gnone -Xcc -g0 > "$LOG" 2>&1
+    # CI_WITHOUT_DEBUG_INFO: set by .ci/run (see there).
+    # shellcheck disable=SC2086
+    swift build --traits PostgreSQL --build-tests --scratch-path .build-postgres ${CI_WITHOUT_DEBUG_INFO:-} > "$LOG" 2>&1
 }
 
 # Builds and records the outcome (0 or 1) in $STATUS, which appears only once complete.

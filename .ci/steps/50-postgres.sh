@@ -28,6 +28,6 @@ fi
 grep -E "Test run with [0-9]+ tests" .build-ci-postgres-tests.log | tail -1
 
 # With 20-hummingbird.sh's flags, so the demo's build finds the server already built.
-SWIFT_BUILD_FLAGS="${CI_EXAMPLE_BUILD_FLAGS:-}" bash Examples/HummingbirdServer/Scripts/fleet-demo.sh
+SWIFT_BUILD_FLAGS="${CI_WITHOUT_DEBUG_INFO:-}" bash Examples/HummingbirdServer/Scripts/fleet-demo.sh
 
 echo "postgres step: $(( $(date +%s) - started )) s"

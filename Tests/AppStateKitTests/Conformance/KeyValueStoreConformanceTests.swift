@@ -74,11 +74,9 @@ struct KeyValueStoreConformanceTests {
     ///   first does after a later write (the losses just listed).
     @Test("UserDefaultsStore over UserDefaults(suiteName:)")
     func userDefaultsStore() async throws {
-        // An absolute suite name is the property list's path: the suite lives in a temporary
-        // directory, never in the user's configuration directory.
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let suiteName = directory.file("suite")
+        let suiteName = directory.userDefaultsSuiteName
         let defaults = try #require(UserDefaults(suiteName: suiteName))
         defer { defaults.removePersistentDomain(forName: suiteName) }
         let suite = KeyValueStoreConformance(store: UserDefaultsStore(defaults)) {

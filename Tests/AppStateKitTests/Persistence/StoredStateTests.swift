@@ -204,10 +204,9 @@ struct StoredStateTests {
 
     @Test("any UserDefaults instance is usable as a store")
     func userDefaultsSuite() throws {
-        // An absolute suite name is the property list's path, in a temporary directory.
         let directory = TemporaryDirectory()
         defer { directory.remove() }
-        let suiteName = directory.file("suite")
+        let suiteName = directory.userDefaultsSuiteName
         let defaults = try #require(UserDefaults(suiteName: suiteName))
         defer { defaults.removePersistentDomain(forName: suiteName) }
         let suite = UserDefaultsStore(defaults)

@@ -23,6 +23,11 @@ struct TemporaryDirectory {
         (path as NSString).appendingPathComponent(name)
     }
 
+    /// A `UserDefaults(suiteName:)` name for a suite kept in this directory: an absolute suite
+    /// name is the property list's path, so the suite never lands in the user's configuration
+    /// directory (where swift-corelibs-foundation keeps suites named otherwise).
+    var userDefaultsSuiteName: String { file("suite") }
+
     func remove() {
         try? FileManager.default.removeItem(atPath: path)
     }
