@@ -20,6 +20,9 @@
 # the rounds show /api within 5% of /equivalent (issue 13's bar) with 95% confidence. On a
 # noisy machine use more rounds: the interval narrows with their square root.
 #
+# The server runs as deployed: Swift concurrency on its NIO event loops unless the caller sets
+# FLAG_SERVER_EXECUTOR=swift (Swift's own thread pool; see Sources/FlagServer/main.swift).
+#
 # Usage: Examples/HummingbirdServer/Scripts/loadtest.sh [seconds] [connections] [rounds]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -44,6 +47,7 @@ fi
 FLAG_DATA_DIR="$DATA_DIR" XDG_CONFIG_HOME="$DATA_DIR" PORT="$PORT" LOG_LEVEL=warning "${SERVER_PIN[@]}" .build/release/FlagServer &
 SERVER=$!
 for _ in $(seq 1 50); do curl -sf "http://127.0.0.1:$PORT/plain" > /dev/null && break; sleep 0.2; done
+echo "server: Swift concurrency on ${FLAG_SERVER_EXECUTOR:-event-loops} (FLAG_SERVER_EXECUTOR), ${SERVER_PIN[*]:-unpinned}"
 
 ROUTES=(api baseline equivalent)
 # The server's processor time so far, in clock ticks (user + system, from /proc).

@@ -3,6 +3,7 @@ import AppStateKitPostgres
 import FlagService
 import Foundation
 import Logging
+import NIOPosix
 import PostgresNIO
 import ServiceLifecycle
 
@@ -13,6 +14,26 @@ AppStateKit.Application.storageName = "flag-server"
 var logger = Logger(label: "flag-server")
 let environment = ProcessInfo.processInfo.environment
 logger.logLevel = environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:)) ?? .info
+
+// Where Swift concurrency runs the handlers. By default on the server's own NIO event loops,
+// which Hummingbird serves from: a request then stays on the thread that read it, instead of
+// crossing to Swift's thread pool and back (two thread switches, and a wake-up whenever the
+// event loop had gone to sleep meanwhile, which cost more than the handler's own work under
+// load; see Documentation/Performance.md). FLAG_SERVER_EXECUTOR=swift keeps Swift's own pool.
+// Installed here, on the main thread, before anything has started a task.
+switch environment["FLAG_SERVER_EXECUTOR"] ?? "event-loops" {
+case "event-loops":
+    guard NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor() else {
+        logger.critical("could not run Swift concurrency on the NIO event loops; set FLAG_SERVER_EXECUTOR=swift")
+        exit(1)
+    }
+case "swift":
+    break
+case let other:
+    logger.critical("FLAG_SERVER_EXECUTOR is \"\(other)\"; use event-loops (the default) or swift")
+    exit(1)
+}
+
 routeAppStateKitLogs(to: logger)
 AppStateKit.Application.logging(isEnabled: logger.logLevel <= .debug)
 
