@@ -20,7 +20,7 @@ logger.logLevel = environment["LOG_LEVEL"].flatMap(Logger.Level.init(rawValue:))
 // crossing to Swift's thread pool and back (two thread switches, and a wake-up whenever the
 // event loop had gone to sleep meanwhile, which cost more than the handler's own work under
 // load; see Documentation/Performance.md). FLAG_SERVER_EXECUTOR=swift keeps Swift's own pool.
-// Installed here, on the main thread, before anything has started a task.
+// Installed here, on the main thread, before any job has gone to the global executor.
 switch environment["FLAG_SERVER_EXECUTOR"] ?? "event-loops" {
 case "event-loops":
     guard NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor() else {
