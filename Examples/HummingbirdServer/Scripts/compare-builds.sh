@@ -29,9 +29,9 @@ OLD_PID=$!
 FLAG_DATA_DIR="$NEW_DIR" XDG_CONFIG_HOME="$NEW_DIR" PORT=8142 LOG_LEVEL=warning taskset -c 0 "$NEW" &
 NEW_PID=$!
 trap 'kill "$OLD_PID" "$NEW_PID" 2> /dev/null || true; rm -rf "$OLD_DIR" "$NEW_DIR"' EXIT
-for port in 8141 8142; do
-    for _ in $(seq 1 50); do curl -sf "http://127.0.0.1:$port/plain" > /dev/null && break; sleep 0.2; done
-done
+. "$(dirname "$0")/flag-server.sh"
+wait_until_serving 8141 "$OLD_PID"
+wait_until_serving 8142 "$NEW_PID"
 
 # name port route pid
 CASES=("old-api 8141 api $OLD_PID" "new-api 8142 api $NEW_PID" "old-equivalent 8141 equivalent $OLD_PID" "new-equivalent 8142 equivalent $NEW_PID")

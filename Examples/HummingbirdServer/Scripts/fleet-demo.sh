@@ -4,8 +4,8 @@
 # set), builds and starts three instances, flips a flag on the first with curl, shows the other
 # two serving it, then stops everything (also on failure or Ctrl-C).
 set -euo pipefail
-HERE="$(cd "$(dirname "$0")/.." && pwd)"
-REPO="$(cd "$HERE/../.." && pwd)"
+. "$(dirname "$0")/flag-server.sh"
+REPO="$(cd "$FLAG_SERVER_PACKAGE/../.." && pwd)"
 PIDS=()
 OWN_CLUSTER=""
 LOGS=""
@@ -26,12 +26,8 @@ fi
 export FLAG_SYNC_TABLE="flag_demo_$RANDOM$RANDOM"
 
 echo "--- building FlagServer"
-# SWIFT_BUILD_FLAGS: extra `swift build` flags, for example those an earlier build used.
-# shellcheck disable=SC2086
-swift build --package-path "$HERE" --product FlagServer ${SWIFT_BUILD_FLAGS:-} 2>&1 | grep -E "error:|Compiling FlagS|Build complete" || true
-SERVER="$(swift build --package-path "$HERE" --show-bin-path)/FlagServer"
+build_flag_server
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'; }
 PORTS=("$(free_port)" "$(free_port)" "$(free_port)")
 LOGS="$(mktemp -d /tmp/flag-demo.XXXXXX)"
 for index in 0 1 2; do
@@ -40,11 +36,7 @@ for index in 0 1 2; do
     PIDS+=("$!")
 done
 for index in 0 1 2; do
-    for _ in $(seq 1 300); do
-        curl -sf "http://127.0.0.1:${PORTS[$index]}/plain" > /dev/null && break
-        sleep 0.1
-    done
-    curl -sf "http://127.0.0.1:${PORTS[$index]}/plain" > /dev/null \
+    wait_until_serving "${PORTS[$index]}" "${PIDS[$index]}" \
         || { cat "$LOGS/instance$index.log" >&2; echo "error: instance $index didn't start" >&2; exit 1; }
 done
 echo "--- three instances on ports ${PORTS[*]}, sharing table $FLAG_SYNC_TABLE on $APPSTATEKIT_POSTGRES_HOST:$APPSTATEKIT_POSTGRES_PORT"

@@ -46,7 +46,8 @@ if [ "${PIN:-1}" = 1 ] && command -v taskset > /dev/null && [ "$(nproc)" -ge 2 ]
 fi
 FLAG_DATA_DIR="$DATA_DIR" XDG_CONFIG_HOME="$DATA_DIR" PORT="$PORT" LOG_LEVEL=warning "${SERVER_PIN[@]}" .build/release/FlagServer &
 SERVER=$!
-for _ in $(seq 1 50); do curl -sf "http://127.0.0.1:$PORT/plain" > /dev/null && break; sleep 0.2; done
+. Scripts/flag-server.sh
+wait_until_serving "$PORT" "$SERVER"
 echo "server: Swift concurrency on ${FLAG_SERVER_EXECUTOR:-event-loops} (FLAG_SERVER_EXECUTOR), ${SERVER_PIN[*]:-unpinned}"
 
 ROUTES=(api baseline equivalent)

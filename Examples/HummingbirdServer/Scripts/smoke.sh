@@ -5,7 +5,7 @@
 # stops on SIGTERM with status 0. An unknown FLAG_SERVER_EXECUTOR must fail to start, saying why.
 # Everything lives in a temporary folder, removed afterwards.
 set -euo pipefail
-HERE="$(cd "$(dirname "$0")/.." && pwd)"
+. "$(dirname "$0")/flag-server.sh"
 DATA="$(mktemp -d /tmp/flag-smoke.XXXXXX)"
 SERVER_PID=""
 cleanup() {
@@ -14,24 +14,22 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# SWIFT_BUILD_FLAGS: extra `swift build` flags, for example those an earlier build used.
-# shellcheck disable=SC2086
-swift build --package-path "$HERE" --product FlagServer ${SWIFT_BUILD_FLAGS:-} 2>&1 | grep -E "error:|Build complete" || true
-SERVER="$(swift build --package-path "$HERE" --show-bin-path)/FlagServer"
-PORT="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')"
+build_flag_server
+PORT="$(free_port)"
 URL="http://127.0.0.1:$PORT"
 
 fail() { cat "$DATA/server.log" >&2 || true; echo "error: $*" >&2; exit 1; }
+# Becomes the server with FLAG_SERVER_EXECUTOR=$1 on PORT and the data folder, logging to
+# server.log: call it in the background or in a subshell (it `exec`s, so a background job's
+# process id is the server's own, for `kill` and `wait`).
+run_server() {
+    FLAG_SERVER_EXECUTOR="$1" PORT="$PORT" FLAG_DATA_DIR="$DATA" XDG_CONFIG_HOME="$DATA" exec "$SERVER" > "$DATA/server.log" 2>&1
+}
 # Starts the server with FLAG_SERVER_EXECUTOR=$1 and waits until it answers.
 start() {
-    FLAG_SERVER_EXECUTOR="$1" PORT="$PORT" FLAG_DATA_DIR="$DATA" XDG_CONFIG_HOME="$DATA" "$SERVER" > "$DATA/server.log" 2>&1 &
+    run_server "$1" &
     SERVER_PID=$!
-    for _ in $(seq 1 300); do
-        curl -sf "$URL/plain" > /dev/null && return
-        kill -0 "$SERVER_PID" 2> /dev/null || fail "the server (FLAG_SERVER_EXECUTOR=$1) exited"
-        sleep 0.1
-    done
-    fail "the server (FLAG_SERVER_EXECUTOR=$1) didn't answer"
+    wait_until_serving "$PORT" "$SERVER_PID" || fail "the server with FLAG_SERVER_EXECUTOR=$1 didn't start"
 }
 # Stops the server with SIGTERM and checks that it shut down cleanly.
 stop() {
@@ -58,6 +56,6 @@ expect "swift pool: default saved by the first run" "$(curl -sf "$URL/api/flags/
 stop
 
 status=0
-FLAG_SERVER_EXECUTOR=threads PORT="$PORT" FLAG_DATA_DIR="$DATA" XDG_CONFIG_HOME="$DATA" "$SERVER" > "$DATA/server.log" 2>&1 || status=$?
+(run_server threads) || status=$?
 [ "$status" != 0 ] || fail "FLAG_SERVER_EXECUTOR=threads started the server"
 expect "an unknown executor is refused" "$(cat "$DATA/server.log")" 'FLAG_SERVER_EXECUTOR is "threads"'
