@@ -18,6 +18,15 @@ import Foundation
 /// - ``changes()`` delivers every record the store learns about (writes of this process and of
 ///   others) after they were committed; consumers must tolerate duplicates and records older
 ///   than ones they already hold (compare versions).
+/// - ``changeFeed()`` delivers the same records, and also says when the store's data was
+///   replaced behind its back (a deleted file, a restored database): a ``SyncChange/replaced(_:)``
+///   is authoritative, whatever the versions. ``Application/SyncState`` caches consume this one.
+/// - ``statusUpdates()`` and ``waitUntilReady(timeout:)`` say whether the store's values are
+///   loaded; ``keys()`` lists the keys that hold a value; ``delete(forKey:)`` removes a key for
+///   good.
+///
+/// Every requirement added after the first five has a default implementation, so a store
+/// written against the smaller protocol still conforms: see each one for what the default does.
 public protocol SyncStore: Sendable {
     /// The newest record this store knows for `key` without a network round trip, or `nil`
     /// when it knows none.
@@ -56,6 +65,52 @@ public protocol SyncStore: Sendable {
     /// returns a new, independent feed that ends when the consuming task is cancelled or the
     /// store shuts down.
     func changes() -> AsyncStream<SyncRecord>
+
+    /// Like ``changes()``, and also says when the store's data was replaced: each call returns a
+    /// new, independent feed of ``SyncChange`` elements that ends when the consuming task is
+    /// cancelled or the store shuts down.
+    ///
+    /// A store whose versions can go backwards (its file was deleted or replaced, its database
+    /// restored, truncated or failed over, a reconciliation found rows missing) delivers a
+    /// ``SyncChange/replaced(_:)`` holding everything it has then; consumers take it whatever
+    /// the versions (see ``SyncChange``).
+    ///
+    /// The default wraps each record of ``changes()`` as ``SyncChange/changed(_:)``: right for a
+    /// store whose versions never go backwards.
+    func changeFeed() -> AsyncStream<SyncChange>
+
+    /// The store's status now, then every change of it, as a new stream per call that ends when
+    /// the consuming task is cancelled or the store stops (after delivering
+    /// ``SyncStoreStatus/stopped``).
+    ///
+    /// The default delivers ``SyncStoreStatus/live(since:)`` (the moment of the call) and
+    /// nothing else: right for a store whose values are always loaded.
+    func statusUpdates() -> AsyncStream<SyncStoreStatus>
+
+    /// Returns once the store's values are loaded (its status ``SyncStoreStatus/isReady``): a
+    /// server calls it before serving, so it never serves initial values by surprise.
+    ///
+    /// The default waits on ``statusUpdates()``.
+    ///
+    /// - Throws: ``SyncStoreError`` of kind `unavailable` when the store is not ready within
+    ///   `timeout` (the message gives its last status), `shutDown` when it stopped, and
+    ///   `CancellationError` when the calling task is cancelled.
+    func waitUntilReady(timeout: Duration) async throws
+
+    /// The keys that hold a value now (tombstones left out), sorted, as the backing store has
+    /// them (a round trip for networked stores).
+    ///
+    /// The default takes them from ``snapshot()``.
+    func keys() async throws -> [String]
+
+    /// Removes `key` for good: commits a removal (a tombstone with a new version, delivered to
+    /// feeds like any write) that the store may forget entirely once no process can still hold
+    /// an older version (see the store's documentation for its retention). Returns the
+    /// removal's record. A key removed for good can be written again later; its versions keep
+    /// increasing.
+    ///
+    /// The default writes `nil` (``write(_:forKey:)``): a tombstone the store keeps.
+    func delete(forKey key: String) async throws -> SyncRecord
 }
 
 extension SyncStore {

@@ -8,7 +8,7 @@ public struct SyncStoreError: Error, Sendable, Hashable, CustomStringConvertible
         private let code: String
         private init(_ code: String) { self.code = code }
 
-        /// The key is empty or longer than ``SyncLimits/maxKeyBytes``.
+        /// The key is empty, longer than ``SyncLimits/maxKeyBytes``, or contains a NUL character.
         public static let invalidKey = Kind("invalid key")
         /// The value's JSON is larger than ``SyncLimits/maxValueBytes``.
         public static let valueTooLarge = Kind("value too large")
@@ -59,12 +59,17 @@ public enum SyncLimits {
     /// The largest value, in bytes of JSON.
     public static let maxValueBytes = 1 << 20
 
-    /// Throws ``SyncStoreError`` of kind `invalidKey` or `valueTooLarge` when `key` or `value`
-    /// exceeds the limits.
+    /// Throws ``SyncStoreError`` of kind `invalidKey` when `key` is empty, longer than
+    /// ``maxKeyBytes`` or contains a NUL character (U+0000, which neither PostgreSQL text nor
+    /// every file format can hold), or `valueTooLarge` when `value` exceeds ``maxValueBytes``.
     public static func check(key: String, value: Data?) throws {
         let keyBytes = key.utf8.count
         if keyBytes == 0 || keyBytes > maxKeyBytes {
             throw SyncStoreError(.invalidKey, key: key, detail: "a key must have 1 to \(maxKeyBytes) UTF-8 bytes, this one has \(keyBytes)")
+        }
+        if key.utf8.contains(0) {
+            let printable = key.replacingOccurrences(of: "\u{0}", with: "\\0")
+            throw SyncStoreError(.invalidKey, key: printable, detail: "a key must not contain a NUL character (U+0000); remove it from the SyncState's feature or id")
         }
         if let value, value.count > maxValueBytes {
             throw SyncStoreError(.valueTooLarge, key: key, detail: "the value's JSON has \(value.count) bytes; the limit is \(maxValueBytes)")
