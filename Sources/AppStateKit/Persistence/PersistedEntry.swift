@@ -74,12 +74,6 @@ class PersistedEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked Senda
         preconditionFailure("AppStateKit: \(type(of: self)) must override remove()")
     }
 
-    /// Whether ``write(_:)`` keeps a persisted value it replaces that can't be read (FileState
-    /// moves such a file aside). When it doesn't, a change that starts from the persisted value
-    /// (``update(_:storeFailure:)``, the in-place accessor) writes nothing when that value can't
-    /// be read: the change has nothing to start from, and writing would destroy the value.
-    var writeKeepsUnreadableValue: Bool { false }
-
     /// Reads, changes and writes the value as one step (a compare-and-set loop); calls
     /// `storeFailure` with a read, decode or write error, which rethrows or reports it.
     func update<Result>(
@@ -109,7 +103,9 @@ class PersistedEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked Senda
     }
 
     /// `error`, why a change couldn't read the persisted value it starts from, saying that the
-    /// change was therefore not written (see ``writeKeepsUnreadableValue``).
+    /// change was therefore not written: a change that starts from the persisted value
+    /// (``update(_:storeFailure:)``, the in-place accessor) has nothing to start from, and
+    /// writing would replace a value a fix of the type or the file could still read.
     final func changeNotWritten(_ error: any Error) -> any Error {
         guard let error = error as? PersistenceError else { return error }
         return PersistenceError(

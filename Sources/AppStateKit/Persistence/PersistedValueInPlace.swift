@@ -1,9 +1,8 @@
 /// Yields a persisted entry's value for mutation in place: the entry's ``PersistedEntry/modification``
 /// lock is held from the read to the write, so `value += 1` from many threads loses nothing.
 ///
-/// A value that can't be read is reported and the mutation runs on the initial value; it is
-/// written only where the write keeps the unreadable value (FileState moves the file aside), so
-/// a StoredState whose stored value can't be decoded keeps it. A failed write is reported and
+/// A value that can't be read is reported and the mutation runs on the initial value, which is
+/// not written: the stored value (a StoredState's entry, a FileState's file) is kept. A failed write is reported and
 /// leaves the persisted value as it was. Reports are made after the lock is released. As with any `inout` access, what a throwing
 /// mutation changed before it threw is kept (written), exactly as for an in-memory state.
 struct PersistedValueInPlace<Value: Codable & Sendable> {
@@ -20,8 +19,8 @@ struct PersistedValueInPlace<Value: Codable & Sendable> {
             do {
                 current = try entry.read()
             } catch {
-                isWritable = entry.writeKeepsUnreadableValue
-                problems.append(isWritable ? error : entry.changeNotWritten(error))
+                isWritable = false
+                problems.append(entry.changeNotWritten(error))
                 current = entry.initial
             }
             // Written in `defer` so that a mutation that throws (which unwinds this accessor

@@ -39,8 +39,6 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
 
     override var kindName: String { "FileState" }
 
-    /// A write moves an undecodable file aside before replacing it (``preserveCorruptFile(_:path:)``).
-    override var writeKeepsUnreadableValue: Bool { true }
     /// The file the entry actually uses: in an isolated application, inside its sandbox.
     override var loggedName: String { resolvedPath }
 
@@ -188,8 +186,9 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
     /// entry (atomic among this entry's updates in the process).
     ///
     /// - Parameter storeFailure: Called with a read, decode or write error: rethrow it, or
-    ///   report it (a read or decode error then starts `body` from the initial value, and the
-    ///   corrupt file is moved aside by the write; a write error returns `body`'s result).
+    ///   report it. After a reported read or decode error `body` runs on the initial value and
+    ///   nothing is written (the error says so): the file it could not read is kept. A reported
+    ///   write error returns `body`'s result without storing it.
     override func update<Result>(
         _ body: (inout Value) throws -> Result,
         storeFailure: (any Error) throws -> Void
@@ -199,6 +198,7 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
         while true {
             var value = initial
             var startStamp: FileStamp?
+            var isUnreadable = false
             do {
                 if let filenameProblem { throw filenameProblem }
                 startStamp = try files.existingStamp(ofFile: path)
@@ -206,9 +206,11 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
                     value = try read(checkingFile: true)
                 }
             } catch {
-                try storeFailure(error)
+                try storeFailure(changeNotWritten(error))
+                isUnreadable = true
             }
             let result = try body(&value)
+            if isUnreadable { return result }
             do {
                 if let filenameProblem { throw filenameProblem }
                 // Under `modification` too, so an in-place mutation (`value += 1`) of this entry

@@ -238,6 +238,18 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
         }
     }
 
+    /// The JSON of `key`'s entry as the file holds it, when it is not a value with a type tag
+    /// (edited in by hand: `{"App/counter": 7}`); `nil` for a tagged value or no entry. As of the
+    /// last read: call after one.
+    func untaggedJSON(forKey key: String) -> Data? {
+        guard case let .damaged(raw, _)? = lock.withLock({ cache.entries[key] }) else { return nil }
+        do {
+            return try JSONCoders.encode(raw)
+        } catch {
+            return nil  // Not JSON after all (a number JSON can't hold): the entry stays damaged.
+        }
+    }
+
     /// Stores `value` (a property-list value) for `key`, or removes the key when `value` is `nil`.
     ///
     /// Returns once the change is on disk (see ``Durability``). Writes made at the same time by

@@ -90,7 +90,13 @@ final class StoredStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, 
     private func readAndKeep(from fileStore: FileKeyValueStore, collaborator: DependencyMemo<ResolvedStore>.Resolved?) throws -> Value {
         // The validity of the first read covers the legacy key's too: anything that changed in
         // between moved the store on, and the next read decodes again.
-        var (object, validity) = try fileStore.readObjectForReuse(forKey: storageKey)
+        var object: Any?
+        var validity: FileKeyValueStore.ReadValidity
+        do {
+            (object, validity) = try fileStore.readObjectForReuse(forKey: storageKey)
+        } catch {
+            return try untaggedValue(readFailure: error, in: fileStore)
+        }
         var key = storageKey
         if object == nil, let legacyKey {
             object = try fileStore.readObject(forKey: legacyKey)
@@ -103,6 +109,20 @@ final class StoredStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, 
             kept.replace(with: KeptStoredRead(collaborator: collaborator, store: fileStore, validity: validity, value: value))
         }
         return value
+    }
+
+    /// The value of an entry a ``FileKeyValueStore`` holds without a type tag (edited in by hand,
+    /// `{"App/counter": 7}`) when its JSON decodes as `Value`; otherwise throws `readFailure`,
+    /// the error reading the entry failed with. The next write stores it tagged.
+    private func untaggedValue(readFailure: any Error, in store: any UserDefaultsManaging) throws -> Value {
+        guard let fileStore = store as? FileKeyValueStore, let json = fileStore.untaggedJSON(forKey: storageKey) else {
+            throw readFailure
+        }
+        do {
+            return try JSONCoders.decode(Value.self, from: json)
+        } catch {
+            throw readFailure
+        }
     }
 
     /// Stores `newValue` (removing the key for `nil`).
@@ -160,8 +180,14 @@ final class StoredStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, 
                     value = try StoredValueCodec.decode(object, as: Value.self, key: stored.key, store: store)
                 }
             } catch {
-                try storeFailure(changeNotWritten(error))
-                isUnreadable = true
+                do {
+                    // A hand-edited untagged value: replaced as if nothing were stored.
+                    value = try untaggedValue(readFailure: error, in: store)
+                    expected = nil
+                } catch {
+                    try storeFailure(changeNotWritten(error))
+                    isUnreadable = true
+                }
             }
             let result = try body(&value)
             if isUnreadable { return result }
