@@ -5,6 +5,21 @@
 # in the registry's own layer (Registry/, Support/).
 set -euo pipefail
 swift .ci/tools/LayerGraph.swift
+# The check itself: a same-named nested type must not hide an edge. The fixture's two folders
+# form a cycle only through a name declared twice (`Registry.Storage` and top-level `Storage`);
+# the graph must find it.
+FIXTURE=.ci/tools/LayerGraphFixtures/same-named-nested-type
+if OUTPUT="$(swift .ci/tools/LayerGraph.swift --root "$FIXTURE" 2>&1)"; then
+    echo "error: LayerGraph.swift missed the cycle in $FIXTURE:" >&2
+    echo "$OUTPUT" >&2
+    exit 1
+fi
+if ! grep -q 'Low -> High  (Storage)' <<<"$OUTPUT"; then
+    echo "error: LayerGraph.swift failed on $FIXTURE without naming the edge Low -> High (Storage):" >&2
+    echo "$OUTPUT" >&2
+    exit 1
+fi
+echo "LayerGraph.swift finds the cycle hidden by a same-named nested type ($FIXTURE)"
 UNSAFE='Unmanaged|unsafeDowncast|_withUnsafeGuaranteedRef|unowned\(unsafe\)|@exclusivity\(unchecked\)'
 if grep -rnE "$UNSAFE" Sources --include='*.swift' | grep -vE '^Sources/AppStateKit/(Registry|Support)/'; then
     echo "error: unsafe reference tools outside Sources/AppStateKit/Registry and Support (listed above)" >&2

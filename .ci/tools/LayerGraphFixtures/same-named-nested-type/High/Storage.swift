@@ -1,0 +1,4 @@
+// High/ depends on Low/ (it names `Registry`).
+struct Storage {
+    let registry: Registry
+}
