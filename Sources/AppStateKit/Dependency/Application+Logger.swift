@@ -1,6 +1,5 @@
 import Synchronization
 
-/// Whether debug logging is on; errors are reported regardless.
 /// Whether `Diagnostics` sends reports to `Application.logger` yet (see `installDiagnostics()`).
 private let diagnosticsInstalled = Atomic<Bool>(false)
 
@@ -38,9 +37,6 @@ extension Application {
         return dependency(ApplicationLogger(), feature: "AppStateKit", id: "logger")
     }
 
-    /// Sends one of AppStateKit's own debug messages to the current application's logger.
-    ///
-    /// `message` is only built while logging is enabled: off, this is one relaxed atomic load.
     /// Routes `Diagnostics` (the reports of the registry and the persistence code, which know no
     /// logger) to `Application.logger`, once. Runs whenever the logger is named, so before it
     /// runs nobody has replaced the default logger, whose output `Diagnostics` reproduces.
@@ -56,6 +52,9 @@ extension Application {
         diagnosticsInstalled.store(true, ordering: .relaxed)
     }
 
+    /// Sends one of AppStateKit's own debug messages to the current application's logger.
+    ///
+    /// `message` is only built while logging is enabled: off, this is one relaxed atomic load.
     static func logDebug(_ message: @autoclosure () -> String) {
         guard Diagnostics.isDebugEnabled.load(ordering: .relaxed) else { return }
         logger.debug("AppStateKit: \(message())")

@@ -6,8 +6,9 @@
 /// skips it and creates a transient entry, which records the key and uses the override value
 /// instead of calling the factory — so a live client is never constructed just to be replaced,
 /// and the registry is left unchanged. Every other lookup the declaration makes (reading another
-/// dependency or state to choose its id) resolves as usual. Global overrides and promotions find
-/// their key the same way (``declaredKey(of:replacement:)``), afresh on every call.
+/// dependency or state to choose its id) resolves as usual. Scoped and global overrides and
+/// promotions all find their key this way (``declaredKey(of:replacement:)``), afresh on every
+/// call: nothing is remembered by key path.
 ///
 /// The declaration's own `dependency(…)` call is the last lookup it makes (its arguments are
 /// evaluated first). When a declaration makes several lookups of the override's type, the first
@@ -53,34 +54,11 @@ final class KeyCapture: KeyCapturing {
         ThreadLookupCache.current.keyCapture as? KeyCapture
     }
 
-    /// Keys already captured, by key path. A declaration names the same entry every time unless
-    /// its id is computed at run time; such declarations can't be overridden in scopes (the key
-    /// captured first is used). Each thread first looks in its own short list of recent key
-    /// paths, by identity (see `ThreadLookupCache.recentCapturedKey`), without the lock.
-    private static let lock = Lock()
-    // Safe: only accessed while `lock` is held.
-    nonisolated(unsafe) private static var captured: [AnyKeyPath: EntryKey] = [:]
-
-    /// The key of the dependency at `keyPath`.
+    /// The key the declaration at `keyPath` names now, for a scoped override: found afresh on
+    /// every call, like a global override's, so a declaration whose id depends on other state
+    /// is overridden under the id it has when the override is set. (No cache: a key path
+    /// doesn't determine its key.)
     static func key<Value: Sendable>(of keyPath: KeyPath<Application, Application.Dependency<Value>>, overrideValue: Value) -> EntryKey {
-        if let known = ThreadLookupCache.recentCapturedKey(of: keyPath) { return known }
-        let key = sharedKey(of: keyPath, overrideValue: overrideValue)
-        ThreadLookupCache.current.rememberCapturedKey(key, of: keyPath)
-        return key
-    }
-
-    /// ``key(of:overrideValue:)`` through the process-wide tables.
-    private static func sharedKey<Value: Sendable>(
-        of keyPath: KeyPath<Application, Application.Dependency<Value>>,
-        overrideValue: Value
-    ) -> EntryKey {
-        if let known = lock.withLock({ captured[keyPath] }) { return known }
-        let key = capture(keyPath, overrideValue: overrideValue)
-        lock.withLock { captured[keyPath] = key }
-        return key
-    }
-
-    private static func capture<Value: Sendable>(_ keyPath: KeyPath<Application, Application.Dependency<Value>>, overrideValue: Value) -> EntryKey {
         guard let key = declaredKey(of: keyPath, replacement: overrideValue) else {
             preconditionFailure(notADeclarationMessage(keyPath))
         }

@@ -147,12 +147,6 @@ final class ThreadLookupCache {
     @exclusivity(unchecked) @usableFromInline var slots = ObjectTable<Slot>()
     /// Keeps the last transient slot made during a key capture alive for its caller.
     @exclusivity(unchecked) var transientSlot: Slot?
-    /// The keys of the key paths this thread overrode last (see `KeyCapture`), found by the key
-    /// path's identity without a lock. Each key path is retained, so its identity can't be
-    /// reused by another object while it is listed.
-    @exclusivity(unchecked) private var recentCaptures: [(keyPath: AnyKeyPath, key: EntryKey)] = []
-    @exclusivity(unchecked) private var nextCapture = 0
-
     @usableFromInline
     init() {}
 
@@ -162,30 +156,6 @@ final class ThreadLookupCache {
         keyCapture = nil
         defer { keyCapture = capture }
         return body()
-    }
-
-    /// The key `keyPath` declares, if the calling thread captured it recently. Borrows the
-    /// thread's memo instead of retaining it: this runs for every override of every scope.
-    static func recentCapturedKey(of keyPath: AnyKeyPath) -> EntryKey? {
-        existing(key: threadKey)?._withUnsafeGuaranteedRef { $0.recentCapturedKey(of: keyPath) }
-    }
-
-    /// The key `keyPath` declares, if this thread captured it recently.
-    private func recentCapturedKey(of keyPath: AnyKeyPath) -> EntryKey? {
-        for index in recentCaptures.indices where recentCaptures[index].keyPath === keyPath {
-            return recentCaptures[index].key
-        }
-        return nil
-    }
-
-    /// Remembers the key `keyPath` declares, replacing the oldest of eight.
-    func rememberCapturedKey(_ key: EntryKey, of keyPath: AnyKeyPath) {
-        if recentCaptures.count < 8 {
-            recentCaptures.append((keyPath, key))
-        } else {
-            recentCaptures[nextCapture] = (keyPath, key)
-            nextCapture = (nextCapture + 1) % 8
-        }
     }
 
     /// The calling thread's memo.

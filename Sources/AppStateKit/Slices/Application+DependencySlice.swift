@@ -2,7 +2,10 @@ extension Application {
     /// A view of one member of a dependency.
     ///
     /// Read-only from a `KeyPath`; from a `WritableKeyPath` a write goes to the current instance
-    /// (the newest override, or the original).
+    /// (the newest override, or the original). Under a scoped override
+    /// (``Application/withOverrides(_:operation:)-(_,()->R)``) a write lands only if the override
+    /// is a class instance; a value-type override can't change, and the write is reported
+    /// through the logger naming the dependency.
     ///
     /// ```swift
     /// let baseURL = Application.dependencySlice(\.config, \.baseURL).value
@@ -48,10 +51,27 @@ extension Application.DependencySlice where SliceKeyPath == WritableKeyPath<Valu
             if let entry = handle.entry {
                 entry.modifyCurrent { $0[keyPath: valueKeyPath] = newValue }
             } else {
-                // A scoped override provides the instance: only reference types can be written.
+                // A scoped override provides the instance: a class instance takes the write, a
+                // value can't be changed in the scope's immutable override, so the write is
+                // reported instead of dropped silently.
                 var instance = handle.value
                 instance[keyPath: valueKeyPath] = newValue
+                if !(type(of: handle.value as Any) is AnyObject.Type) {
+                    Application.reportDroppedSliceWrite(of: dependencyKeyPath, instance: handle.value)
+                }
             }
         }
+    }
+}
+
+extension Application {
+    /// Reports a dependency-slice write that a scoped override of a value type can't take.
+    static func reportDroppedSliceWrite<Value: Sendable>(of keyPath: KeyPath<Application, Dependency<Value>>, instance: Value) {
+        let name = KeyCapture.declaredKey(of: keyPath, replacement: instance)?.readable ?? "\(keyPath)"
+        Diagnostics.report(error: """
+            AppStateKit: a write through a dependency slice of \(name) was dropped: a scoped override provides it as \
+            a \(Value.self), a value the scope can't change. Override it with a class instance, or change it for \
+            everyone with Application.override(_:with:).
+            """)
     }
 }

@@ -83,6 +83,37 @@ struct SliceTests {
         #expect(Application.dependencySlice(\.sliceLimits, \.minimum).value == 1)
     }
 
+    @Test("under a scoped override of a value type, a dependency-slice write is reported naming the dependency, not dropped silently")
+    func dependencySliceWriteUnderValueOverrideIsReported() {
+        let messages = capturingLogs {
+            Application.withOverrides { $0.override(\.sliceLimits, with: Limits(maximum: 5)) } operation: {
+                var maximum = Application.dependencySlice(\.sliceLimits, \.maximum)
+                maximum.value = 7
+                #expect(Application.dependency(\.sliceLimits).maximum == 5, "the scope's value can't change")
+            }
+        }
+        #expect(messages.count == 1)
+        #expect(messages.first?.contains("a write through a dependency slice of ") == true)
+        #expect(messages.first?.contains("sliceLimits") == true || messages.first?.contains("SliceTests.swift") == true)
+        #expect(messages.first?.contains("a Limits, a value the scope can't change") == true)
+        #expect(Application.dependency(\.sliceLimits).maximum == 10, "nor did the write reach the registry's instance")
+    }
+
+    @Test("under a scoped override of a class instance, a dependency-slice write lands in that instance")
+    func dependencySliceWriteUnderClassOverrideLands() {
+        let mock = Config()
+        let messages = capturingLogs {
+            Application.withOverrides { $0.override(\.sliceConfig, with: mock) } operation: {
+                var timeout = Application.dependencySlice(\.sliceConfig, \.timeout)
+                timeout.value = 5
+                #expect(Application.dependency(\.sliceConfig).timeout == 5)
+            }
+        }
+        #expect(messages.isEmpty)
+        #expect(mock.timeout == 5)
+        #expect(Application.dependency(\.sliceConfig).timeout == 30)
+    }
+
     @Test("slice writes are atomic member updates: concurrent writers to different members lose nothing")
     func sliceWritesAreAtomic() async {
         await withTaskGroup(of: Void.self) { group in

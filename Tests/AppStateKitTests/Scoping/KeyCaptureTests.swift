@@ -57,6 +57,37 @@ struct KeyCaptureTests {
         #expect(limit == 2)
     }
 
+    @Test("a scoped override finds the key the declaration computes when the override is set, not one remembered from an earlier override")
+    func scopedOverrideFollowsTheCurrentId() {
+        var tenant = Application.state(\.captureTenant)
+        tenant.value = "first"
+        let first = Application.withOverrides { $0.override(\.captureLimit, with: 2) } operation: {
+            Application.dependency(\.captureLimit)
+        }
+        tenant.value = "second"
+        let second = Application.withOverrides { $0.override(\.captureLimit, with: 3) } operation: {
+            Application.dependency(\.captureLimit)
+        }
+        #expect(first == 2)
+        #expect(second == 3, "the override of limit-second, not of limit-first")
+        #expect(Application.dependency(\.captureLimit) == 1)
+    }
+
+    @Test("a global override finds the key the declaration computes when the override is set")
+    func globalOverrideFollowsTheCurrentId() {
+        var tenant = Application.state(\.captureTenant)
+        tenant.value = "one"
+        let one = Application.override(\.captureLimit, with: 4)
+        defer { one.cancel() }
+        tenant.value = "two"
+        #expect(Application.dependency(\.captureLimit) == 1, "limit-two is not overridden")
+        let two = Application.override(\.captureLimit, with: 5)
+        defer { two.cancel() }
+        #expect(Application.dependency(\.captureLimit) == 5)
+        tenant.value = "one"
+        #expect(Application.dependency(\.captureLimit) == 4)
+    }
+
     @Test("overriding a property that returns a handle without declaring it stops with a message saying what to do")
     func notADeclarationStops() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
