@@ -49,6 +49,7 @@ guard let command = arguments.first else {
 }
 
 if command.hasPrefix("sync-") { runSyncCommand(arguments) }
+if command.hasPrefix("async-") { runAsyncWriteCommand(arguments) }
 switch command {
 case "store-sequence":
     // store-sequence <store path> <count> [log | compaction threshold]

@@ -128,6 +128,12 @@ final class Condition: @unchecked Sendable {
         )
     }
 
+    /// Wakes one thread waiting on the condition, if any.
+    func signal() {
+        let result = pthread_cond_signal(pointer)
+        precondition(result == 0, "AppStateKit: pthread_cond_signal failed with \(result)")
+    }
+
     /// Wakes every thread waiting on the condition.
     func broadcast() {
         let result = pthread_cond_broadcast(pointer)

@@ -3,8 +3,8 @@ import AppStateKitTesting
 import Testing
 @testable import AppStateKit
 
-/// What a series of kill rounds found.
-private struct KillTally: CustomStringConvertible {
+/// What a series of kill rounds found (also used by `AsyncWritesProcessTests`).
+struct KillTally: CustomStringConvertible {
     var kills = 0
     var acknowledged = 0
     /// Rounds where the file held less than the last acknowledged value.

@@ -1,0 +1,139 @@
+import Foundation
+
+/// Threads of the library's own for blocking file I/O started from `async` code, so that an
+/// `fsync` never holds one of the cooperative pool's few threads (one per core) or a NIO event
+/// loop: the caller's task is suspended (``run(_:)``) while a thread here blocks.
+///
+/// Threads are started on demand, up to ``maximumThreads``, when a job arrives and no thread is
+/// idle; a thread idle for ``idleTimeout`` ends. Jobs beyond the maximum wait in arrival order.
+/// Several threads blocked in durable writes of one ``FileKeyValueStore`` at once share its
+/// commits (group commit), which is why there are more threads than cores: what they wait for
+/// is the disk, not the processor. (The number it serves: 8 writer tasks against one, section
+/// 6f of the benchmarks.)
+final class BlockingIOPool: @unchecked Sendable {
+    // Safe: `storage` is only accessed while `lock` is held; the rest is immutable.
+
+    /// The pool AppStateKit's `async` persistence operations use.
+    static let shared = BlockingIOPool(maximumThreads: 16, idleTimeout: .seconds(10))
+
+    /// The name of the pool's threads (Linux keeps at most 15 bytes of a thread's name).
+    static let threadName = "AppStateKit I/O"
+
+    /// The most threads the pool runs at once.
+    let maximumThreads: Int
+    /// How long a thread waits for work before it ends.
+    let idleTimeout: Duration
+
+    private let lock = Lock()
+    /// Signalled once for each job queued while a thread is idle.
+    private let workQueued = Condition()
+    private var storage = Storage()
+
+    private struct Storage {
+        /// Jobs not yet taken by a thread, first queued first.
+        var jobs: [@Sendable () -> Void] = []
+        /// Index of the first job not yet taken in `jobs`.
+        var next = 0
+        /// Threads started and not yet ended.
+        var threads = 0
+        /// Threads waiting for a job.
+        var idle = 0
+
+        var queued: Int { jobs.count - next }
+
+        mutating func take() -> (@Sendable () -> Void)? {
+            guard next < jobs.count else { return nil }
+            let job = jobs[next]
+            next += 1
+            if next == jobs.count {
+                jobs.removeAll(keepingCapacity: true)
+                next = 0
+            }
+            return job
+        }
+    }
+
+    /// What the pool is doing, for tests.
+    struct Status: Equatable {
+        var threads: Int
+        var idle: Int
+        var queued: Int
+    }
+
+    init(maximumThreads: Int, idleTimeout: Duration) {
+        precondition(maximumThreads > 0, "AppStateKit: a BlockingIOPool needs at least one thread")
+        self.maximumThreads = maximumThreads
+        self.idleTimeout = idleTimeout
+    }
+
+    /// What the pool is doing, for tests.
+    var status: Status {
+        lock.withLock { Status(threads: storage.threads, idle: storage.idle, queued: storage.queued) }
+    }
+
+    /// Runs `job` on one of the pool's threads, starting one if none is idle and the maximum
+    /// allows; returns at once.
+    func submit(_ job: @escaping @Sendable () -> Void) {
+        let startsThread: Bool = lock.withLock {
+            storage.jobs.append(job)
+            if storage.idle > 0 { workQueued.signal() }
+            // Idle threads already signalled count against the jobs they will take.
+            guard storage.queued > storage.idle, storage.threads < maximumThreads else { return false }
+            storage.threads += 1
+            return true
+        }
+        if startsThread {
+            Thread.detachNewThread { [self] in
+                Self.nameCallingThread()
+                work()
+            }
+        }
+    }
+
+    /// Runs `body` on one of the pool's threads and returns its result, suspending the calling
+    /// task (not blocking its thread) meanwhile. `body` runs to the end even if the task is
+    /// cancelled: cancellation neither skips nor interrupts it.
+    func run<Result: Sendable>(_ body: @escaping @Sendable () throws -> Result) async throws -> Result {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Result, any Error>) in
+            submit {
+                continuation.resume(with: Swift.Result { try body() })
+            }
+        }
+    }
+
+    /// Gives the calling thread ``threadName``, as `top -H`, `perf` and debuggers show it.
+    /// Best effort: a thread that can't be named works all the same. (Not Foundation's
+    /// `Thread.name`: set from inside a new thread, it races with `start()` on Linux and is
+    /// sometimes lost; and Glibc's module doesn't export `pthread_setname_np`.)
+    private static func nameCallingThread() {
+        #if canImport(Darwin)
+        pthread_setname_np(threadName)
+        #else
+        let descriptor = open("/proc/thread-self/comm", O_WRONLY)
+        guard descriptor >= 0 else { return }
+        _ = threadName.withCString { write(descriptor, $0, strlen($0)) }
+        close(descriptor)
+        #endif
+    }
+
+    /// A thread's loop: takes jobs until none arrives for ``idleTimeout``.
+    private func work() {
+        lock.lock()
+        while true {
+            if let job = storage.take() {
+                lock.unlock()
+                job()
+                lock.lock()
+                continue
+            }
+            storage.idle += 1
+            let signalled = lock.wait(on: workQueued, until: Condition.deadline(after: idleTimeout))
+            storage.idle -= 1
+            if !signalled && storage.queued == 0 {
+                storage.threads -= 1
+                lock.unlock()
+                return
+            }
+        }
+    }
+}
