@@ -10,8 +10,10 @@ extension InMemoryFileSystem: FileSystem {
             try check(.stat, path)
             guard parentExists(of: path) else { return nil }
             switch storage.nodes[resolved(path)] {
-            case let .file(_, stamp)?: return FileStatus(stamp: stamp, isDirectory: false)
-            case .directory?: return FileStatus(stamp: FileStamp(device: device, inode: 0, size: 0, modifiedSeconds: 0, modifiedNanoseconds: 0), isDirectory: true)
+            case let .file(_, stamp)?: return FileStatus(stamp: stamp, isDirectory: false, permissions: permissions(ofNodeAt: resolved(path), inode: stamp.inode))
+            case .directory?:
+                let stamp = FileStamp(device: device, inode: 0, size: 0, modifiedSeconds: 0, modifiedNanoseconds: 0)
+                return FileStatus(stamp: stamp, isDirectory: true, permissions: permissions(ofNodeAt: resolved(path), inode: 0))
             case .symbolicLink?, nil: return nil
             }
         }

@@ -83,6 +83,9 @@ public final class InMemoryFileSystem: @unchecked Sendable {
             didSet { changes.increment() }
         }
         var failures: [Failure] = []
+        /// Permission bits set with `setPermissions(_:atPath:)`, by path, with the inode of the
+        /// file they were set on (0 for a directory): a file replaced since has the default again.
+        var permissions: [String: (inode: UInt64, bits: UInt16)] = [:]
         var clock: Int64 = 1_700_000_000_000_000_000
         var nextInode: UInt64 = 1
     }

@@ -28,6 +28,7 @@ struct IsolationSandbox {
                 }
                 application.fileManager.entry?.promote(to: files)
                 Application.installIsolatedSyncStore(in: application)
+                Application.installIsolatedKeychain(in: application, files: files)
             }
         }
         isolatedApplication = IsolatedApplication(application)

@@ -85,10 +85,14 @@ package struct FileStatus: Sendable, Equatable {
     package var stamp: FileStamp
     /// Whether it is a directory.
     package var isDirectory: Bool
+    /// The permission bits of `st_mode` (`0o600`, `0o755`, …), which SecureState's writable
+    /// store checks before it trusts a file.
+    package var permissions: UInt16
 
-    package init(stamp: FileStamp, isDirectory: Bool) {
+    package init(stamp: FileStamp, isDirectory: Bool, permissions: UInt16? = nil) {
         self.stamp = stamp
         self.isDirectory = isDirectory
+        self.permissions = permissions ?? (isDirectory ? 0o700 : 0o600)
     }
 }
 

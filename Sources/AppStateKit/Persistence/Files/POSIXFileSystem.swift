@@ -18,7 +18,9 @@ package struct POSIXFileSystem: FileSystem {
             if code == ENOENT || code == ENOTDIR { return nil }
             throw FileSystemError(code, "stat")
         }
-        return FileStatus(stamp: FileStamp(info), isDirectory: (info.st_mode & S_IFMT) == S_IFDIR)
+        return FileStatus(
+            stamp: FileStamp(info), isDirectory: (info.st_mode & S_IFMT) == S_IFDIR, permissions: UInt16(truncatingIfNeeded: info.st_mode & 0o7777)
+        )
     }
 
     package func linkTarget(of path: String) throws(FileSystemError) -> String? {

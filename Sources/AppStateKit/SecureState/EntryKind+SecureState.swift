@@ -1,0 +1,6 @@
+extension EntryKind {
+    @usableFromInline enum SecureStateMarker {}
+
+    /// ``Application/SecureState``.
+    @inlinable static var secureState: EntryKind { EntryKind(identifier: ObjectIdentifier(SecureStateMarker.self)) }
+}

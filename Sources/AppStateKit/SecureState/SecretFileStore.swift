@@ -1,0 +1,148 @@
+import Foundation
+
+/// The writable file store of a ``Keychain`` (``SecretSource/fileStore(directory:)``): one file
+/// per key, mode `0600`, in a `0700` directory.
+///
+/// A write creates a new `0600` file beside the old one, `fsync`s it, renames it over the old
+/// one and `fsync`s the directory (in a sandbox, without the `fsync`s), so a reader sees the old
+/// secret or the new one, never a mix, and a crash loses at most the write in flight. The file
+/// holds the value and one newline, which reads remove. Files, or a directory, that other users
+/// can read or write are refused with an error naming the mode: permissions are the store's only
+/// protection (it does not encrypt).
+final class SecretFileStore: Sendable {
+    /// The store's directory as configured (unmapped).
+    let directory: String
+    let files: SecretFiles
+    /// Serialises this process's writes through this store.
+    private let writes = Lock()
+
+    init(directory: String, files: SecretFiles) {
+        self.directory = directory
+        self.files = files
+    }
+
+    /// The path of `key`'s file, as errors name it.
+    func path(of key: String) -> String {
+        files.mapped((directory as NSString).appendingPathComponent(key))
+    }
+
+    /// How errors name `key`'s file.
+    func sourceDescription(of key: String) -> String {
+        "the secret store file \(path(of: key))"
+    }
+
+    /// The secret stored under `key`, or `nil`.
+    func read(_ key: String, limit: Int) throws(SecureStateError) -> String? {
+        try files.readSecret(at: path(of: key), key: key, source: sourceDescription(of: key), limit: limit, requirePrivate: true)
+    }
+
+    /// Stores `value` under `key`, replacing the file atomically.
+    func write(_ value: String, forKey key: String) throws(SecureStateError) {
+        let source = sourceDescription(of: key)
+        let fileSystem = files.fileSystem
+        let directoryPath = files.mapped(directory)
+        let path = path(of: key)
+        writes.lock()
+        defer { writes.unlock() }
+        try prepareDirectory(directoryPath, key: key, source: source)
+        let existing: FileStatus?
+        do {
+            existing = try fileSystem.status(of: path)
+        } catch {
+            throw .fileSystem(error, kind: .writeFailed, key: key, source: source)
+        }
+        if existing?.isDirectory == true {
+            throw SecureStateError(.isDirectory, key: key, source: source, detail: "found a directory where the file holding the secret should be; nothing was written")
+        }
+        let temporary = (directoryPath as NSString).appendingPathComponent(".\(key).tmp-\(UUID().uuidString)")
+        do {
+            _ = try fileSystem.createFile(temporary, contents: Data((value + "\n").utf8), datedAfter: nil, durable: files.isDurable, replacing: path)
+        } catch {
+            throw .fileSystem(error, kind: .writeFailed, key: key, source: source)
+        }
+        do {
+            try fileSystem.rename(temporary, to: path)
+            if files.isDurable { try fileSystem.synchronizeDirectory(directoryPath) }
+        } catch {
+            try? fileSystem.remove(temporary)  // Best effort: the write already failed, and says so.
+            throw .fileSystem(error, kind: .writeFailed, key: key, source: source)
+        }
+    }
+
+    /// Removes `key`'s file, if any.
+    func remove(_ key: String) throws(SecureStateError) {
+        let source = sourceDescription(of: key)
+        let fileSystem = files.fileSystem
+        let path = path(of: key)
+        writes.lock()
+        defer { writes.unlock() }
+        let existing: FileStatus?
+        do {
+            existing = try fileSystem.status(of: path)
+        } catch {
+            throw .fileSystem(error, kind: .writeFailed, key: key, source: source)
+        }
+        guard let existing else { return }
+        if existing.isDirectory {
+            throw SecureStateError(.isDirectory, key: key, source: source, detail: "found a directory where the file holding the secret should be; nothing was removed")
+        }
+        do {
+            try fileSystem.remove(path)
+            if files.isDurable { try fileSystem.synchronizeDirectory(files.mapped(directory)) }
+        } catch {
+            throw .fileSystem(error, kind: .writeFailed, key: key, source: source)
+        }
+    }
+
+    /// The keys stored (file names not starting with `.`); none when the directory is missing.
+    func keys() throws(SecureStateError) -> [String] {
+        do {
+            return try files.fileSystem.contentsOfDirectory(files.mapped(directory)).filter { !$0.hasPrefix(".") }
+        } catch {
+            if error.code == ENOENT || error.code == ENOTDIR { return [] }
+            throw .fileSystem(error, kind: .unreadable, key: "*", source: "the secret store directory \(files.mapped(directory))")
+        }
+    }
+
+    /// Creates the store's directory (and missing parents) with mode `0700`, or checks that the
+    /// existing one is a directory nobody else can access.
+    private func prepareDirectory(_ directoryPath: String, key: String, source: String) throws(SecureStateError) {
+        let fileSystem = files.fileSystem
+        let directorySource = "the secret store directory \(directoryPath)"
+        func status(of path: String) throws(SecureStateError) -> FileStatus? {
+            do {
+                return try fileSystem.status(of: path)
+            } catch {
+                throw .fileSystem(error, kind: .writeFailed, key: key, source: directorySource)
+            }
+        }
+        if let existing = try status(of: directoryPath) {
+            guard existing.isDirectory else {
+                throw SecureStateError(.writeFailed, key: key, source: directorySource, detail: "it is a file, not a directory; nothing was written")
+            }
+            guard existing.permissions & 0o077 == 0 else {
+                throw SecureStateError(
+                    .insecurePermissions, key: key, source: directorySource,
+                    detail: "mode \(SecretFiles.octal(existing.permissions)) lets other users access it, so nothing was written; run chmod 700 \(directoryPath)"
+                )
+            }
+            return
+        }
+        var missing: [String] = []
+        var current = directoryPath
+        while current != "/", !current.isEmpty, try status(of: current) == nil {
+            missing.append(current)
+            current = (current as NSString).deletingLastPathComponent
+        }
+        for path in missing.reversed() {
+            do {
+                try fileSystem.makeDirectory(path)
+                if files.isDurable { try fileSystem.synchronizeDirectory((path as NSString).deletingLastPathComponent) }
+            } catch where error.code == EEXIST {
+                continue  // Another process created it in between.
+            } catch {
+                throw .fileSystem(error, kind: .writeFailed, key: key, source: directorySource)
+            }
+        }
+    }
+}

@@ -1,0 +1,80 @@
+/// The registry entry behind an ``Application/SecureState``: its keychain key, its initial value
+/// and the application that owns it. The value itself always lives in the owner's `\.keychain`,
+/// which is asked on every read.
+///
+/// The entry never prints its value: its line in `Application.description` and every message
+/// it reports show `<redacted>` and the key.
+final class SecureStateEntry: RegistryEntry, @unchecked Sendable {
+    // Safe: `lastReported` is only accessed while `lock` is held; everything else is immutable.
+    let secretKey: String
+    let initial: String?
+    let owner: EntryOwner
+    private let lock = Lock()
+    /// The last failure reported, so one repeated on every read is reported once.
+    private var lastReported: String?
+
+    init(key: EntryKey, feature: String, id: String, initial: String?, owner: EntryOwner) {
+        self.secretKey = SecretKey.key(feature: feature, id: id)
+        self.initial = initial
+        self.owner = owner
+        super.init(key: key)
+    }
+
+    override var kindName: String { "SecureState" }
+    override var valueTypeName: String { String(reflecting: String?.self) }
+    override var valueDescription: String { SecretRedaction.placeholder }
+
+    /// The owning application's keychain.
+    var keychain: Keychain {
+        owner.dependency(\.keychain, for: "SecureState \(secretKey)")
+    }
+
+    /// The stored secret, or the initial value when no source has one.
+    func read() throws(SecureStateError) -> String? {
+        trackAccess()
+        return try keychain.read(secretKey) ?? initial
+    }
+
+    /// The value, or the initial value after reporting why the stored one can't be used.
+    var value: String? {
+        do {
+            let value = try read()
+            lock.withLock { lastReported = nil }
+            return value
+        } catch {
+            report(error)
+            return initial
+        }
+    }
+
+    /// Stores `newValue`; `nil` removes the stored secret.
+    func write(_ newValue: String?) throws(SecureStateError) {
+        let keychain = keychain
+        willChange()
+        defer { didChange() }
+        if let newValue {
+            try keychain.write(newValue, forKey: secretKey)
+        } else {
+            try keychain.delete(secretKey)
+        }
+    }
+
+    /// ``write(_:)``, reporting a failure.
+    func assign(_ newValue: String?) {
+        do {
+            try write(newValue)
+        } catch {
+            report(error)
+        }
+    }
+
+    /// Reports `error` through the owner's logger, once per distinct message in a row.
+    func report(_ error: SecureStateError) {
+        let message = "AppStateKit: SecureState \(key.readable): \(error)"
+        let isNew = lock.withLock {
+            defer { lastReported = message }
+            return lastReported != message
+        }
+        if isNew { owner.reportError(message) }
+    }
+}
