@@ -2,7 +2,8 @@
 import PackageDescription
 
 // Target names are global in a package graph, so this package declares only its libraries
-// (AppStateKitPostgres behind the PostgreSQL trait) and, for its own tests, targets whose names
+// (AppStateKitPostgres behind the PostgreSQL trait, AppStateKitConfiguration behind the
+// Configuration trait) and, for its own tests, targets whose names
 // no user picks (`_AppStateKit…`). The examples are packages of their own under Examples/.
 let package = Package(
     name: "AppStateKit",
@@ -12,11 +13,18 @@ let package = Package(
         .library(name: "AppStateKitTesting", targets: ["AppStateKitTesting"]),
         // PostgreSQL sync store; its dependencies resolve only for clients enabling the trait.
         .library(name: "AppStateKitPostgres", targets: ["AppStateKitPostgres"]),
+        // swift-configuration providers over sync and key-value stores; its dependency resolves
+        // only for clients enabling the Configuration trait.
+        .library(name: "AppStateKitConfiguration", targets: ["AppStateKitConfiguration"]),
     ],
     traits: [
         .trait(
             name: "PostgreSQL",
             description: "Builds AppStateKitPostgres (PostgresSyncStore) with postgres-nio and swift-service-lifecycle."
+        ),
+        .trait(
+            name: "Configuration",
+            description: "Builds AppStateKitConfiguration (swift-configuration providers over SyncStore and key-value stores)."
         ),
     ],
     dependencies: [
@@ -25,6 +33,9 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        // Guarded by the Configuration trait. None of swift-configuration's own traits (JSON, its
+        // default; YAML, Logging, Reloading, …) is needed, so all are off.
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: []),
     ],
     targets: [
         .target(
@@ -72,6 +83,25 @@ let package = Package(
                 "_AppStateKitPostgresChild",
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["PostgreSQL"])),
+            ],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .target(
+            name: "AppStateKitConfiguration",
+            dependencies: [
+                "AppStateKit",
+                .product(name: "Configuration", package: "swift-configuration", condition: .when(traits: ["Configuration"])),
+            ],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .testTarget(
+            name: "AppStateKitConfigurationTests",
+            dependencies: [
+                "AppStateKit",
+                "AppStateKitTesting",
+                "AppStateKitConfiguration",
+                .product(name: "Configuration", package: "swift-configuration", condition: .when(traits: ["Configuration"])),
+                .product(name: "ConfigurationTesting", package: "swift-configuration", condition: .when(traits: ["Configuration"])),
             ],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# The PostgreSQL step's build: the library and its tests with the PostgreSQL trait, in
-# .build-postgres, warnings failing it as in the main build.
+# The build of the steps that need the package's traits: the library and its tests with the
+# PostgreSQL and Configuration traits, in .build-postgres, warnings failing it as in the main
+# build. 50-postgres.sh and 52-configuration.sh run their tests from it with the same traits
+# (`swift test --traits PostgreSQL,Configuration --skip-build --scratch-path .build-postgres`).
 #
 #   .ci/postgres/build.sh start   starts it in the background (log: .build-ci-postgres.log)
 #   .ci/postgres/build.sh wait    waits for a started build, or builds now if none was started;
@@ -18,7 +20,7 @@ LOG=.build-ci-postgres.log STATUS=.build-ci-postgres.status PID=.build-ci-postgr
 build() {
     # CI_WITHOUT_DEBUG_INFO: set by .ci/run (see there).
     # shellcheck disable=SC2086
-    swift build --traits PostgreSQL --build-tests --scratch-path .build-postgres ${CI_WITHOUT_DEBUG_INFO:-} > "$LOG" 2>&1
+    swift build --traits PostgreSQL,Configuration --build-tests --scratch-path .build-postgres ${CI_WITHOUT_DEBUG_INFO:-} > "$LOG" 2>&1
 }
 
 # Builds and records the outcome (0 or 1) in $STATUS, which appears only once complete.

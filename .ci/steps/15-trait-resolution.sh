@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
-# Proves that the core library resolves no packages for a client that doesn't enable the
-# PostgreSQL trait, and that enabling it brings postgres-nio in for AppStateKitPostgres.
+# Proves that the core library resolves no packages for a client that enables no trait, and that
+# each trait brings in only what its product needs.
 # Scratch client packages in a temporary folder depend on this repository by path:
 #   1. AppStateKit, no trait: `swift package resolve` must fetch nothing (no .build/checkouts/*,
 #      no Package.resolved pins). Any fetched package fails the step.
 #   2. AppStateKitPostgres with traits: ["PostgreSQL"]: must resolve postgres-nio and
-#      swift-service-lifecycle. (The PostgreSQL step builds the product with the trait; set
-#      APPSTATEKIT_TRAIT_BUILD=1 to also build this client, which takes minutes.)
+#      swift-service-lifecycle, and not swift-configuration. (The PostgreSQL step builds the
+#      product with the trait; set APPSTATEKIT_TRAIT_BUILD=1 to also build this client, which
+#      takes minutes.)
+#   3. AppStateKitConfiguration with traits: ["Configuration"]: must resolve swift-configuration
+#      with none of its own traits enabled (`swift package show-dependencies` lists its traits as
+#      []: not even its default, JSON), so Yams (its YAML trait) and swift-metrics (its Reloading
+#      trait) are not fetched; and not postgres-nio.
 set -euo pipefail
 REPO="$(cd "$(dirname "$0")/../.." && pwd)"
 IDENTITY="$(basename "$REPO" | tr '[:upper:]' '[:lower:]')"
@@ -50,8 +55,47 @@ for needed in postgres-nio swift-service-lifecycle; do
         exit 1
     fi
 done
+if [ -d "$WORK/trait/.build/checkouts/swift-configuration" ]; then
+    echo "error: the PostgreSQL trait alone resolved swift-configuration" >&2
+    exit 1
+fi
 echo "checkouts: $(ls "$WORK/trait/.build/checkouts" | tr '\n' ' ')"
 if [ "${APPSTATEKIT_TRAIT_BUILD:-0}" = "1" ]; then
     (cd "$WORK/trait" && swift build && ./.build/debug/Client)
 fi
-echo "trait resolution: no packages without the trait; postgres-nio with it"
+
+echo "--- client with the trait: .package(path: \"$REPO\", traits: [\"Configuration\"])"
+make_client "$WORK/configuration" ".package(path: \"$REPO\", traits: [\"Configuration\"])" AppStateKitConfiguration 'import AppStateKitConfiguration
+print(SyncStoreConfigProvider.self)'
+(cd "$WORK/configuration" && swift package resolve > /dev/null)
+CONFIG_CHECKOUTS="$(ls "$WORK/configuration/.build/checkouts" | tr '\n' ' ')"
+echo "checkouts: $CONFIG_CHECKOUTS"
+if [ ! -d "$WORK/configuration/.build/checkouts/swift-configuration" ]; then
+    echo "error: with the Configuration trait, swift-configuration was not resolved" >&2
+    exit 1
+fi
+for unwanted in postgres-nio Yams yams swift-metrics; do
+    if [ -d "$WORK/configuration/.build/checkouts/$unwanted" ]; then
+        echo "error: with the Configuration trait, $unwanted was resolved" >&2
+        exit 1
+    fi
+done
+# The traits SwiftPM enables for swift-configuration: the line after its identity's "traits": [
+# must close the list.
+(cd "$WORK/configuration" && swift package show-dependencies --format json) > "$WORK/dependencies.json"
+CONFIG_TRAITS="$(awk '
+    /"identity": "swift-configuration"/ { found = 1 }
+    found && /"traits": \[ *\]/ { print "[]"; exit }
+    found && /"traits": \[/ { collecting = 1; next }
+    collecting && /\]/ { print "[" list "]"; exit }
+    collecting { gsub(/[ ,"]/, ""); if ($0 != "") list = list (list == "" ? "" : ",") $0 }
+' "$WORK/dependencies.json")"
+echo "swift-configuration traits enabled: $CONFIG_TRAITS"
+if [ "$CONFIG_TRAITS" != "[]" ]; then
+    echo "error: swift-configuration was resolved with traits $CONFIG_TRAITS; the manifest turns them all off" >&2
+    exit 1
+fi
+if [ "${APPSTATEKIT_TRAIT_BUILD:-0}" = "1" ]; then
+    (cd "$WORK/configuration" && swift build && ./.build/debug/Client)
+fi
+echo "trait resolution: no packages without a trait; postgres-nio with PostgreSQL; swift-configuration (no traits of its own) with Configuration"

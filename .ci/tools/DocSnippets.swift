@@ -6,7 +6,8 @@
 // Documents: README.md, Documentation/*.md and the DocC catalogs' articles. A block is a
 // Package.swift snippet when its first line is `// swift-tools-version…` (a whole manifest); those
 // are resolved and built by .ci/steps/26-doc-manifests.sh. Every other ```swift block must appear
-// in one Swift file under Tests/AppStateKitTests/ or Tests/AppStateKitPostgresTests/ (by convention in Documentation/), compared
+// in one Swift file under Tests/AppStateKitTests/, Tests/AppStateKitPostgresTests/ or
+// Tests/AppStateKitConfigurationTests/ (by convention in Documentation/), compared
 // line by line with whitespace runs collapsed:
 // - its `import` lines must be somewhere in that file; a block that imports Testing or XCTest is
 //   a whole test file as the guide shows it, so that file must import exactly what it imports
@@ -145,6 +146,7 @@ func longestMatch(of code: [String], in lines: [String]) -> (count: Int, found: 
 
 func check() throws -> Int {
     let testFiles = files(in: "Tests/AppStateKitTests", suffix: ".swift") + files(in: "Tests/AppStateKitPostgresTests", suffix: ".swift")
+        + files(in: "Tests/AppStateKitConfigurationTests", suffix: ".swift")
     let compiled = try testFiles.map { ($0, try compiledLines(of: $0)) }
     var failures = 0
     var checked = 0

@@ -9,9 +9,9 @@
 ///
 /// Every key therefore holds exactly one unescaped `/`, and splitting there and unescaping
 /// recovers the pair: two different declarations never share a key.
-enum SyncStoreKey {
+package enum SyncStoreKey {
     /// The store key for `feature` and `id`.
-    static func make(feature: String, id: String) -> String {
+    package static func make(feature: String, id: String) -> String {
         if needsEscaping(feature) || needsEscaping(id) {
             return "\(escape(feature))/\(escape(id))"
         }

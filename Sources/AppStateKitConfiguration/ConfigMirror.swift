@@ -1,0 +1,197 @@
+#if Configuration
+import Configuration
+import Synchronization
+
+/// The configuration values of one namespace of a store, held in memory, and who watches them:
+/// what both providers answer `value`, `snapshot` and `watch…` from without I/O.
+///
+/// The providers feed it: the sync provider from its store's snapshot and change feed, the
+/// key-value provider from polls of its store; each provider's own writes go in at once.
+final class ConfigMirror: Sendable {
+    /// A key as the mirror holds it: its value (`nil`: removed, kept so that an older record
+    /// can't bring the value back) and the store's version of it (0 for stores without
+    /// versions).
+    struct Entry: Sendable, Equatable {
+        var value: StoredConfigValue?
+        var version: Int64
+    }
+
+    /// How an incoming value is weighed against the one held.
+    enum Precedence {
+        /// It replaces the held value only when its version is higher (a change feed, which may
+        /// repeat or reorder records).
+        case newerVersion
+        /// It replaces the held value whatever the versions (a read of the store itself).
+        case authoritative
+    }
+
+    private struct Storage {
+        var entries: [String: Entry]
+        var valueWatchers: [String: [UInt64: AsyncStream<StoredConfigValue?>.Continuation]] = [:]
+        var snapshotWatchers: [UInt64: AsyncStream<StoreConfigSnapshot>.Continuation] = [:]
+        var nextWatcher: UInt64 = 0
+    }
+
+    let providerName: String
+    let namespace: ConfigNamespace
+    let secrets: SecretsSpecifier<String, ConfigContent>
+    private let storage: Mutex<Storage>
+
+    init(providerName: String, namespace: ConfigNamespace, secrets: SecretsSpecifier<String, ConfigContent>, entries: [String: Entry]) {
+        self.providerName = providerName
+        self.namespace = namespace
+        self.secrets = secrets
+        self.storage = Mutex(Storage(entries: entries))
+    }
+
+    // MARK: Reading
+
+    /// The held value of `key` as `type`.
+    func value(forKey key: AbsoluteConfigKey, type: ConfigType) throws -> LookupResult {
+        let storeKey = namespace.storeKey(key)
+        let held = storage.withLock { $0.entries[storeKey]?.value ?? nil }
+        return try lookup(held, key: key, storeKey: storeKey, type: type)
+    }
+
+    /// `value` read as `type` for `key`.
+    ///
+    /// - Throws: ``ConfigStoreError`` naming the store key when the value is not a `type`.
+    func lookup(_ value: StoredConfigValue?, key: AbsoluteConfigKey, storeKey: String, type: ConfigType) throws -> LookupResult {
+        guard let value else { return LookupResult(encodedKey: storeKey, value: nil) }
+        guard let content = value.content(as: type) else {
+            switch value {
+            case .unreadable, .unsupported:
+                throw ConfigStoreError(.unreadable, key: storeKey, detail: "the stored value is \(value.kind), which no configuration type reads")
+            default:
+                throw ConfigStoreError(.typeMismatch, key: storeKey, detail: "the stored value is \(value.kind), which does not read as \(type.rawValue)")
+            }
+        }
+        let isSecret = secrets.isSecret(key: ConfigNamespace.dotted(key), value: content)
+        return LookupResult(encodedKey: storeKey, value: ConfigValue(content, isSecret: isSecret))
+    }
+
+    /// Every held value, frozen.
+    func snapshot() -> StoreConfigSnapshot {
+        storage.withLock { makeSnapshot($0.entries) }
+    }
+
+    private func makeSnapshot(_ entries: [String: Entry]) -> StoreConfigSnapshot {
+        StoreConfigSnapshot(mirror: self, values: entries.compactMapValues(\.value))
+    }
+
+    /// The held version of a store key (0: none).
+    func version(of storeKey: String) -> Int64 {
+        storage.withLock { $0.entries[storeKey]?.version ?? 0 }
+    }
+
+    /// Every held store key.
+    var storeKeys: Set<String> {
+        storage.withLock { Set($0.entries.keys) }
+    }
+
+    // MARK: Changing
+
+    /// Applies `changes` by `precedence` and tells the watchers of every value that changed.
+    func apply(_ changes: [String: Entry], precedence: Precedence) {
+        storage.withLock { storage in
+            var changedAny = false
+            for (storeKey, incoming) in changes {
+                let held = storage.entries[storeKey]
+                if precedence == .newerVersion, let held, incoming.version <= held.version { continue }
+                storage.entries[storeKey] = incoming
+                guard (held?.value ?? nil) != incoming.value else { continue }
+                changedAny = true
+                // Yielding only buffers the value (the watcher's task runs later, never here);
+                // doing it under the lock keeps every watcher's order that of the changes.
+                for continuation in storage.valueWatchers[storeKey, default: [:]].values {
+                    continuation.yield(incoming.value)
+                }
+            }
+            guard changedAny, !storage.snapshotWatchers.isEmpty else { return }
+            let snapshot = makeSnapshot(storage.entries)
+            for continuation in storage.snapshotWatchers.values {
+                continuation.yield(snapshot)
+            }
+        }
+    }
+
+    /// Replaces every held value with `entries` (a complete read of the namespace): keys not in
+    /// it are removed.
+    func replaceAll(with entries: [String: Entry]) {
+        var changes = entries
+        for storeKey in storeKeys where entries[storeKey] == nil {
+            changes[storeKey] = Entry(value: nil, version: 0)
+        }
+        apply(changes, precedence: .authoritative)
+    }
+
+    // MARK: Watching
+
+    /// Runs `handler` with the value of `key` now, then every change, until `handler` returns.
+    nonisolated(nonsending) func watchValue<Return: ~Copyable>(
+        forKey key: AbsoluteConfigKey,
+        type: ConfigType,
+        updatesHandler handler: nonisolated(nonsending) (ConfigUpdatesAsyncSequence<Result<LookupResult, any Error>, Never>) async throws -> Return
+    ) async throws -> Return {
+        let storeKey = namespace.storeKey(key)
+        let (stream, continuation) = AsyncStream<StoredConfigValue?>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let id = storage.withLock { storage in
+            let id = storage.nextWatcher
+            storage.nextWatcher += 1
+            storage.valueWatchers[storeKey, default: [:]][id] = continuation
+            continuation.yield(storage.entries[storeKey]?.value ?? nil)
+            return id
+        }
+        defer {
+            storage.withLock { storage in
+                storage.valueWatchers[storeKey]?[id] = nil
+                if storage.valueWatchers[storeKey]?.isEmpty == true { storage.valueWatchers[storeKey] = nil }
+            }
+            continuation.finish()
+        }
+        let updates = stream.map { [self] value in
+            Result { try self.lookup(value, key: key, storeKey: storeKey, type: type) }
+        }
+        return try await handler(ConfigUpdatesAsyncSequence(updates))
+    }
+
+    /// Runs `handler` with a snapshot now, then one after every change, until `handler` returns.
+    nonisolated(nonsending) func watchSnapshot<Return: ~Copyable>(
+        updatesHandler handler: nonisolated(nonsending) (ConfigUpdatesAsyncSequence<any ConfigSnapshot, Never>) async throws -> Return
+    ) async throws -> Return {
+        let (stream, continuation) = AsyncStream<StoreConfigSnapshot>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let id = storage.withLock { storage in
+            let id = storage.nextWatcher
+            storage.nextWatcher += 1
+            storage.snapshotWatchers[id] = continuation
+            continuation.yield(makeSnapshot(storage.entries))
+            return id
+        }
+        defer {
+            storage.withLock { _ = $0.snapshotWatchers.removeValue(forKey: id) }
+            continuation.finish()
+        }
+        return try await handler(ConfigUpdatesAsyncSequence(stream.map { $0 as any ConfigSnapshot }))
+    }
+
+    /// How many watchers are registered (for tests and descriptions).
+    var watcherCount: Int {
+        storage.withLock { storage in
+            storage.valueWatchers.values.reduce(0) { $0 + $1.count } + storage.snapshotWatchers.count
+        }
+    }
+}
+
+/// The values of a ``ConfigMirror`` at one moment.
+struct StoreConfigSnapshot: ConfigSnapshot {
+    let mirror: ConfigMirror
+    let values: [String: StoredConfigValue]
+
+    var providerName: String { mirror.providerName }
+
+    func value(forKey key: AbsoluteConfigKey, type: ConfigType) throws -> LookupResult {
+        let storeKey = mirror.namespace.storeKey(key)
+        return try mirror.lookup(values[storeKey], key: key, storeKey: storeKey, type: type)
+    }
+}
+#endif

@@ -1,0 +1,44 @@
+#if Configuration
+import AppStateKit
+import Configuration
+
+/// How a provider names configuration keys in its store: `"<namespace>/<key>"`, the key's
+/// components joined by dots (`http.rateLimit` in namespace `Configuration` is
+/// `"Configuration/http.rateLimit"`).
+///
+/// It is the key an ``AppStateKit/Application/SyncState`` with feature `namespace` and id
+/// `"http.rateLimit"` is stored under (escaped the same way when the key holds `/` or `%`), so
+/// such a SyncState reads and writes the same setting.
+struct ConfigNamespace: Sendable {
+    /// The first part of every store key; no `/` or `%`.
+    let name: String
+    /// `"<name>/"`: every key of the namespace starts with it.
+    let prefix: String
+
+    /// The namespace `name`; stops the process, naming it, when it holds `/` or `%` or is empty
+    /// (a programmer error: the namespace is a literal in the app).
+    init(_ name: String) {
+        precondition(
+            !name.isEmpty && !name.contains("/") && !name.contains("%"),
+            "AppStateKitConfiguration: the namespace \"\(name)\" must be non-empty and hold no \"/\" or \"%\""
+        )
+        self.name = name
+        self.prefix = name + "/"
+    }
+
+    /// The key's components joined by dots: the name secrets specifiers and writers use.
+    static func dotted(_ key: AbsoluteConfigKey) -> String {
+        key.components.joined(separator: ".")
+    }
+
+    /// The store key of `key`.
+    func storeKey(_ key: AbsoluteConfigKey) -> String {
+        SyncStoreKey.make(feature: name, id: Self.dotted(key))
+    }
+
+    /// Whether `storeKey` belongs to the namespace.
+    func contains(_ storeKey: String) -> Bool {
+        storeKey.hasPrefix(prefix)
+    }
+}
+#endif

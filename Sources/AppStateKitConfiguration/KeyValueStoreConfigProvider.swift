@@ -1,0 +1,173 @@
+#if Configuration
+import AppStateKit
+import Configuration
+import Foundation
+import Synchronization
+
+/// A swift-configuration provider over a StoredState key-value store
+/// (``AppStateKit/FileKeyValueStore``, ``AppStateKit/UserDefaultsStore``,
+/// ``AppStateKit/InMemoryDefaults``): settings that survive restarts and that every process
+/// using the same store file shares, changeable at run time.
+///
+/// ```swift
+/// let local = try KeyValueStoreConfigProvider(store: FileKeyValueStore(path: "/var/lib/app/config.json"))
+/// let config = ConfigReader(providers: [EnvironmentVariablesProvider(), local])
+/// let level = config.string(forKey: "log.level", default: "info")   // no I/O
+/// try local.setValue("debug", forKey: "log.level")                   // durable when it returns
+/// ```
+///
+/// - **Keys:** setting `log.level` is the store key `"Configuration/log.level"`
+///   (`"<namespace>/<components joined by dots>"`), so a StoredState of that key is the same
+///   setting.
+/// - **Values** are property-list values, read as the type asked for: `String`, `Int` (also
+///   read as a double), `Double`, `Bool`, `Data` (bytes) and arrays of them. A value that does
+///   not read as the type asked for throws ``ConfigStoreError`` naming the key, never the value.
+/// - ``value(forKey:type:)`` and ``snapshot()`` answer from memory: the namespace as read when
+///   the provider was created, refreshed every `pollInterval` by a detached task that ends when
+///   the provider is released (another process's writes arrive within that interval; this
+///   provider's own writes at once).
+/// - ``fetchValue(forKey:type:)`` reads the store now; ``refresh()`` reads the namespace now.
+/// - ``watchValue(forKey:type:updatesHandler:)`` and ``watchSnapshot(updatesHandler:)`` emit the
+///   current value, then every change a write through the provider or a poll finds.
+/// - A poll that can't read the store keeps the values held, and reports the error through
+///   `Application.logger` once until a poll succeeds again.
+public final class KeyValueStoreConfigProvider: Sendable {
+    /// The store the values live in.
+    public let store: any ListableKeyValueStore
+    /// The first part of every store key (`"Configuration"` unless chosen).
+    public let namespace: String
+    let mirror: ConfigMirror
+    private let poll: Task<Void, Never>
+
+    /// Creates a provider of the values under `namespace` in `store`, reading them now.
+    ///
+    /// - Parameters:
+    ///   - store: The key-value store (often the application's `\.userDefaults` store).
+    ///   - namespace: The first part of every store key; non-empty, without `/` or `%`.
+    ///   - pollInterval: How often the store is read for other processes' changes.
+    ///   - secrets: Which values are secrets (by dotted key), so that swift-configuration
+    ///     redacts them.
+    /// - Throws: The store's error when its keys or a value of the namespace can't be read.
+    public init(
+        store: any ListableKeyValueStore, namespace: String = "Configuration", pollInterval: Duration = .seconds(1),
+        secrets: SecretsSpecifier<String, ConfigContent> = .none
+    ) throws {
+        let configNamespace = ConfigNamespace(namespace)
+        let mirror = ConfigMirror(
+            providerName: "KeyValueStoreConfigProvider[\(namespace)]", namespace: configNamespace, secrets: secrets,
+            entries: try Self.read(store, configNamespace)
+        )
+        self.store = store
+        self.namespace = namespace
+        self.mirror = mirror
+        let clock = PollClock.current
+        self.poll = Task.detached {
+            var reported: String?
+            while !Task.isCancelled {
+                do {
+                    try await clock.sleep(for: pollInterval, tolerance: nil)
+                } catch {
+                    return
+                }
+                do {
+                    mirror.replaceAll(with: try Self.read(store, configNamespace))
+                    reported = nil
+                } catch {
+                    let message = "\(error)"
+                    guard message != reported else { continue }
+                    reported = message
+                    Application.logger.error(error, "AppStateKitConfiguration: \(mirror.providerName) could not read its store; serving the values it read last")
+                }
+            }
+        }
+    }
+
+    deinit {
+        poll.cancel()
+    }
+
+    /// Every value of `namespace` in `store`.
+    static func read(_ store: any ListableKeyValueStore, _ namespace: ConfigNamespace) throws -> [String: ConfigMirror.Entry] {
+        var entries: [String: ConfigMirror.Entry] = [:]
+        for key in try store.keys where namespace.contains(key) {
+            guard let object = try store.readObject(forKey: key) else { continue }
+            entries[key] = ConfigMirror.Entry(value: StoredConfigValue(propertyList: object), version: 0)
+        }
+        return entries
+    }
+
+    /// Reads the namespace from the store now and tells watchers of what changed (what each
+    /// poll does).
+    ///
+    /// - Throws: The store's error; the provider then keeps its values.
+    public func refresh() throws {
+        mirror.replaceAll(with: try Self.read(store, mirror.namespace))
+    }
+}
+
+extension KeyValueStoreConfigProvider: ConfigProvider {
+    /// `"KeyValueStoreConfigProvider[<namespace>]"`.
+    public var providerName: String { mirror.providerName }
+
+    /// The value the provider holds for `key`, without I/O.
+    ///
+    /// - Throws: ``ConfigStoreError`` when the stored value does not read as `type`.
+    public func value(forKey key: AbsoluteConfigKey, type: ConfigType) throws -> LookupResult {
+        try mirror.value(forKey: key, type: type)
+    }
+
+    /// The store's value for `key` now; the provider keeps it, so later reads and watchers see
+    /// it too.
+    ///
+    /// - Throws: The store's error, or ``ConfigStoreError`` when the value does not read as
+    ///   `type`.
+    public func fetchValue(forKey key: AbsoluteConfigKey, type: ConfigType) async throws -> LookupResult {
+        let storeKey = mirror.namespace.storeKey(key)
+        let value = try store.readObject(forKey: storeKey).map(StoredConfigValue.init(propertyList:))
+        mirror.apply([storeKey: ConfigMirror.Entry(value: value, version: 0)], precedence: .authoritative)
+        return try mirror.lookup(value, key: key, storeKey: storeKey, type: type)
+    }
+
+    /// Emits the value of `key` now, then each change.
+    nonisolated(nonsending) public func watchValue<Return: ~Copyable>(
+        forKey key: AbsoluteConfigKey,
+        type: ConfigType,
+        updatesHandler: nonisolated(nonsending) (_ updates: ConfigUpdatesAsyncSequence<Result<LookupResult, any Error>, Never>) async throws -> Return
+    ) async throws -> Return {
+        try await mirror.watchValue(forKey: key, type: type, updatesHandler: updatesHandler)
+    }
+
+    /// The values the provider holds now, frozen.
+    public func snapshot() -> any ConfigSnapshot {
+        mirror.snapshot()
+    }
+
+    /// Emits a snapshot now, then one after each change.
+    nonisolated(nonsending) public func watchSnapshot<Return: ~Copyable>(
+        updatesHandler: nonisolated(nonsending) (_ updates: ConfigUpdatesAsyncSequence<any ConfigSnapshot, Never>) async throws -> Return
+    ) async throws -> Return {
+        try await mirror.watchSnapshot(updatesHandler: updatesHandler)
+    }
+}
+
+extension KeyValueStoreConfigProvider {
+    /// Writes `value` for `key` to the store (`nil` removes it) and returns once the store has
+    /// it (for ``AppStateKit/FileKeyValueStore``: durable on disk); this provider's readers and
+    /// watchers see it at once, other processes' at their next poll.
+    ///
+    /// - Throws: The store's error (nothing was written).
+    public func setValue(_ value: ConfigContent?, forKey key: ConfigKey) throws {
+        let storeKey = mirror.namespace.storeKey(AbsoluteConfigKey(key))
+        try store.writeObject(value?.propertyList, forKey: storeKey)
+        let stored = value.map { StoredConfigValue(propertyList: $0.propertyList) }
+        mirror.apply([storeKey: ConfigMirror.Entry(value: stored, version: 0)], precedence: .authoritative)
+    }
+}
+
+extension KeyValueStoreConfigProvider: CustomStringConvertible {
+    /// The provider's name and how many values and watchers it has (never the values).
+    public var description: String {
+        "\(providerName)[\(mirror.snapshot().values.count) values, \(mirror.watcherCount) watchers]"
+    }
+}
+#endif

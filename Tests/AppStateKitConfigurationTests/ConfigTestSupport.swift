@@ -1,0 +1,104 @@
+#if Configuration
+import AppStateKit
+import Configuration
+import Foundation
+import Synchronization
+
+/// The values swift-configuration's `ProviderCompatTest` requires a provider to hold (its
+/// documentation lists them; `magic` and `magic2` are the bytes of "magic" and "magic2").
+enum CompatData {
+    static let magic: [UInt8] = Array("magic".utf8)
+    static let magic2: [UInt8] = Array("magic2".utf8)
+
+    static let values: [String: ConfigContent] = [
+        "string": .string("Hello"),
+        "other.string": .string("Other Hello"),
+        "int": .int(42),
+        "other.int": .int(24),
+        "double": .double(3.14),
+        "other.double": .double(2.72),
+        "bool": .bool(true),
+        "other.bool": .bool(false),
+        "bytes": .bytes(magic),
+        "other.bytes": .bytes(magic2),
+        "stringy.array": .stringArray(["Hello", "World"]),
+        "other.stringy.array": .stringArray(["Hello", "Swift"]),
+        "inty.array": .intArray([42, 24]),
+        "other.inty.array": .intArray([16, 32]),
+        "doubly.array": .doubleArray([3.14, 2.72]),
+        "other.doubly.array": .doubleArray([0.9, 1.8]),
+        "booly.array": .boolArray([true, false]),
+        "other.booly.array": .boolArray([false, true, true]),
+        "byteChunky.array": .byteChunkArray([magic, magic2]),
+        "other.byteChunky.array": .byteChunkArray([magic, magic2, magic]),
+    ]
+}
+
+/// A fresh directory under the system temporary directory, removed by `remove()`.
+struct ScratchDirectory {
+    let path: String
+
+    init() throws {
+        path = (NSTemporaryDirectory() as NSString).appendingPathComponent("AppStateKitConfigurationTests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    func file(_ name: String) -> String {
+        (path as NSString).appendingPathComponent(name)
+    }
+
+    func remove() {
+        try? FileManager.default.removeItem(atPath: path)
+    }
+}
+
+/// A ``SyncStore`` over an ``InMemorySyncStore`` that can be made unreachable: every call that
+/// would reach the backing store then throws `unavailable`, while the local copy keeps answering
+/// (as `PostgresSyncStore` does while the database is down).
+final class UnreachableSyncStore: SyncStore {
+    let inner = InMemorySyncStore()
+    private let down = Atomic<Bool>(false)
+
+    func setReachable(_ reachable: Bool) { down.store(!reachable, ordering: .sequentiallyConsistent) }
+
+    private func check(_ key: String) throws {
+        if down.load(ordering: .sequentiallyConsistent) {
+            throw SyncStoreError(.unavailable, key: key, detail: "the test made the store unreachable")
+        }
+    }
+
+    func cachedRecord(forKey key: String) throws -> SyncRecord? { try inner.cachedRecord(forKey: key) }
+
+    func fetchRecord(forKey key: String) async throws -> SyncRecord? {
+        try check(key)
+        return try await inner.fetchRecord(forKey: key)
+    }
+
+    func write(_ value: Data?, forKey key: String) async throws -> SyncRecord {
+        try check(key)
+        return try await inner.write(value, forKey: key)
+    }
+
+    func compareAndSet(_ value: Data?, forKey key: String, expectedVersion: Int64) async throws -> SyncCommit {
+        try check(key)
+        return try await inner.compareAndSet(value, forKey: key, expectedVersion: expectedVersion)
+    }
+
+    func snapshot() async throws -> [SyncRecord] {
+        try check("")
+        return try await inner.snapshot()
+    }
+
+    func changes() -> AsyncStream<SyncRecord> { inner.changes() }
+}
+
+/// Waits for the first update of `updates` that `matches` accepts, and returns it.
+func firstMatching<Updates: AsyncSequence>(
+    _ updates: Updates, _ matches: (Updates.Element) throws -> Bool
+) async throws -> Updates.Element? {
+    for try await update in updates where try matches(update) {
+        return update
+    }
+    return nil
+}
+#endif
