@@ -29,8 +29,9 @@ import Synchronization
 /// - ``fetchValue(forKey:type:)`` reads the store now; ``refresh()`` reads the namespace now.
 /// - ``watchValue(forKey:type:updatesHandler:)`` and ``watchSnapshot(updatesHandler:)`` emit the
 ///   current value, then every change a write through the provider or a poll finds.
-/// - A poll that can't read the store keeps the values held, and reports the error through
-///   `Application.logger` once until a poll succeeds again.
+/// - A poll that can't read the store keeps the values held, and reports the error through the
+///   `Application.logger` of the application that created the provider, once until a poll
+///   succeeds again.
 public final class KeyValueStoreConfigProvider: Sendable {
     /// The store the values live in.
     public let store: any ListableKeyValueStore
@@ -60,7 +61,10 @@ public final class KeyValueStoreConfigProvider: Sendable {
         self.store = store
         self.namespace = namespace
         self.mirror = mirror
+        // The poll runs in no task of the caller's: it reports to the logger and sleeps on the
+        // poll clock of the application that created the provider.
         let clock = PollClock.current
+        let logger = Application.logger
         self.poll = Task.detached {
             var reported: String?
             while !Task.isCancelled {
@@ -76,7 +80,7 @@ public final class KeyValueStoreConfigProvider: Sendable {
                     let message = "\(error)"
                     guard message != reported else { continue }
                     reported = message
-                    Application.logger.error(error, "AppStateKitConfiguration: \(mirror.providerName) could not read its store; serving the values it read last")
+                    logger.error(error, "AppStateKitConfiguration: \(mirror.providerName) could not read its store; serving the values it read last")
                 }
             }
         }

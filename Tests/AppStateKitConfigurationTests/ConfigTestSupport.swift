@@ -58,6 +58,11 @@ struct ScratchDirectory {
 final class UnreachableSyncStore: SyncStore {
     let inner = InMemorySyncStore()
     private let down = Atomic<Bool>(false)
+    private let restored = Mutex<[SyncRecord]?>(nil)
+
+    /// Makes `snapshot()` answer `records` from now on, as a store restored from a backup (with
+    /// lower versions than it handed out) would, without a change on the feed.
+    func restore(_ records: [SyncRecord]) { restored.withLock { $0 = records } }
 
     func setReachable(_ reachable: Bool) { down.store(!reachable, ordering: .sequentiallyConsistent) }
 
@@ -86,6 +91,7 @@ final class UnreachableSyncStore: SyncStore {
 
     func snapshot() async throws -> [SyncRecord] {
         try check("")
+        if let records = restored.withLock({ $0 }) { return records }
         return try await inner.snapshot()
     }
 
