@@ -3,7 +3,7 @@ public import Foundation
 
 /// ``InMemoryFileSystem`` as the `\.fileManager` of file states: the same atomic writes,
 /// symbolic-link handling and corrupt-file backups as `FileManager`, in memory.
-extension InMemoryFileSystem: FileManaging, AtomicFileManaging {
+extension InMemoryFileSystem: FileManaging {
     /// Removes the file, link or directory (with everything beneath it) at `path`.
     public func removeItem(atPath path: String) throws {
         let path = Self.normalized(path)
@@ -24,20 +24,6 @@ extension InMemoryFileSystem: FileManaging, AtomicFileManaging {
     /// Replaces the file at `path` atomically.
     public func writeAtomically(_ data: Data, toFile path: String) throws {
         try AtomicFileWriter.write(data, to: path, in: self)
-    }
-
-    /// Replaces the file at `path` atomically and returns the new file's stamp.
-    package func writeAtomicallyWithStamp(_ data: Data, toFile path: String) throws -> FileStamp? {
-        try AtomicFileWriter.write(data, to: path, in: self)
-    }
-
-    /// The stamp of the file at `path`, or `nil` when there is none or `stat` fails.
-    package func stamp(ofFile path: String) -> FileStamp? {
-        do {
-            return try existingStamp(ofFile: path)
-        } catch {
-            return nil  // Documented: this form cannot tell "unreadable" from "absent".
-        }
     }
 
     /// The stamp of the file at `path`, or `nil` when there is none; throws an injected failure.

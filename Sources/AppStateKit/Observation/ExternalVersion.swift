@@ -24,9 +24,7 @@ protocol ExternallyChangeable: RegistryEntry, Sendable {
 extension FileStateEntry: ExternallyChangeable {
     func externalVersion() -> ExternalVersion {
         do {
-            let stamp = try fileManager.existingStamp(ofFile: filePath)
-            stampFound(stamp)
-            return .file(stamp)
+            return try fileVersion()
         } catch {
             return .unreadable("\(error)")
         }

@@ -17,8 +17,7 @@ struct UncountedWriterStreamTests {
         let clock = ManualClock()
         // The file as the sandbox stores it, written with Foundation as an editor or a deploy
         // tool would: no lock and no generation counter, so reads keep trusting their last check.
-        let path = try #require((Application.dependency(\.fileManager).atomicFiles as? SandboxFileManager)?
-            .mapped(Application.fileState(\.uncountedFile).path))
+        let path = Application.dependency(\.fileManager).atomicFiles.mapped(Application.fileState(\.uncountedFile).path)
         func writeLikeAnotherProgram(_ text: String) {
             do {
                 try Data(text.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)

@@ -14,7 +14,7 @@ struct CorruptBackupTests {
         var backups: [String] = []
         for index in 0..<20 {
             try Data("version \(index)".utf8).write(to: URL(fileURLWithPath: path))
-            backups.append(try FileManager.default.moveAside(path))
+            backups.append(try LocalFiles.real.moveAside(path))
         }
         #expect(Set(backups).count == 20)
         for (index, backup) in backups.enumerated() {

@@ -27,16 +27,42 @@ private extension Application {
     }
 }
 
-/// Files where another process replaces every file right after this one renamed it into place.
-private struct LosingTheRace: AtomicFileManaging {
-    func removeItem(atPath path: String) throws {
-        try FileManager.default.removeItem(atPath: path)
+/// The real file system, where another process replaces every file right after this one
+/// renamed it into place.
+private struct LosingTheRace: FileSystem, FileManaging {
+    let real = POSIXFileSystem()
+
+    func rename(_ source: String, to destination: String) throws(FileSystemError) {
+        try real.rename(source, to: destination)
+        guard !destination.hasSuffix(".lock") else { return }
+        do {
+            try AtomicFileWriter.write(Data("99".utf8), to: destination)  // the other process
+        } catch {
+            Issue.record(error)
+        }
     }
 
-    func writeAtomicallyWithStamp(_ data: Data, toFile path: String) throws -> FileStamp? {
-        let stamp = try FileManager.default.writeAtomicallyWithStamp(data, toFile: path)
-        try FileManager.default.writeAtomically(Data("99".utf8), toFile: path)  // the other process
-        return stamp
+    func removeItem(atPath path: String) throws { try FileManager.default.removeItem(atPath: path) }
+    func status(of path: String) throws(FileSystemError) -> FileStatus? { try real.status(of: path) }
+    func linkTarget(of path: String) throws(FileSystemError) -> String? { try real.linkTarget(of: path) }
+    func contents(of path: String) throws(FileSystemError) -> Data? { try real.contents(of: path) }
+    func contents(of path: String, from offset: Int, limit: Int?, for target: String) throws(FileSystemError) -> (data: Data, stamp: FileStamp)? {
+        try real.contents(of: path, from: offset, limit: limit, for: target)
+    }
+    func append(_ data: Data, to path: String, after length: Int, durable: Bool, for target: String) throws(FileSystemError) -> FileStamp {
+        try real.append(data, to: path, after: length, durable: durable, for: target)
+    }
+    func createFile(_ path: String, contents: Data, datedAfter previous: FileStamp?, durable: Bool, replacing target: String) throws(FileSystemError) -> FileStamp {
+        try real.createFile(path, contents: contents, datedAfter: previous, durable: durable, replacing: target)
+    }
+    func link(_ source: String, to destination: String) throws(FileSystemError) { try real.link(source, to: destination) }
+    func remove(_ path: String) throws(FileSystemError) { try real.remove(path) }
+    func makeDirectory(_ path: String) throws(FileSystemError) { try real.makeDirectory(path) }
+    func synchronizeDirectory(_ path: String) throws(FileSystemError) { try real.synchronizeDirectory(path) }
+    func contentsOfDirectory(_ path: String) throws(FileSystemError) -> [String] { try real.contentsOfDirectory(path) }
+    func withExclusiveLock<Result>(_ lockPath: String, _ body: () throws -> Result) throws -> Result { try real.withExclusiveLock(lockPath, body) }
+    func sharedGeneration(forLockFile lockPath: String, create: Bool) -> SharedGenerationLookup {
+        real.sharedGeneration(forLockFile: lockPath, create: create)
     }
 }
 

@@ -108,7 +108,7 @@ struct PersistenceProcessTests {
             let acknowledged = try PersistenceChild.runAndKill(["file-sequence", directory.path, "payload.json", "1000000"])
             tally.kills += 1
             do {
-                let stored = try FileManager.default.contents(ofFile: path).map {
+                let stored = try LocalFiles.real.contents(ofFile: path).map {
                     try JSONDecoder().decode(ChildPayload.self, from: $0).sequence
                 } ?? -1
                 tally.record(acknowledged: acknowledged, stored: stored)

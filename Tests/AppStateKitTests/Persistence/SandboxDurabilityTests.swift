@@ -19,9 +19,9 @@ struct SandboxDurabilityTests {
             files.fail(.syncDirectory, at: root + directory, with: EIO)
         }
 
-        try sandbox.writeAtomically(Data("[1]".utf8), toFile: "/home/me/.local/share/tool/list.json")
-        try sandbox.writeAtomically(Data("[1,2]".utf8), toFile: "/home/me/.local/share/tool/list.json")
-        #expect(try sandbox.contents(ofFile: "/home/me/.local/share/tool/list.json") == Data("[1,2]".utf8))
+        try sandbox.files.writeAtomically(Data("[1]".utf8), toFile: "/home/me/.local/share/tool/list.json")
+        try sandbox.files.writeAtomically(Data("[1,2]".utf8), toFile: "/home/me/.local/share/tool/list.json")
+        #expect(try sandbox.files.contents(ofFile: "/home/me/.local/share/tool/list.json") == Data("[1,2]".utf8))
         #expect(files.contents(atPath: target) == Data("[1,2]".utf8))
 
         // Control: the same replacement made durable reaches the injected fsync failure.

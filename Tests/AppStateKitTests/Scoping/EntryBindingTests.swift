@@ -282,7 +282,7 @@ struct EntryBindingTests {
     @Test("an isolated application's sandbox writes without fsync")
     func sandboxIsNotDurable() throws {
         let files = try #require(Application.dependency(\.fileManager) as? SandboxFileManager)
-        #expect(!files.isDurable)
+        #expect(!files.files.isDurable)
         var file = Application.fileState(\.boundFile)
         file.value = ["cheap"]
         #expect(Application.fileState(\.boundFile).value == ["cheap"])

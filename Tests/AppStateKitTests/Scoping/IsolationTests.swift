@@ -62,7 +62,7 @@ extension ProcessGlobalTests {
                 file.value = [Item(name: "private")]
                 #expect(Application.fileState(\.isolatedFile).value == [Item(name: "private")])
                 let files = Application.dependency(\.fileManager)
-                #expect(files.atomicFiles.stamp(ofFile: file.path) != nil)
+                #expect(FileManager.default.fileExists(atPath: files.atomicFiles.mapped(file.path)))
                 sandboxRoot = (files as? SandboxFileManager)?.root ?? ""
             }
             #expect(!sandboxRoot.isEmpty)

@@ -4,7 +4,9 @@ import Foundation
 /// encoded, its initial value, and a cache of the last decoded value keyed by the file's stamp
 /// and its generation counter (so a read costs a few atomic loads and no lock unless the file
 /// changed — in this process or another; see `FileStateFreshness` and ``KeptFileRead``). It reads
-/// and writes through the `\.fileManager` of the application that owns it (see ``EntryOwner``).
+/// and writes through the `\.fileManager` of the application that owns it (see ``EntryOwner``):
+/// the files it can examine itself (``LocalFiles``), or a file manager of the user's, read with
+/// `in` on every read and written with `out` and `delete`.
 final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @unchecked Sendable {
     // Safe: `cache` and `corruptStamp` are only accessed while `lock` (the base class's) is held;
     // `kept` synchronises itself; everything else is immutable.
@@ -15,8 +17,6 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
     let filePath: String
     /// Why the file name was refused, if it was.
     let filenameProblem: PersistenceError?
-    /// Serialises this entry's updates with each other when the file manager can't lock files.
-    private let updateLock = Lock()
     private var cache: Cached?
     /// The stamp of a file found undecodable: its bytes are moved aside before the next write.
     private var corruptStamp: FileStamp?
@@ -42,19 +42,16 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
     /// The file the entry actually uses: in an isolated application, inside its sandbox.
     override var loggedName: String { resolvedPath }
 
-    /// The owning application's file operations (in an isolated application, its sandbox).
-    var fileManager: any AtomicFileManaging { resolvedFiles.files }
-
-    /// ``fileManager``, with the counters it announces on (see ``ResolvedFiles``).
+    /// The owning application's `\.fileManager` (in an isolated application, its sandbox).
     var resolvedFiles: ResolvedFiles {
         if let memoized = owner.memoized(fileManagerMemo) { return memoized }
-        return owner.dependency(\.fileManager, memo: fileManagerMemo, for: "FileState \(filePath)") { ResolvedFiles($0.atomicFiles) }
+        return owner.dependency(\.fileManager, memo: fileManagerMemo, for: "FileState \(filePath)") { ResolvedFiles($0) }
     }
 
     /// The path the file manager actually uses for the file: inside the sandbox for an isolated
     /// application, `filePath` otherwise.
     var resolvedPath: String {
-        (fileManager as? SandboxFileManager)?.mapped(filePath) ?? filePath
+        resolvedFiles.local?.mapped(filePath) ?? filePath
     }
 
     /// The file's value, or the initial value when there is no file: first the value an earlier
@@ -82,9 +79,9 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
     private func readCheckingFile() throws -> Value {
         if let filenameProblem { throw filenameProblem }
         let (resolved, collaborator) = owner.resolution(\.fileManager, memo: fileManagerMemo, for: "FileState \(filePath)") {
-            ResolvedFiles($0.atomicFiles)
+            ResolvedFiles($0)
         }
-        let files = resolved.files
+        guard let files = resolved.local else { return try readThrough(resolved.manager) }
         let path = filePath
         let mark = freshness.mark(for: files, path: path)
         guard let stamp = try files.existingStamp(ofFile: path) else {
@@ -109,6 +106,31 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
         } catch {
             lock.withLock { corruptStamp = stamp }
             throw error
+        }
+    }
+
+    /// The value a file manager of the user's reads with `in`, or the initial value when it says
+    /// there is no file (see ``FileManaging``); its other errors are thrown, naming the path.
+    private func readThrough(_ manager: any FileManaging) throws -> Value {
+        do {
+            return try manager.in(path: directory, filename: filename)
+        } catch {
+            if FileManagerErrors.isAbsence(error) { return initial }
+            throw FileManagerErrors.naming(error, path: filePath)
+        }
+    }
+
+    /// Writes `newValue` with a file manager of the user's: `out`, or `delete` for an optional
+    /// holding `nil`.
+    private func writeThrough(_ manager: any FileManaging, _ newValue: Value) throws {
+        do {
+            if let optional = newValue as? any OptionalValue, optional.wrappedAny == nil {
+                try manager.delete(path: directory, filename: filename)
+            } else {
+                try manager.out(newValue, path: directory, filename: filename, base64Encoded: isBase64Encoded)
+            }
+        } catch {
+            throw FileManagerErrors.naming(error, path: filePath)
         }
     }
 
@@ -137,18 +159,34 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
         if !isKnown, !freshness.announceChange() { kept.clear() }
     }
 
+    /// The file's ``ExternalVersion``: its stamp (taking note of it, see ``stampFound(_:)``),
+    /// or, with a file manager of the user's, the JSON of the value it reads.
+    func fileVersion() throws -> ExternalVersion {
+        let resolved = resolvedFiles
+        guard let files = resolved.local else {
+            return .stored(.data(try FileStateCodec.encode(try readThrough(resolved.manager), base64Encoded: false, path: filePath)))
+        }
+        let stamp = try files.existingStamp(ofFile: filePath)
+        stampFound(stamp)
+        return .file(stamp)
+    }
+
     /// Writes `newValue` atomically; an optional holding `nil` deletes the file.
     override func write(_ newValue: Value) throws {
         if let filenameProblem { throw filenameProblem }
-        let files = fileManager
+        let resolved = resolvedFiles
         let path = filePath
         try notifyingObservers {
-            try write(newValue, through: files, path: path)
+            if let files = resolved.local {
+                try write(newValue, through: files, path: path)
+            } else {
+                try writeThrough(resolved.manager, newValue)
+            }
         }
     }
 
     /// The write itself, without notifying observers (callers do, outside any file lock).
-    private func write(_ newValue: Value, through files: any AtomicFileManaging, path: String) throws {
+    private func write(_ newValue: Value, through files: LocalFiles, path: String) throws {
         try preserveCorruptFile(files, path: path)
         if let optional = newValue as? any OptionalValue, optional.wrappedAny == nil {
             try files.removeFile(path)
@@ -157,7 +195,7 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
             return
         }
         let data = try FileStateCodec.encode(newValue, base64Encoded: isBase64Encoded, path: path)
-        let stamp = try files.writeAtomicallyWithStamp(data, toFile: path)
+        let stamp = try files.writeAtomically(data, toFile: path)
         let cached = stamp.map { Cached(stamp: $0, value: newValue) }
         lock.withLock { cache = cached }
         kept.clear()
@@ -166,9 +204,17 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
     /// Deletes the file so reads return the initial value.
     override func remove() throws {
         if let filenameProblem { throw filenameProblem }
-        let files = fileManager
+        let resolved = resolvedFiles
         let path = filePath
         try notifyingObservers {
+            guard let files = resolved.local else {
+                do {
+                    try resolved.manager.delete(path: directory, filename: filename)
+                } catch {
+                    throw FileManagerErrors.naming(error, path: path)
+                }
+                return
+            }
             try preserveCorruptFile(files, path: path)
             try files.removeFile(path)
             lock.withLock { cache = nil }
@@ -180,10 +226,11 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
     ///
     /// `body` runs on the current value with no lock held; the result is written only if the
     /// file is still the one `body` started from (same stamp), otherwise `body` runs again on the
-    /// newer contents. The comparison and the write happen under an exclusive `flock` on
-    /// `<file>.lock` when the file manager is `FileManager` or an isolated application's sandbox,
-    /// so updates are atomic across processes; with another file manager, under a lock of this
-    /// entry (atomic among this entry's updates in the process).
+    /// newer contents. The comparison and the write happen under an exclusive lock of
+    /// `<file>.lock` (an `flock` on the real file system), so updates are atomic across
+    /// processes. With a file manager of the user's, which has no stamps to compare, `body` runs
+    /// between the read and the write holding ``modification`` (atomic among this entry's
+    /// changes in the process; `body` must not touch this entry).
     ///
     /// - Parameter storeFailure: Called with a read, decode or write error: rethrow it, or
     ///   report it. After a reported read or decode error `body` runs on the initial value and
@@ -193,7 +240,8 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
         _ body: (inout Value) throws -> Result,
         storeFailure: (any Error) throws -> Void
     ) rethrows -> Result {
-        let files = fileManager
+        let resolved = resolvedFiles
+        guard let files = resolved.local else { return try updateThrough(resolved.manager, body, storeFailure: storeFailure) }
         let path = filePath
         while true {
             var value = initial
@@ -217,7 +265,7 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
                 // in this process can't land between the comparison and the write.
                 let written = try notifyingObservers {
                     try modification.withLock(self) {
-                        try withExclusiveLock(files, path: path) {
+                        try files.withExclusiveLock(path) {
                             guard try files.existingStamp(ofFile: path) == startStamp else { return false }
                             try write(value, through: files, path: path)
                             return true
@@ -232,16 +280,34 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
         }
     }
 
-    /// Runs `body` holding the lock that serialises updates of `path` (see ``update(_:storeFailure:)``).
-    private func withExclusiveLock<Result>(_ files: any AtomicFileManaging, path: String, _ body: () throws -> Result) throws -> Result {
-        let lockFile: String? = switch files {
-        // The same lock file as the freshness counter's.
-        case is FileManager: AtomicFileWriter.lockFile(of: path)
-        case let sandbox as SandboxFileManager: AtomicFileWriter.lockFile(of: sandbox.mapped(path))
-        default: nil
+    /// ``update(_:storeFailure:)`` with a file manager of the user's: reads, runs `body` and
+    /// writes holding ``modification``; a value it can't read is not replaced (nothing is
+    /// written). Failures go to `storeFailure` after ``modification`` is released.
+    private func updateThrough<Result>(
+        _ manager: any FileManaging, _ body: (inout Value) throws -> Result, storeFailure: (any Error) throws -> Void
+    ) rethrows -> Result {
+        var problem: (any Error)?
+        let result = try notifyingObservers {
+            try modification.withLock(self) {
+                var value = initial
+                do {
+                    if let filenameProblem { throw filenameProblem }
+                    value = try readThrough(manager)
+                } catch {
+                    problem = changeNotWritten(error)
+                    return try body(&value)
+                }
+                let result = try body(&value)
+                do {
+                    try writeThrough(manager, value)
+                } catch {
+                    problem = error
+                }
+                return result
+            }
         }
-        guard let lockFile else { return try updateLock.withLock(body) }
-        return try FileLock.withExclusiveLock(lockFile, body)
+        if let problem { try storeFailure(problem) }
+        return result
     }
 
     /// Moves an undecodable file aside before it is replaced or removed, so its bytes are never
@@ -250,7 +316,7 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
     ///
     /// Costs nothing when the file is the one this entry last read or wrote (same stamp);
     /// otherwise the file is read and decoded once.
-    private func preserveCorruptFile(_ files: any AtomicFileManaging, path: String) throws {
+    private func preserveCorruptFile(_ files: LocalFiles, path: String) throws {
         guard let stamp = try files.existingStamp(ofFile: path) else {
             lock.withLock { corruptStamp = nil }
             return

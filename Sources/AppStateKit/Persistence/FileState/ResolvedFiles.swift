@@ -1,13 +1,13 @@
-/// The file operations a ``FileStateEntry`` uses, with the owner of the generation counters they
-/// announce writes on (``FileStateFreshness/owner(of:)``) found once, when they are resolved:
-/// finding it on every read costs more than the rest of a read that finds nothing changed.
-/// A class, so that handing it out is one retain.
+/// The `\.fileManager` a ``FileStateEntry`` uses, resolved, with the files it can examine itself
+/// found once (``FileManaging/localFiles``): a cast on every read would cost more than the rest
+/// of a read that finds nothing changed. A class, so that handing it out is one retain.
 final class ResolvedFiles: Sendable {
-    let files: any AtomicFileManaging
-    let freshnessOwner: ObjectIdentifier?
+    let manager: any FileManaging
+    /// `manager`'s files, or `nil` for a file manager of the user's.
+    let local: LocalFiles?
 
-    init(_ files: any AtomicFileManaging) {
-        self.files = files
-        self.freshnessOwner = FileStateFreshness.owner(of: files)
+    init(_ manager: any FileManaging) {
+        self.manager = manager
+        self.local = manager.localFiles
     }
 }

@@ -3,17 +3,21 @@ import Foundation
 /// The file operations of AppState's `FileManaging`, behind the `\.fileManager` dependency that
 /// ``Application/FileState`` reads and writes through.
 ///
-/// `FileManager` conforms. Its ``Application/FileState`` files are written atomically
+/// `FileManager` conforms: its ``Application/FileState`` files are written atomically
 /// (temporary file, `fsync`, `rename`) with mode `0600` in `0700` directories, and through
-/// symbolic links to the files they point to. Replace the dependency to redirect or fake file
-/// access: isolated applications use one that maps every path into a temporary directory, and
-/// `AppStateKitTesting`'s `InMemoryFileSystem` keeps files in memory and fails on request.
+/// symbolic links to the files they point to. Isolated applications use one that maps every path
+/// into a temporary directory, and `AppStateKitTesting`'s `InMemoryFileSystem` keeps files in
+/// memory and fails on request.
 ///
-/// The operations FileState itself performs (atomic replacement, the stamps that tell it a file
-/// changed, moving a corrupt file aside) are not part of this protocol. A file manager of your
-/// own gets ``in(path:filename:)``, ``out(_:path:filename:base64Encoded:)`` and
-/// ``delete(path:filename:)`` from the default implementations, and FileState uses the real
-/// file system at the declared paths with it.
+/// A file manager of your own (a mock, an encrypting one) is honoured: FileState reads with
+/// ``in(path:filename:)`` on every read (it can't tell whether the file changed, so it keeps
+/// nothing), writes with ``out(_:path:filename:base64Encoded:)`` and deletes with
+/// ``delete(path:filename:)``, and never touches the files at the declared paths itself. Its
+/// `in` says "no file" by throwing `CocoaError(.fileReadNoSuchFile)`, `POSIXError(.ENOENT)` or
+/// the ``PersistenceError`` with `errno` `ENOENT` the default implementation throws; FileState
+/// then reads the initial value. Every other error is surfaced: ``Application/FileState/read()``
+/// throws it, and the `value` getter reports it and returns the initial value. The default
+/// implementations act on the real file system at the paths given.
 public protocol FileManaging: Sendable {
     /// Removes the file or directory at `path`.
     func removeItem(atPath path: String) throws
@@ -97,17 +101,21 @@ extension FileManaging {
         return contents
     }
 
-    /// The operations ``Application/FileState`` performs with this file manager: its own when it
-    /// implements ``AtomicFileManaging`` (`FileManager`, an isolated application's sandbox,
-    /// `InMemoryFileSystem`), otherwise the real file system's at the same paths (reported once
-    /// per type, see `RealFiles.standing(in:)`).
-    package var atomicFiles: any AtomicFileManaging {
-        // The usual file managers first: a cast to a concrete type costs far less than finding
-        // a conformance (every FileState read passes here).
-        if let files = self as? FileManager { return files }
-        if let files = self as? SandboxFileManager { return files }
-        return self as? any AtomicFileManaging ?? RealFiles.standing(in: self)
+    /// The files of this file manager FileState can examine itself: `FileManager`'s (the real
+    /// files), an isolated application's sandbox, a file system in memory; `nil` for a file
+    /// manager of the user's, which FileState reads and writes through `in`, `out` and `delete`.
+    package var localFiles: LocalFiles? {
+        switch self {
+        case is FileManager: LocalFiles.real
+        case let sandbox as SandboxFileManager: sandbox.files
+        case let fileSystem as any FileSystem: LocalFiles(fileSystem: fileSystem, sandbox: nil, isDurable: true)
+        default: nil
+        }
     }
+
+    /// The files the default implementations act on: ``localFiles``, or the real files at the
+    /// paths given.
+    package var atomicFiles: LocalFiles { localFiles ?? LocalFiles.real }
 }
 
 extension FileManager: FileManaging {}

@@ -3,9 +3,9 @@ import Foundation
 /// The generation counter check of one ``Application/FileState`` entry: whether its cached value
 /// is still the file's, known without a `stat` (see ``FileFreshness`` for the rule).
 ///
-/// Only file managers that write through ``AtomicFileWriter`` on the real file system —
-/// `FileManager` and an isolated application's sandbox — announce their writes on the counter;
-/// with any other ``FileManaging`` every read checks the file's stamp, as before.
+/// Only files on the real file system — `FileManager`'s and an isolated application's sandbox
+/// (``LocalFiles/counterOwner``) — have counters; in a file system in memory every read checks
+/// the file's stamp, and a ``FileManaging`` of the user's is read on every read.
 final class FileStateFreshness: @unchecked Sendable {
     // Safe: `state` and `owner` are only accessed while `lock` is held.
     private let lock = Lock()
@@ -13,26 +13,11 @@ final class FileStateFreshness: @unchecked Sendable {
     /// The file manager (`FileManager` or sandbox directory) the counter belongs to.
     private var owner: ObjectIdentifier?
 
-    /// Which counters `files` announces writes on, or `nil` when it doesn't: every `FileManager`
-    /// writes the real paths (one owner), a sandbox writes below its own directory.
-    ///
-    /// The common dynamic types are compared first, which costs less than casting.
-    @inline(__always)
-    static func owner(of files: any FileManaging) -> ObjectIdentifier? {
-        let dynamicType = ObjectIdentifier(type(of: files))
-        if dynamicType == ObjectIdentifier(FileManager.self) { return dynamicType }
-        switch files {
-        case is FileManager: return ObjectIdentifier(FileManager.self)
-        case let sandbox as SandboxFileManager: return ObjectIdentifier(sandbox.directory)
-        default: return nil
-        }
-    }
-
     /// Maps the counter of `path` and takes the mark to ``record(_:for:)`` after the file's
     /// stamp was checked. Call before that check. The lock file is created when its directory
     /// exists (never the directory).
-    func mark(for files: any FileManaging, path: String) -> FileFreshness.Mark? {
-        guard let owner = Self.owner(of: files) else { return nil }
+    func mark(for files: LocalFiles, path: String) -> FileFreshness.Mark? {
+        guard let owner = files.counterOwner else { return nil }
         let isAttached = lock.withLock {
             if self.owner != owner {
                 self.owner = owner
@@ -41,7 +26,7 @@ final class FileStateFreshness: @unchecked Sendable {
             return state.generation != nil || state.isUnsupported
         }
         if !isAttached {
-            let target = (files as? SandboxFileManager)?.mapped(path) ?? path
+            let target = files.mapped(path)
             var attached = lock.withLock { state }
             attached.attach(
                 lockPath: AtomicFileWriter.lockFile(of: target), in: POSIXFileSystem(), create: true, creatingDirectory: false
@@ -55,8 +40,8 @@ final class FileStateFreshness: @unchecked Sendable {
 
     /// Records a check of the file that started at `mark`, and returns what vouches for the
     /// value the entry read after that check (see ``Check``); `nil` without a counter.
-    func record(_ mark: FileFreshness.Mark?, for files: any FileManaging) -> Check? {
-        let owner = Self.owner(of: files)
+    func record(_ mark: FileFreshness.Mark?, for files: LocalFiles) -> Check? {
+        let owner = files.counterOwner
         return lock.withLock {
             state.record(mark)
             guard let owner, self.owner == owner, mark != nil else { return nil }
@@ -83,7 +68,7 @@ final class FileStateFreshness: @unchecked Sendable {
         let freshness: FileFreshness.Checkpoint
 
         /// Whether `check` is set and holds for a file manager announcing on `owner`'s counters
-        /// (``FileStateFreshness/owner(of:)``). Static, so that the optional is not copied.
+        /// (``LocalFiles/counterOwner``). Static, so that the optional is not copied.
         @inline(__always)
         static func holds(_ check: Check?, for owner: ObjectIdentifier?) -> Bool {
             guard let owner, check?.owner == owner else { return false }

@@ -1,0 +1,79 @@
+import Foundation
+
+/// The files of a file system AppStateKit can examine itself — the real one, an isolated
+/// application's sandbox in it, or `AppStateKitTesting`'s `InMemoryFileSystem` — with the
+/// operations ``Application/FileState`` performs on them: reading, atomic replacement, the
+/// ``FileStamp`` that tells it a file changed, moving a corrupt file aside.
+///
+/// Every operation goes through the one ``FileSystem`` seam (absent → `nil`, any other failure
+/// → throws). A ``FileManaging`` of the user's has none of this: FileState reads and writes
+/// through its `in`, `out` and `delete` instead (see ``FileManaging/localFiles``).
+package struct LocalFiles: Sendable {
+    /// Where the files live.
+    let fileSystem: any FileSystem
+    /// The directory every absolute path is mapped into (an isolated application's sandbox;
+    /// held, so it lives while these files are in use), or `nil` for the paths as given.
+    let sandbox: SandboxDirectory?
+    /// Whether writes `fsync` (a sandbox's don't: it is deleted with its application).
+    let isDurable: Bool
+
+    /// The real file system at the paths given.
+    static let real = LocalFiles(fileSystem: POSIXFileSystem(), sandbox: nil, isDurable: true)
+
+    /// Which generation counters writes through these files move (see ``FileStateFreshness``):
+    /// the real file system's lock files, or a sandbox's; `nil` for a file system in memory.
+    let counterOwner: ObjectIdentifier?
+
+    init(fileSystem: any FileSystem, sandbox: SandboxDirectory?, isDurable: Bool) {
+        self.fileSystem = fileSystem
+        self.sandbox = sandbox
+        self.isDurable = isDurable
+        counterOwner = switch (fileSystem is POSIXFileSystem, sandbox) {
+        case (false, _): nil
+        case let (true, sandbox?): ObjectIdentifier(sandbox)
+        case (true, nil): ObjectIdentifier(POSIXFileSystem.self)
+        }
+    }
+
+    /// The path these files keep `path` at: inside the sandbox, when there is one.
+    package func mapped(_ path: String) -> String {
+        guard let sandbox else { return path }
+        return sandbox.root + (path.hasPrefix("/") ? path : "/" + path)
+    }
+
+    /// The contents of the file at `path`, or `nil` when there is none.
+    package func contents(ofFile path: String) throws -> Data? {
+        try AtomicFileWriter.read(mapped(path), in: fileSystem)
+    }
+
+    /// Replaces the file at `path` with `data` atomically; returns the new file's stamp, taken
+    /// before it was renamed into place (a stamp taken after could be another process's
+    /// replacement's, and a cache keyed by it would hide that process's value).
+    @discardableResult
+    package func writeAtomically(_ data: Data, toFile path: String) throws -> FileStamp? {
+        try AtomicFileWriter.write(data, to: mapped(path), durable: isDurable, in: fileSystem)
+    }
+
+    /// The stamp of the file at `path`, `nil` only when there is none; throws for every other
+    /// failure (a directory that can't be searched is not "no file").
+    package func existingStamp(ofFile path: String) throws -> FileStamp? {
+        try FileStamp.ofExistingFile(atPath: mapped(path), in: fileSystem)
+    }
+
+    /// Moves the file at `path` to a `.corrupt-<time>` sibling and returns its new path.
+    package func moveAside(_ path: String) throws -> String {
+        try AtomicFileWriter.moveAside(mapped(path), in: fileSystem)
+    }
+
+    /// Removes the file at `path` (the link's target, for a symbolic link); does nothing when
+    /// there is none.
+    package func removeFile(_ path: String) throws {
+        try AtomicFileWriter.remove(mapped(path), in: fileSystem)
+    }
+
+    /// Runs `body` holding the exclusive lock every process takes to update `path`: an `flock`
+    /// of `<file>.lock` (the file the generation counter lives in).
+    func withExclusiveLock<Result>(_ path: String, _ body: () throws -> Result) throws -> Result {
+        try FileLock.withExclusiveLock(AtomicFileWriter.lockFile(of: mapped(path)), in: fileSystem, body)
+    }
+}
