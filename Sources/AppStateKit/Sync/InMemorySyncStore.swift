@@ -27,7 +27,9 @@ import Foundation
 ///   committed at the same moment by different threads may arrive in either order; compare
 ///   versions.
 /// - After ``shutDown()`` every feed ends and every operation throws ``SyncStoreError`` of kind
-///   `shutDown`.
+///   `shutDown`; ``statusUpdates()`` then says ``SyncStoreStatus/stopped``.
+/// - ``replaceContents(with:)`` replaces every record behind the writers' backs, as a restored
+///   backup would, and tells ``changeFeed()`` feeds with ``SyncChange/replaced(_:)``.
 public final class InMemorySyncStore: SyncStore, @unchecked Sendable {
     // Safe: `storage` is only read or written while `lock` is held.
     private let lock = Lock()
@@ -35,10 +37,12 @@ public final class InMemorySyncStore: SyncStore, @unchecked Sendable {
 
     private struct Storage {
         var records: [String: SyncRecord] = [:]
-        var feeds: [UInt64: AsyncStream<SyncRecord>.Continuation] = [:]
+        var feeds: [UInt64: SyncFeed] = [:]
         var nextFeed: UInt64 = 0
         var isShutDown = false
     }
+    /// When the store was created: its values are live since then.
+    private let createdAt = Date()
 
     /// Creates an empty store.
     public init() {}
@@ -50,8 +54,11 @@ public final class InMemorySyncStore: SyncStore, @unchecked Sendable {
     }
 
     /// The record for `key`, or `nil` if it was never written.
+    ///
+    /// - Throws: ``SyncStoreError`` of kind `invalidKey` for a key ``SyncLimits`` refuses.
     public func cachedRecord(forKey key: String) throws -> SyncRecord? {
-        try lock.withLock {
+        try SyncLimits.check(key: key, value: nil)
+        return try lock.withLock {
             try checkRunning(key: key)
             return storage.records[key]
         }
@@ -76,7 +83,7 @@ public final class InMemorySyncStore: SyncStore, @unchecked Sendable {
     /// Commits `value` only if `key` is at `expectedVersion` (0: never written).
     public func compareAndSet(_ value: Data?, forKey key: String, expectedVersion: Int64) async throws -> SyncCommit {
         try SyncLimits.check(key: key, value: value)
-        let (outcome, feeds): (SyncCommit, [AsyncStream<SyncRecord>.Continuation]) = try lock.withLock {
+        let (outcome, feeds): (SyncCommit, [SyncFeed]) = try lock.withLock {
             try checkRunning(key: key)
             let current = storage.records[key]
             guard (current?.version ?? 0) == expectedVersion else { return (.conflict(current: current), []) }
@@ -96,24 +103,70 @@ public final class InMemorySyncStore: SyncStore, @unchecked Sendable {
         }
     }
 
-    /// A new feed of every record committed from now on; it ends when the consuming task is
-    /// cancelled or the store shuts down.
+    /// A new feed of every record committed from now on (after ``replaceContents(with:)``, each
+    /// record of the replacement); it ends when the consuming task is cancelled or the store
+    /// shuts down.
     public func changes() -> AsyncStream<SyncRecord> {
         let (stream, continuation) = AsyncStream.makeStream(of: SyncRecord.self, bufferingPolicy: .unbounded)
+        subscribe(.records(continuation))
+        return stream
+    }
+
+    /// A new feed of every record committed from now on, and of every
+    /// ``replaceContents(with:)`` as ``SyncChange/replaced(_:)``; it ends when the consuming
+    /// task is cancelled or the store shuts down.
+    public func changeFeed() -> AsyncStream<SyncChange> {
+        let (stream, continuation) = AsyncStream.makeStream(of: SyncChange.self, bufferingPolicy: .unbounded)
+        subscribe(.changes(continuation))
+        return stream
+    }
+
+    /// ``SyncStoreStatus/live(since:)`` (since the store was created), then
+    /// ``SyncStoreStatus/stopped`` when it shuts down (at once if it has).
+    public func statusUpdates() -> AsyncStream<SyncStoreStatus> {
+        let (stream, continuation) = AsyncStream.makeStream(of: SyncStoreStatus.self, bufferingPolicy: .unbounded)
+        if !lock.withLock({ storage.isShutDown }) {
+            continuation.yield(.live(since: createdAt))
+        }
+        // After a shutdown this yields `stopped` and ends the feed.
+        subscribe(.statuses(continuation))
+        return stream
+    }
+
+    /// Replaces every record with `records` (their versions as given, even lower than before),
+    /// as restoring a backup or truncating a table does behind the writers' backs, and delivers
+    /// ``SyncChange/replaced(_:)`` to every ``changeFeed()`` feed (and each record to every
+    /// ``changes()`` feed). Later writes of a key continue above its new version.
+    ///
+    /// - Throws: ``SyncStoreError`` of kind `invalidKey` or `valueTooLarge` for a record
+    ///   ``SyncLimits`` refuses (nothing is replaced), `shutDown` after ``shutDown()``.
+    public func replaceContents(with records: [SyncRecord]) throws {
+        for record in records {
+            try SyncLimits.check(key: record.key, value: record.value)
+        }
+        let feeds: [SyncFeed] = try lock.withLock {
+            try checkRunning(key: "")
+            storage.records = Dictionary(records.map { ($0.key, $0) }, uniquingKeysWith: { $0.version >= $1.version ? $0 : $1 })
+            return Array(storage.feeds.values)
+        }
+        let replacement = SyncChange.replaced(records)
+        for feed in feeds { feed.send(replacement) }
+    }
+
+    /// Registers `feed`, removed again when its consumer stops (or finishes it at once after a
+    /// shutdown).
+    private func subscribe(_ feed: SyncFeed) {
         let token: UInt64? = lock.withLock {
             guard !storage.isShutDown else { return nil }
             storage.nextFeed += 1
-            storage.feeds[storage.nextFeed] = continuation
+            storage.feeds[storage.nextFeed] = feed
             return storage.nextFeed
         }
         guard let token else {
-            continuation.finish()
-            return stream
+            feed.finish()
+            return
         }
-        continuation.onTermination = { [weak self] _ in
-            self?.removeFeed(token)
-        }
-        return stream
+        feed.onTermination { [weak self] in self?.removeFeed(token) }
     }
 
     /// Ends every feed and makes every later operation throw ``SyncStoreError`` of kind
@@ -129,7 +182,8 @@ public final class InMemorySyncStore: SyncStore, @unchecked Sendable {
         }
     }
 
-    /// The number of live ``changes()`` feeds, for tests and leak checks.
+    /// The number of live feeds (``changes()``, ``changeFeed()``, ``statusUpdates()``), for tests
+    /// and leak checks.
     public var feedCount: Int {
         lock.withLock { storage.feeds.count }
     }
@@ -152,9 +206,9 @@ public final class InMemorySyncStore: SyncStore, @unchecked Sendable {
         return record
     }
 
-    private func deliver(_ record: SyncRecord, to feeds: [AsyncStream<SyncRecord>.Continuation]) {
+    private func deliver(_ record: SyncRecord, to feeds: [SyncFeed]) {
         for feed in feeds {
-            feed.yield(record)
+            feed.send(.changed(record))
         }
     }
 }

@@ -36,8 +36,10 @@ final class LocalSyncCache: @unchecked Sendable {
         /// The highest version this process has seen in any version of the file, so a file
         /// started afresh (after a corrupt one was moved aside) continues above it.
         var highestKnownVersion: Int64 = 0
-        /// The open feeds, by id.
-        var feeds: [Int: AsyncStream<SyncRecord>.Continuation] = [:]
+        /// The open feeds (of records, changes and statuses), by id.
+        var feeds: [Int: SyncFeed] = [:]
+        /// The store's status, as the last read of the file left it.
+        var status: SyncStoreStatus = .starting
         var nextFeedID = 0
         /// The watcher, running while `feeds` is not empty.
         var watcher: LocalSyncWatcher?
@@ -67,6 +69,7 @@ final class LocalSyncCache: @unchecked Sendable {
             } catch {
                 failure = .unreadable("\(error)")
                 stamp = nil
+                setStatus(failing: "cannot read \(path): \(error)")
                 return report(["AppStateKit: cannot read the sync store \(path): \(error)"], replacing: false)
             }
             let loaded: LocalSyncFile
@@ -74,10 +77,14 @@ final class LocalSyncCache: @unchecked Sendable {
                 loaded = try data.map(LocalSyncFile.decode) ?? .empty
             } catch {
                 failure = .unusable(error)
-                install(.empty, stamp: current)
+                // Not a replacement: consumers keep the last values they had (the file's keys
+                // read as errors) until a write moves the file aside and starts a new one.
+                install(.empty, stamp: current, announce: false)
+                setStatus(failing: Self.message(for: error, path: path))
                 return report([Self.message(for: error, path: path)], replacing: false)
             }
             failure = nil
+            if !(status.isLive) { setStatus(.live(since: Date())) }
             var messages: [String] = []
             for (key, slot) in loaded.slots.sorted(by: { $0.key < $1.key }) {
                 if case let .damaged(damage) = slot {
@@ -88,9 +95,14 @@ final class LocalSyncCache: @unchecked Sendable {
             return report(messages, replacing: true)
         }
 
-        /// Replaces the cached file, handing the records that changed to the feeds.
-        mutating func install(_ new: LocalSyncFile, stamp newStamp: FileStamp?) {
-            if isLoaded {
+        /// Replaces the cached file, handing the records that changed to the feeds (unless
+        /// `announce` is `false`). A file of another epoch, or whose sequence went down, is
+        /// handed over whole, as a ``SyncChange/replaced(_:)``.
+        mutating func install(_ new: LocalSyncFile, stamp newStamp: FileStamp?, announce: Bool = true) {
+            if isLoaded, announce, file.isReplaced(by: new) {
+                let replacement = SyncChange.replaced(new.intactRecords)
+                for feed in feeds.values { feed.send(replacement) }
+            } else if isLoaded, announce {
                 var changed: [SyncRecord] = []
                 for (key, slot) in new.slots {
                     guard case let .intact(record) = slot else { continue }
@@ -99,13 +111,33 @@ final class LocalSyncCache: @unchecked Sendable {
                 }
                 // Versions come from one sequence per file: this is the order of the commits.
                 for record in changed.sorted(by: { $0.version < $1.version }) {
-                    for feed in feeds.values { feed.yield(record) }
+                    for feed in feeds.values { feed.send(.changed(record)) }
                 }
             }
             file = new
             stamp = newStamp
             isLoaded = true
             highestKnownVersion = max(highestKnownVersion, new.sequence)
+        }
+
+        /// Sets the status and tells the status feeds, if it changed.
+        mutating func setStatus(_ new: SyncStoreStatus) {
+            guard new != status else { return }
+            status = new
+            for feed in feeds.values { feed.send(new) }
+        }
+
+        /// The status after a failed read: `stale` when values were loaded before (consumers
+        /// keep them), `unavailable` otherwise; kept as it is while the same problem lasts.
+        mutating func setStatus(failing reason: String) {
+            switch status {
+            case let .stale(_, current) where current == reason, let .unavailable(_, current) where current == reason:
+                return
+            case .live, .stale:
+                setStatus(.stale(since: Date(), reason: reason))
+            case .starting, .unavailable, .stopped:
+                setStatus(.unavailable(since: Date(), reason: reason))
+            }
         }
 
         private var isUnreadable: Bool {

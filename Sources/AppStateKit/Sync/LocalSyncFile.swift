@@ -7,6 +7,7 @@ import Foundation
 /// ```json
 /// {
 ///   "format" : 1,
+///   "epoch" : "5F0C6A52-8D0B-4A4E-9C1D-2B7B0C1D9E11",
 ///   "sequence" : 42,
 ///   "records" : {
 ///     "App/flags" : {"version":41,"value":"{\"beta\":true}"},
@@ -14,6 +15,11 @@ import Foundation
 ///   }
 /// }
 /// ```
+///
+/// `epoch` names this file's lineage: a writer that finds no file (it was deleted, or a corrupt
+/// one was moved aside) or a file without one starts a new, random epoch. A reader whose file
+/// changes epoch, or whose sequence goes down within an epoch (an older copy was put back),
+/// takes the new file as authoritative whatever its versions (see ``SyncChange/replaced(_:)``).
 ///
 /// `value` holds the record's JSON text as a string (`null`: a tombstone); a value that is not
 /// UTF-8 is kept exactly as `"base64"` instead. `sequence` is the highest version ever assigned
@@ -64,6 +70,19 @@ struct LocalSyncFile: Sendable, Equatable {
     var slots: [String: Slot] = [:]
     /// The highest version ever assigned in this file (at least every slot's version).
     var sequence: Int64 = 0
+    /// The file's lineage (`nil`: no file, or one written before epochs existed).
+    var epoch: String?
+
+    /// A new, random epoch.
+    static func newEpoch() -> String {
+        UUID().uuidString
+    }
+
+    /// Whether a reader that holds `self` must take `newer` as a replacement rather than
+    /// compare versions: its epoch differs, or its sequence went down.
+    func isReplaced(by newer: LocalSyncFile) -> Bool {
+        newer.epoch != epoch || newer.sequence < sequence
+    }
 
     /// The file of a store that has none yet.
     static let empty = LocalSyncFile()
@@ -105,6 +124,7 @@ struct LocalSyncFile: Sendable, Equatable {
         // A damaged or missing sequence is recovered from the versions it must exceed.
         let highest = file.slots.values.compactMap(\.version).max() ?? 0
         file.sequence = max(top["sequence"] as? Int64 ?? 0, highest)
+        file.epoch = top["epoch"] as? String
         return file
     }
 
@@ -143,7 +163,13 @@ struct LocalSyncFile: Sendable, Equatable {
     /// The file's bytes: damaged records are written back as they were found.
     func encoded() -> Data {
         var out = Data()
-        out.append(contentsOf: "{\n  \"format\" : \(Self.format),\n  \"sequence\" : \(sequence),\n  \"records\" : {".utf8)
+        out.append(contentsOf: "{\n  \"format\" : \(Self.format),\n".utf8)
+        if let epoch {
+            out.append(contentsOf: "  \"epoch\" : ".utf8)
+            Self.appendString(epoch.utf8, to: &out)
+            out.append(contentsOf: ",\n".utf8)
+        }
+        out.append(contentsOf: "  \"sequence\" : \(sequence),\n  \"records\" : {".utf8)
         var first = true
         for key in slots.keys.sorted() {
             out.append(contentsOf: (first ? "\n    " : ",\n    ").utf8)

@@ -94,6 +94,7 @@ extension LocalSyncStore {
                 let record = SyncRecord(key: key, value: value, version: version)
                 file.slots[key] = .intact(record)
                 file.sequence = version
+                if file.epoch == nil { file.epoch = LocalSyncFile.newEpoch() }
                 let stamp = try AtomicFileWriter.write(file.encoded(), to: path, durable: true, in: fileSystem)
 
                 // 4. Publish: unless a reader already re-read the file after the rename.

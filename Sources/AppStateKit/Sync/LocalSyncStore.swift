@@ -29,6 +29,13 @@ import Foundation
 ///   processes' commits as the store notices them (see ``ChangeDetection``: by default inotify,
 ///   within about a millisecond; idle, one wake-up a second). One watcher thread serves all of a
 ///   store's feeds and runs only while a feed is open.
+/// - **Replacements:** deleting the file, or putting another file (or an older copy) in its
+///   place, while processes run is noticed like any change: ``changeFeed()`` delivers a
+///   ``SyncChange/replaced(_:)`` (the file's `epoch` changed, or its `sequence` went down), and
+///   SyncStates take its values whatever their versions. A process that writes after the file
+///   was deleted starts a new file with a new epoch.
+/// - **Status:** ``statusUpdates()`` says whether the file reads; ``SyncStore/waitUntilReady(timeout:)``
+///   returns once it did.
 /// - **Never destroys data:** a file that is not a store file is reported through
 ///   `Application.logger`, its keys read as errors, and the next write moves it aside to a
 ///   `.corrupt-<time>` sibling. A damaged record only affects its own key: it is kept as it is,
@@ -143,11 +150,49 @@ public final class LocalSyncStore: SyncStore {
     /// place, which can be just before the writer's final directory flush returns).
     ///
     /// Other processes' commits are noticed as ``changeDetection`` says; several commits of one
-    /// key between two checks arrive as the newest one. The feed ends when the consuming task is
-    /// cancelled or the store is deinitialised. The first feed starts the store's watcher
-    /// thread; it stops when the last feed ends.
+    /// key between two checks arrive as the newest one. When the file was replaced (see
+    /// ``changeFeed()``), this feed gets each record of the new file, which a consumer that
+    /// compares versions may ignore: consume ``changeFeed()`` to follow replacements. The feed
+    /// ends when the consuming task is cancelled or the store is deinitialised. The first feed
+    /// starts the store's watcher thread; it stops when the last feed ends.
     public func changes() -> AsyncStream<SyncRecord> {
         let (stream, continuation) = AsyncStream.makeStream(of: SyncRecord.self, bufferingPolicy: .unbounded)
+        subscribe(.records(continuation))
+        return stream
+    }
+
+    /// Like ``changes()``, and when the file was replaced behind the store's back — deleted
+    /// (another process's write then starts a new file), replaced by another file, or put back
+    /// from an older copy — a ``SyncChange/replaced(_:)`` with every record of the new file (none
+    /// for a deleted one), which consumers take whatever the versions. The file's `epoch` and
+    /// `sequence` tell (see the file format in the guide). A file that can't be decoded is not a
+    /// replacement: consumers keep their values until a write moves it aside.
+    public func changeFeed() -> AsyncStream<SyncChange> {
+        let (stream, continuation) = AsyncStream.makeStream(of: SyncChange.self, bufferingPolicy: .unbounded)
+        subscribe(.changes(continuation))
+        return stream
+    }
+
+    /// The store's status after reading the file, then every change of it, as the watcher
+    /// notices (a feed of statuses keeps the watcher running, as a change feed does):
+    /// ``SyncStoreStatus/live(since:)`` while the file reads (a missing file is an empty store),
+    /// ``SyncStoreStatus/unavailable(since:reason:)`` when it can't be read or decoded and was
+    /// never read, ``SyncStoreStatus/stale(since:reason:)`` when it stopped being readable
+    /// (consumers keep their last values). ``SyncStore/waitUntilReady(timeout:)`` waits on it.
+    public func statusUpdates() -> AsyncStream<SyncStoreStatus> {
+        let (stream, continuation) = AsyncStream.makeStream(of: SyncStoreStatus.self, bufferingPolicy: .unbounded)
+        let (status, reports) = cache.withLock { contents in
+            let reports = contents.refresh()
+            return (contents.status, reports)
+        }
+        log(reports)
+        continuation.yield(status)
+        subscribe(.statuses(continuation))
+        return stream
+    }
+
+    /// Registers `feed` and starts the watcher if it is the first.
+    private func subscribe(_ feed: SyncFeed) {
         let (id, reports) = cache.withLock { contents in
             // The baseline the feed's changes are measured from.
             let reports = contents.isLoaded ? [] : contents.refresh()
@@ -155,12 +200,12 @@ public final class LocalSyncStore: SyncStore {
             return (contents.nextFeedID, reports)
         }
         log(reports)
-        continuation.onTermination = { [weak self] _ in self?.endFeed(id) }
+        feed.onTermination { [weak self] in self?.endFeed(id) }
         // The watcher's thread has no task: it reports to the logger of the application that
         // opened the first feed.
         let logger = Application.logger
         let started: Result<Void, any Error> = cache.withLock { contents in
-            contents.feeds[id] = continuation
+            contents.feeds[id] = feed
             guard contents.watcher == nil else { return .success(()) }
             do {
                 // A link's target is replaced in its own directory: watch that one.
@@ -180,7 +225,6 @@ public final class LocalSyncStore: SyncStore {
         if case let .failure(error) = started {
             Application.logger.error(error, message: "AppStateKit: the sync store \(path) cannot watch for other processes' writes; this feed gets only this process's")
         }
-        return stream
     }
 
     /// The watcher running now, if any (for tests).

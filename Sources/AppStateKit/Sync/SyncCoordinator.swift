@@ -24,16 +24,15 @@ import Observation
 /// local copy. Versions of different stores are never compared (each binding has its own
 /// generation number).
 ///
-/// **The feed consumer** is one detached task per binding. It holds the coordinator weakly and
-/// ends when the feed ends (the store shut down or was released), when the store is replaced,
-/// or when the application's registry is released.
+/// **The feed consumer** is one detached task per binding, reading the store's
+/// ``SyncStore/changeFeed()``. A ``SyncChange/changed(_:)`` record is taken by the key's entries
+/// when it is newer than theirs; a ``SyncChange/replaced(_:)`` snapshot is taken by every live
+/// entry whatever the versions (a key missing from it reads as its initial value). The task
+/// holds the coordinator weakly and ends when the feed ends (the store shut down or was
+/// released), when the store is replaced, or when the application's registry is released.
 ///
-/// **Writes** run one at a time in the order they were queued (across all keys of the
-/// application), each on the store that was bound when it was queued. ``barrier()`` waits until
-/// everything queued before it has settled. A setter's write that finds the queue's last,
-/// not-yet-started item to be a setter's write of the same entry and binding replaces it
-/// instead of queueing behind it (see ``enqueue(_:)``), so a burst of assignments commits the
-/// newest value instead of every one.
+/// **Writes** go through the application's ``SyncWriteQueue`` (a lane per key, retries of
+/// transient failures, barriers), each to the store that was bound when it was queued.
 final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
     // Safe: `state` is only accessed while `lock` is held; `rebinding` serialises rebinding;
     // the dependency entries synchronise themselves.
@@ -56,9 +55,9 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
         var binding: Binding?
         var lastGeneration: UInt64 = 0
         var entries: [String: [WeakEntry]] = [:]
-        var queue: [QueueItem] = []
-        var isDraining = false
         var reportedScopedOverride = false
+        /// How the current binding's feed ended, once it has.
+        var feedEnd: FeedEnd?
         /// The last failure to read each key from the store's local copy, by the generation of
         /// the binding it happened under: a key attached while the store is first bound is
         /// loaded twice (by the binding and by its attach), and reported once.
@@ -77,40 +76,35 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
         weak var entry: (any SyncCacheEntry)?
     }
 
-    /// One step of the write queue.
-    enum QueueItem: Sendable {
-        case write(QueuedWrite)
-        case barrier(CheckedContinuation<Void, Never>)
-    }
-
-    /// A write waiting in the queue; `settle` receives, once, its outcome and how many
-    /// earlier writes it superseded (see ``superseded``).
-    struct QueuedWrite: Sendable {
-        let key: String
-        let data: Data?
-        let store: any SyncStore
-        /// Who queued a setter's (un-awaited) write; `nil` for a write whose caller waits for
-        /// its own commit, which is never replaced and never replaces another.
-        let origin: Origin?
-        /// How many earlier setter writes this one replaced while they waited at the queue's
-        /// tail: they were never sent, and settle with it.
-        var superseded = 0
-        let settle: @Sendable (Result<SyncRecord, any Error>, _ superseded: Int) -> Void
-    }
-
-    /// The entry that queued a setter's write and the binding (store) it goes to: writes of
-    /// one origin may replace each other in the queue.
-    struct Origin: Equatable, Sendable {
-        let entry: ObjectIdentifier
-        let generation: UInt64
-    }
-
     private init(key: EntryKey, storeEntry: DependencyEntry<any SyncStore>, loggerEntry: DependencyEntry<ApplicationLogger>, registry: Registry) {
         self.storeEntry = storeEntry
         self.storeVersion = storeEntry.version.view
         self.loggerEntry = loggerEntry
         self.registry = registry
+        // The queue reaches back through a weak reference set once `self` exists.
+        let owner = LockedBox(WeakCoordinator())
+        self.writes = SyncWriteQueue(
+            isCurrent: { generation in owner.withLock { $0.coordinator }?.isBound(generation: generation) ?? false },
+            report: { message in owner.withLock { $0.coordinator }?.report(message) }
+        )
         super.init(key: key)
+        owner.withLock { $0.coordinator = self }
+        SyncCoordinator.live.withLock { $0[ObjectIdentifier(self)] = WeakCoordinator(coordinator: self) }
+    }
+
+    /// The application's write-behind queue.
+    let writes: SyncWriteQueue
+
+    /// Whether `generation` is the current binding's.
+    func isBound(generation: UInt64) -> Bool {
+        lock.withLock { state.binding?.generation == generation }
+    }
+
+    /// Every coordinator alive in the process, for flushes that span applications.
+    static let live = LockedBox<[ObjectIdentifier: WeakCoordinator]>([:])
+
+    struct WeakCoordinator {
+        weak var coordinator: SyncCoordinator?
     }
 
     /// The `\.syncStore` entry's current box and version, the store created with its factory
@@ -135,13 +129,15 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
 
     deinit {
         state.binding?.feed.cancel()
+        let id = ObjectIdentifier(self)
+        SyncCoordinator.live.withLock { _ = $0.removeValue(forKey: id) }
     }
 
     override var kindName: String { "SyncConnection" }
     override var valueTypeName: String { String(reflecting: type(of: storeSnapshot().box.value)) }
     override var valueDescription: String {
-        let (keys, queued) = lock.withLock { (state.entries.count, state.queue.count) }
-        return "keys cached: \(keys), writes queued: \(queued)"
+        let keys = lock.withLock { state.entries.count }
+        return "keys cached: \(keys), writes queued: \(writes.pending.count)"
     }
 
     /// The coordinator of `registry`, created with the registry's first SyncState.
@@ -182,21 +178,25 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
             }
             let store = box.value
             // Subscribe before reloading, so nothing committed in between is missed.
-            let feed = store.changes()
+            let feed = store.changeFeed()
             let generation = lock.withLock {
                 state.lastGeneration += 1
                 return state.lastGeneration
             }
             let task = Task.detached { [weak self] in
-                for await record in feed {
+                for await change in feed {
                     guard let self else { return }
-                    self.deliver(record, generation: generation)
+                    switch change {
+                    case let .changed(record): self.deliver(record, generation: generation)
+                    case let .replaced(records): self.replace(with: records, generation: generation)
+                    }
                 }
-                if !Task.isCancelled { self?.feedEnded(generation: generation) }
+                if !Task.isCancelled { await self?.feedEnded(generation: generation, store: store) }
             }
             let (old, entries) = lock.withLock {
                 let old = state.binding
                 state.binding = Binding(store: store, storeVersion: version, generation: generation, feed: task)
+                state.feedEnd = nil
                 boundVersion.storeRelaxed(version)
                 return (old, liveEntries())
             }
@@ -286,10 +286,53 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
         }
     }
 
-    private func feedEnded(generation: UInt64) {
+    /// Takes `records` as everything the store holds: every live entry takes its key's record,
+    /// or no record when `records` has none, whatever the versions.
+    private func replace(with records: [SyncRecord], generation: UInt64) {
+        var byKey: [String: SyncRecord] = [:]
+        for record in records { byKey[record.key] = record }
+        let targets: [any SyncCacheEntry] = lock.withLock {
+            guard state.binding?.generation == generation else { return [] }
+            return liveEntries()
+        }
+        for entry in targets {
+            entry.receive(byKey[entry.storeKey], generation: generation, force: true)
+        }
+    }
+
+    /// How a binding's change feed ended.
+    enum FeedEnd: Sendable, Equatable {
+        /// The store said it stopped: logged at debug level.
+        case stopped
+        /// The store did not say it stopped: reported as an error.
+        case unexpectedly
+    }
+
+    /// How the current binding's feed ended, once it has (`nil` while it runs).
+    var feedEnd: FeedEnd? {
+        lock.withLock { state.feedEnd }
+    }
+
+    /// The current binding's feed ended: the store shut down. A store whose status says it
+    /// stopped did so on purpose (a graceful shutdown, a normal exit): that is logged at debug
+    /// level. Otherwise the end is reported as an error.
+    private func feedEnded(generation: UInt64, store: any SyncStore) async {
         let isCurrent = lock.withLock { state.binding?.generation == generation }
         guard isCurrent else { return }
-        report("AppStateKit: the sync store's change feed ended; SyncStates keep their last values and won't hear of other processes' changes until \\.syncStore is replaced")
+        var status: SyncStoreStatus?
+        for await current in store.statusUpdates() {
+            status = current
+            break
+        }
+        let consequence = "SyncStates keep their last values and won't hear of other processes' changes until \\.syncStore is replaced"
+        if status == .stopped {
+            logger.debug("AppStateKit: the sync store stopped; \(consequence)")
+        } else {
+            report("AppStateKit: the sync store's change feed ended while the store is \(status.map { "\($0)" } ?? "silent"); \(consequence)")
+        }
+        lock.withLock {
+            if state.binding?.generation == generation { state.feedEnd = status == .stopped ? .stopped : .unexpectedly }
+        }
     }
 
     /// Fetches `entry`'s key from the store and shows it: after a failed write, the value
@@ -303,80 +346,6 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
             } catch {
                 report("AppStateKit: SyncState \"\(entry.storeKey)\" could not be re-read after a failed write: \(error); it shows the last value the store reported")
             }
-        }
-    }
-
-    // MARK: Write queue
-
-    /// Queues `write` behind every write queued before it. An exiting process waits for it
-    /// (see ``PendingSyncWrites``).
-    ///
-    /// A setter's write (one with an ``QueuedWrite/origin``) whose origin and key match the
-    /// queue's last item replaces that item instead: the superseded value is never committed,
-    /// and its write settles with the replacement. Only the last item, so no write of another
-    /// key queued in between is reordered against this key (another process may skip a value,
-    /// never see one out of order); never the write being committed, which has left the
-    /// queue; and never an awaited write, whose caller waits for its own value's commit.
-    func enqueue(_ write: QueuedWrite) {
-        PendingSyncWrites.begin(write.key)
-        let startDraining = lock.withLock {
-            if let origin = write.origin, case let .write(last)? = state.queue.last, last.origin == origin, last.key == write.key {
-                var replacement = write
-                replacement.superseded = last.superseded + 1
-                state.queue[state.queue.count - 1] = .write(replacement)
-                // A non-empty queue is being drained already.
-                return false
-            }
-            return append(.write(write))
-        }
-        if startDraining { startDrain() }
-    }
-
-    /// Returns once every write queued before the call has settled.
-    func barrier() async {
-        await withCheckedContinuation { continuation in
-            enqueue(.barrier(continuation))
-        }
-    }
-
-    private func enqueue(_ item: QueueItem) {
-        if lock.withLock({ append(item) }) { startDrain() }
-    }
-
-    /// Appends `item`; returns whether the queue must start draining. Called with `lock` held.
-    private func append(_ item: QueueItem) -> Bool {
-        state.queue.append(item)
-        defer { state.isDraining = true }
-        return !state.isDraining
-    }
-
-    private func startDrain() {
-        Task.detached { [self] in await drain() }
-    }
-
-    private func drain() async {
-        while let item = nextItem() {
-            switch item {
-            case let .barrier(continuation):
-                continuation.resume()
-            case let .write(write):
-                do {
-                    write.settle(.success(try await write.store.write(write.data, forKey: write.key)), write.superseded)
-                } catch {
-                    write.settle(.failure(error), write.superseded)
-                }
-                PendingSyncWrites.end(write.key, count: 1 + write.superseded)
-            }
-        }
-    }
-
-    private func nextItem() -> QueueItem? {
-        lock.withLock {
-            guard !state.queue.isEmpty else {
-                state.isDraining = false
-                return nil
-            }
-            return state.queue.removeFirst()
         }
     }
 

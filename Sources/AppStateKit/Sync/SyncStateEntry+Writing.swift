@@ -1,10 +1,10 @@
 import Foundation
 
 extension SyncStateEntry {
-    /// The synchronous setter: shows `newValue` now and queues its write behind this
-    /// application's earlier writes (replacing this entry's write still waiting at the queue's
-    /// tail, if any: see ``SyncCoordinator/enqueue(_:)``). Failures are reported, and the value
-    /// then converges to the store's.
+    /// The synchronous setter: shows `newValue` now and queues its write in the key's lane
+    /// (replacing this entry's setter write still waiting at the lane's tail, if any: see
+    /// ``SyncWriteQueue``). Transient failures are retried; other failures are reported, and the
+    /// value then converges to the store's.
     func set(_ newValue: Value) {
         let problem = modification.withLock(self) { assign(newValue) }
         if let problem { coordinator.report(problem) }
@@ -82,10 +82,24 @@ extension SyncStateEntry {
         }
     }
 
-    /// Shows `newValue` (whose encoding is `data`) now and queues its write; `completion`
-    /// receives the outcome, or failures are reported when there is none. Returns a message to
-    /// report (after releasing ``modification``) when the write replaces an unusable record.
-    private func queueWrite(_ newValue: Value, data: Data?, completion: (@Sendable (Result<SyncRecord, any Error>) -> Void)?) -> String? {
+    /// Removes the key from the store for good (``SyncStore/delete(forKey:)``), queued behind
+    /// this key's earlier writes, and returns once the store committed the removal; reads then
+    /// return the initial value.
+    func delete() async throws -> SyncRecord {
+        if let keyProblem { throw keyProblem }
+        return try await withCheckedThrowingContinuation { continuation in
+            let problem = modification.withLock(self) {
+                queueWrite(initial, data: nil, deletes: true) { continuation.resume(with: $0) }
+            }
+            if let problem { coordinator.report(problem) }
+        }
+    }
+
+    /// Shows `newValue` (whose encoding is `data`) now and queues its write (a removal for good
+    /// when `deletes`); `completion` receives the outcome, or failures are reported when there
+    /// is none. Returns a message to report (after releasing ``modification``) when the write
+    /// replaces an unusable record.
+    private func queueWrite(_ newValue: Value, data: Data?, deletes: Bool = false, completion: (@Sendable (Result<SyncRecord, any Error>) -> Void)?) -> String? {
         coordinator.noteScopedStoreOverride(storeKey: storeKey)
         let bound = coordinator.binding()
         let replaced = beginWrite(newValue)
@@ -93,9 +107,9 @@ extension SyncStateEntry {
         let coordinator = coordinator
         // Only a setter's write may be replaced by a newer one while queued: an awaited write's
         // caller waits for its own value's commit.
-        let origin = completion == nil ? SyncCoordinator.Origin(entry: ObjectIdentifier(self), generation: bound.generation) : nil
-        coordinator.enqueue(
-            SyncCoordinator.QueuedWrite(key: key, data: data, store: bound.store, origin: origin) { [self] result, superseded in
+        let origin = completion == nil ? ObjectIdentifier(self) : nil
+        coordinator.writes.enqueue(
+            SyncWriteQueue.QueuedWrite(key: key, data: data, store: bound.store, generation: bound.generation, origin: origin, deletes: deletes) { [self] result, superseded in
                 endWrite(result, written: newValue, generation: bound.generation, superseded: superseded)
                 if let completion {
                     completion(result)
@@ -112,7 +126,7 @@ extension SyncStateEntry {
     func update(maxAttempts: Int, _ body: (inout Value) throws -> Void) async throws -> Value {
         if let keyProblem { throw keyProblem }
         coordinator.noteScopedStoreOverride(storeKey: storeKey)
-        await coordinator.barrier()
+        _ = await coordinator.writes.barrier(mode: .attempted)
         let bound = coordinator.binding()
         var current: (record: SyncRecord?, decoded: Result<Value, SyncStoreError>)
         if let settled = settledRecord(generation: bound.generation), case .success = settled.1 {
@@ -188,7 +202,7 @@ extension SyncStateEntry {
     func read() async throws -> Value {
         if let keyProblem { throw keyProblem }
         coordinator.noteScopedStoreOverride(storeKey: storeKey)
-        await coordinator.barrier()
+        _ = await coordinator.writes.barrier(mode: .attempted)
         let bound = coordinator.binding()
         let record = try await bound.store.fetchRecord(forKey: storeKey)
         let decoded = decode(record)

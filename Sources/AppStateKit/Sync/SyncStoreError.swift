@@ -27,6 +27,10 @@ public struct SyncStoreError: Error, Sendable, Hashable, CustomStringConvertible
         public static let contention = Kind("too much contention")
         /// The store was shut down.
         public static let shutDown = Kind("store shut down")
+        /// The backing store refused the operation for a reason that retrying won't fix (a
+        /// missing permission, a missing table, a value it can't hold); the detail says what to
+        /// do. Nothing was committed.
+        public static let refused = Kind("refused by the store")
 
         /// The kind's name, as used in messages.
         public var description: String { code }
@@ -44,6 +48,14 @@ public struct SyncStoreError: Error, Sendable, Hashable, CustomStringConvertible
         self.kind = kind
         self.key = key
         self.detail = detail
+    }
+
+    /// Whether retrying the same operation later may succeed: kinds `unavailable` (the store
+    /// can't be reached) and `ioFailure` (a local I/O failure, such as a full disk). A setter's
+    /// write that fails with such an error is kept and retried (see ``Application/SyncState``);
+    /// one that fails with any other kind is dropped and reported.
+    public var isTransient: Bool {
+        kind == .unavailable || kind == .ioFailure
     }
 
     /// `"<kind> for sync key <key>: <detail>"`.

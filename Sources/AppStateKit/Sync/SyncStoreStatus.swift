@@ -28,6 +28,11 @@ public enum SyncStoreStatus: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Whether the values are loaded and current: ``live(since:)``.
+    public var isLive: Bool {
+        if case .live = self { true } else { false }
+    }
+
     /// A one-line summary, for logs: `"live since …"`, `"unavailable since …: <reason>"`.
     public var description: String {
         switch self {

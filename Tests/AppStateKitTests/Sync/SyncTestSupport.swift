@@ -7,14 +7,32 @@ import Synchronization
 final class ScriptedSyncStore: SyncStore {
     let inner = InMemorySyncStore()
     private let failing = Atomic<Bool>(false)
+    private let failure = Locked<SyncStoreError.Kind>(.refused)
+    private let failuresLeft = Atomic<Int>(0)
+    private let failingKeys = Locked<Set<String>>([])
     private let paused = Atomic<Bool>(false)
     private let interfering = Atomic<Bool>(false)
     private let slowAcknowledgements = Atomic<Bool>(false)
     private let failingCachedReads = Atomic<Bool>(false)
     private let log = Locked<[(key: String, value: String?)]>([])
 
-    /// Makes every later write and compare-and-set throw `unavailable` (or succeed again).
-    func failWrites(_ fail: Bool) { failing.store(fail, ordering: .sequentiallyConsistent) }
+    /// Makes every later write and compare-and-set throw an error of `kind` (or succeed again):
+    /// `refused` by default, an error retrying can't fix.
+    func failWrites(_ fail: Bool, kind: SyncStoreError.Kind = .refused) {
+        failure.withLock { $0 = kind }
+        failing.store(fail, ordering: .sequentiallyConsistent)
+    }
+
+    /// Makes every later write of `key` throw `unavailable` (or succeed again).
+    func failWrites(forKey key: String, _ fail: Bool) {
+        failingKeys.withLock { if fail { $0.insert(key) } else { $0.remove(key) } }
+    }
+
+    /// Makes the next `count` writes and compare-and-sets throw an error of `kind`.
+    func failNextWrites(_ count: Int, kind: SyncStoreError.Kind = .unavailable) {
+        failure.withLock { $0 = kind }
+        failuresLeft.store(count, ordering: .sequentiallyConsistent)
+    }
 
     /// Makes every later read of the local copy (`cachedRecord`) throw `corruptRecord`, as a
     /// local store whose file is damaged does (or read again).
@@ -68,8 +86,12 @@ final class ScriptedSyncStore: SyncStore {
         while paused.load(ordering: .sequentiallyConsistent) {
             try await Task.sleep(for: .milliseconds(1))
         }
-        if failing.load(ordering: .sequentiallyConsistent) {
-            throw SyncStoreError(.unavailable, key: key, detail: "scripted failure")
+        if failingKeys.withLock({ $0.contains(key) }) {
+            throw SyncStoreError(.unavailable, key: key, detail: "scripted failure of this key")
+        }
+        let failsOnce = failuresLeft.wrappingSubtract(1, ordering: .sequentiallyConsistent).oldValue > 0
+        if failing.load(ordering: .sequentiallyConsistent) || failsOnce {
+            throw SyncStoreError(failure.withLock { $0 }, key: key, detail: "scripted failure")
         }
     }
 }
