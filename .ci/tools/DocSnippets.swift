@@ -16,7 +16,17 @@
 //   snippet's declarations can sit at file scope and its statements in a test function;
 // - `…` in a snippet line stands for any text; a line ending in `{ … }` also matches the line
 //   that opens a body written on the lines below (`func test() { … }`);
-// - text in /* block comments */ and `#if false` regions of test files does not count.
+// - text in /* block comments */ and `#if false` regions of test files does not count;
+// - a file that `@testable import`s a module does not count: snippets compile against what the
+//   products make public, as in a reader's package.
+// Readers have the public products and nothing else, so also:
+// - README.md's blocks use no stand-in: no type or function declared in
+//   Tests/AppStateKitTests/Documentation/DocumentationStandIns.swift (the reader's own code the
+//   guides assume, such as `MockPayments`);
+// - no stand-in shares its name with a public declaration of Sources/ (a stand-in must not stand
+//   for something a product ships, or differ from it);
+// - no block writes base64 into a `.json` file: a `fileState(…)` with a `.json` file name says
+//   `isBase64Encoded: false` (AppState's default, kept for compatibility, is base64).
 // Run from the repository root.
 import Foundation
 
@@ -144,11 +154,88 @@ func longestMatch(of code: [String], in lines: [String]) -> (count: Int, found: 
     return (best, false)
 }
 
+let standInsFile = "Tests/AppStateKitTests/Documentation/DocumentationStandIns.swift"
+
+/// The names `text` declares as types, type aliases or functions (`struct TestClock`, `func checkout(`).
+func declaredNames(in text: String, publicOnly: Bool) -> Set<String> {
+    let prefix = publicOnly ? #"public\s+(?:final\s+|static\s+|nonisolated\s+)*"# : #"(?:^|\s)(?:private\s+|fileprivate\s+|final\s+)*"#
+    let declaration = try! NSRegularExpression(pattern: prefix + #"(?:struct|class|enum|protocol|actor|typealias|func)\s+([A-Za-z_][A-Za-z0-9_]*)"#, options: [.anchorsMatchLines])
+    let source = text as NSString
+    var names = Set<String>()
+    for match in declaration.matches(in: text, range: NSRange(location: 0, length: source.length)) {
+        // Stand-ins count at file scope only (not members of the types they declare).
+        if !publicOnly {
+            let lineStart = source.lineRange(for: match.range).location
+            if source.character(at: lineStart) == 0x20 { continue }
+        }
+        names.insert(source.substring(with: match.range(at: 1)))
+    }
+    return names
+}
+
+/// Whether `line` uses `name` as a whole identifier.
+func uses(_ line: String, _ name: String) -> Bool {
+    line.range(of: #"(?<![A-Za-z0-9_.])"# + NSRegularExpression.escapedPattern(for: name) + #"(?![A-Za-z0-9_])"#, options: .regularExpression) != nil
+}
+
+/// The `fileState(…)` calls of `text` that name a `.json` file without `isBase64Encoded: false`.
+func base64JSONFileStates(in text: String) -> [String] {
+    var result: [String] = []
+    var rest = Substring(text)
+    while let start = rest.range(of: "fileState(") {
+        var depth = 1
+        var end = start.upperBound
+        while end < rest.endIndex, depth > 0 {
+            if rest[end] == "(" { depth += 1 }
+            if rest[end] == ")" { depth -= 1 }
+            end = rest.index(after: end)
+        }
+        let call = String(rest[start.lowerBound..<end])
+        if call.contains(".json\""), !call.contains("isBase64Encoded: false") {
+            result.append(call.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " "))
+        }
+        rest = rest[end...]
+    }
+    return result
+}
+
+/// Rules about what the snippets may use (see the header): one error line each.
+func readerRules() throws -> [String] {
+    var errors: [String] = []
+    let standIns = FileManager.default.fileExists(atPath: standInsFile)
+        ? declaredNames(in: try String(contentsOfFile: standInsFile, encoding: .utf8), publicOnly: false) : []
+    var shipped = Set<String>()
+    for source in files(in: "Sources", suffix: ".swift") {
+        shipped.formUnion(declaredNames(in: try String(contentsOfFile: source, encoding: .utf8), publicOnly: true))
+    }
+    for name in standIns.intersection(shipped).sorted() {
+        errors.append("\(standInsFile): error: the stand-in `\(name)` has the name of a public declaration in Sources/: snippets must use the shipped one")
+    }
+    for document in documents() {
+        for block in try blocks(of: document) where !block.isManifest {
+            for call in base64JSONFileStates(in: block.lines.joined(separator: "\n")) {
+                errors.append("\(document):\(block.line): error: `\(call)` writes base64 into a .json file (AppState's default); pass `isBase64Encoded: false`")
+            }
+            guard document == "README.md" else { continue }
+            let ownNames = declaredNames(in: block.lines.joined(separator: "\n"), publicOnly: false)
+                .union(declaredNames(in: block.lines.map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: "\n"), publicOnly: false))
+            for (offset, line) in block.lines.enumerated() {
+                for name in standIns.subtracting(ownNames).sorted() where uses(line, name) {
+                    errors.append("README.md:\(block.line + offset + 1): error: `\(name)` is a stand-in (\(standInsFile)), not part of the public products: a reader who types this in gets \"cannot find '\(name)' in scope\"")
+                }
+            }
+        }
+    }
+    return errors
+}
+
 func check() throws -> Int {
     let testFiles = files(in: "Tests/AppStateKitTests", suffix: ".swift") + files(in: "Tests/AppStateKitPostgresTests", suffix: ".swift")
         + files(in: "Tests/AppStateKitConfigurationTests", suffix: ".swift")
-    let compiled = try testFiles.map { ($0, try compiledLines(of: $0)) }
-    var failures = 0
+    let compiled = try testFiles.map { ($0, try compiledLines(of: $0)) }.filter { !$0.1.contains { $0.hasPrefix("@testable import ") } }
+    let ruleErrors = try readerRules()
+    ruleErrors.forEach { print($0) }
+    var failures = ruleErrors.count
     var checked = 0
     for document in documents() {
         for block in try blocks(of: document) where !block.isManifest {
@@ -187,7 +274,7 @@ func check() throws -> Int {
             }
         }
     }
-    print("doc snippets: \(checked - failures) of \(checked) Swift blocks are compiled by tests")
+    print("doc snippets: \(checked - (failures - ruleErrors.count)) of \(checked) Swift blocks are compiled by tests; \(ruleErrors.count) use what readers lack")
     return failures
 }
 

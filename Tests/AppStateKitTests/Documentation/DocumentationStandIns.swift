@@ -2,16 +2,8 @@
 // The snippets themselves are in the other files of this folder, verbatim; .ci/steps/25-doc-snippets.sh
 // fails when a ```swift block of README.md, Documentation/ or the DocC catalog is not.
 import AppStateKit
+import AppStateKitTesting
 import Foundation
-
-// MARK: README.md and Testing.md
-
-/// A clock for tests: never sleeps.
-struct TestClock: Clock {
-    var now: ContinuousClock.Instant { .now }
-    var minimumResolution: Duration { .zero }
-    func sleep(until deadline: ContinuousClock.Instant, tolerance: Duration?) async throws {}
-}
 
 // MARK: StateAndDependencies.md and Testing.md
 

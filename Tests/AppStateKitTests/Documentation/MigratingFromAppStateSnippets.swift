@@ -4,6 +4,15 @@ import AppStateKit   // was: import AppState
 import AppStateKitTesting
 import Testing
 
+final class NetworkService: Sendable {
+    let baseURL: String
+    init(baseURL: String) { self.baseURL = baseURL }
+}
+
+extension Application {
+    var networkService: Dependency<NetworkService> { dependency(NetworkService(baseURL: "https://api.example.com")) }
+}
+
 @Suite("Migration guide snippets", .isolatedApplication)
 struct MigratingFromAppStateSnippets {
     @Test func appStateStyleCallsCompile() {
@@ -11,5 +20,9 @@ struct MigratingFromAppStateSnippets {
         launches.value = 1
         Application.reset(\.launches)
         #expect(Application.state(\.launches).value == 0)
+    }
+
+    @Test func sendableServiceAsADependency() {
+        #expect(Application.dependency(\.networkService).baseURL == "https://api.example.com")
     }
 }

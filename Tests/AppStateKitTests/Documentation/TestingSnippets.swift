@@ -29,6 +29,17 @@ struct TestingSnippets {
         #expect(Application.state(\.counter).value == 0)
     }
 
+    @Test(.isolatedApplication)
+    func timesOut() async throws {
+        let clock = TestClock()
+        try await Application.withOverrides { $0.override(\.clock, with: clock) } operation: {
+            let waiting = Task { try await Application.dependency(\.clock).sleep(for: .seconds(30)) }
+            while clock.sleeperCount == 0 { await Task.yield() }   // the task is asleep
+            await clock.advance(by: .seconds(30))
+            try await waiting.value
+        }
+    }
+
     @Test func carryingTheScope() async {
         let scope = Application.currentScope
         DispatchQueue.global().async {

@@ -3,7 +3,7 @@
 import AppStateKitTesting
 import Foundation
 import Testing
-@testable import AppStateKit
+import AppStateKit
 
 @Suite("SyncState-LocalStore.md snippets", .isolatedApplication)
 struct LocalSyncStoreGuideSnippets {
@@ -34,32 +34,5 @@ struct LocalSyncStoreGuideSnippets {
         let polled = LocalSyncStore(path: "/var/lib/myapp/sync.json", changeDetection: .polling(every: .milliseconds(20)))
         #expect(polled.changeDetection == .polling(every: .milliseconds(20)))
         #expect("\(polled.changeDetection)" == "polling every 0.02 seconds")
-    }
-
-    @Test("the file format shown is what the store writes and reads")
-    func fileFormat() async throws {
-        let directory = TemporaryDirectory()
-        defer { directory.remove() }
-        let path = directory.file("sync.json")
-        let shown = #"""
-            {
-              "format" : 1,
-              "sequence" : 42,
-              "records" : {
-                "App/flags" : {"version":41,"value":"{\"beta\":true}"},
-                "App/gone" : {"version":42,"value":null}
-              }
-            }
-
-            """#
-        try Data(shown.utf8).write(to: URL(fileURLWithPath: path))
-        let store = LocalSyncStore(path: path)
-        #expect(try await store.snapshot() == [
-            SyncRecord(key: "App/flags", value: Data(#"{"beta":true}"#.utf8), version: 41),
-            SyncRecord(key: "App/gone", value: nil, version: 42),
-        ])
-        // Rewriting the same records gives the same text.
-        let file = try LocalSyncFile.decode(Data(shown.utf8))
-        #expect(String(decoding: file.encoded(), as: UTF8.self) == shown)
     }
 }
