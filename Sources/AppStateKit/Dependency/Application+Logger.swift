@@ -76,6 +76,7 @@ extension Application {
     /// (that would stop the process as a dependency cycle).
     @usableFromInline
     static func announceCreation(of entry: RegistryEntry) {
+        LiveDependencyCheck.noteCreation(of: entry)
         guard Diagnostics.isDebugEnabled.load(ordering: .relaxed),
             !ThreadLookupCache.current.isCapturingKeys,
             !(entry is DependencyEntry<ApplicationLogger>)

@@ -29,6 +29,12 @@ struct TestingSnippets {
         #expect(Application.state(\.counter).value == 0)
     }
 
+    @Test(.isolatedApplication, .noLiveDependencies, .overriding(\.payments, with: MockPayments()))
+    func chargesTheMock() async throws {
+        try await checkout()   // reaching any other dependency of the app fails the test
+        #expect(Application.state(\.orders).value == [1])
+    }
+
     @Test(.isolatedApplication)
     func timesOut() async throws {
         let clock = TestClock()
