@@ -32,7 +32,7 @@ enum DefaultFileStatePath {
         let base = (home as NSString).appendingPathComponent("Library/Application Support")
         #else
         let base: String
-        if let dataHome = environment["XDG_DATA_HOME"], dataHome.hasPrefix("/") {
+        if let dataHome = XDGBaseDirectory.absolutePath("XDG_DATA_HOME", in: environment, fallback: "~/.local/share") {
             base = dataHome
         } else {
             base = (home as NSString).appendingPathComponent(".local/share")

@@ -137,7 +137,7 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
     public static var defaultPath: String {
         let environment = ProcessInfo.processInfo.environment
         let base: String
-        if let configHome = environment["XDG_CONFIG_HOME"], configHome.hasPrefix("/") {
+        if let configHome = XDGBaseDirectory.absolutePath("XDG_CONFIG_HOME", in: environment, fallback: "~/.config") {
             base = configHome
         } else {
             let home = environment["HOME"] ?? NSHomeDirectory()

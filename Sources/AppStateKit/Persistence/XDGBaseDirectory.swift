@@ -1,0 +1,21 @@
+/// The XDG base-directory variables that the default locations follow on Linux
+/// (`XDG_CONFIG_HOME` for the key-value store, `XDG_DATA_HOME` for file states).
+enum XDGBaseDirectory {
+    /// The variables and values already reported as ignored.
+    private static let reported = LockedBox<Set<String>>([])
+
+    /// `environment[variable]` when it is an absolute path, otherwise nil.
+    ///
+    /// The XDG Base Directory Specification says a relative path in these variables is invalid
+    /// and must be ignored, so the default location is used instead (`fallback`, for the
+    /// message). While debug logging is on, the first time a variable holds a given relative
+    /// value it is reported (a debug message), so a mistyped variable is not silently ignored.
+    static func absolutePath(_ variable: String, in environment: [String: String], fallback: @autoclosure () -> String) -> String? {
+        guard let value = environment[variable], !value.isEmpty else { return nil }
+        if value.hasPrefix("/") { return value }
+        if Diagnostics.isDebugEnabled.load(ordering: .relaxed), reported.withLock({ $0.insert("\(variable)=\(value)").inserted }) {
+            Diagnostics.report(debug: "AppStateKit: ignored \(variable)=\"\(value)\": the XDG base-directory specification accepts only absolute paths; using \(fallback())")
+        }
+        return nil
+    }
+}
