@@ -68,6 +68,7 @@ final class AppStateStyleTests: XCTestCase {
             Application.reset(\.compatColors)
             Application.reset(\.compatOptionalUser)
             Application.reset(\.compatUser)
+            Application.promote(\.logger, with: diagnosticLogger)   // not AppState's: keeps a green run quiet
             Application.logging(isEnabled: true)
         }
     }

@@ -1,6 +1,6 @@
 // SyncState used the way AppState 3.0's own SyncState tests use it (optional and non-optional
 // declarations sharing an id, the property wrapper in a struct and a class, reset(syncState:),
-// logging and description). Unchanged apart from the import, the SwiftUI `TextField` line, and
+// logging and description). Unchanged apart from the import, the SwiftUI `TextField` line, the quiet logger, and
 // `\.icloudStore` (AppState's iCloud store) becoming `\.syncStore`. A fresh in-memory store per
 // test keeps the tests independent of their order (the two declarations share one key) and off
 // any real store.
@@ -35,6 +35,7 @@ fileprivate class ExampleStoringViewModel {
 
 final class AppStateSyncStyleTests: XCTestCase {
     override class func setUp() {
+        Application.promote(\.logger, with: diagnosticLogger)   // not AppState's: keeps a green run quiet
         Application.promote(\.syncStore, with: InMemorySyncStore())
         Application
             .logging(isEnabled: true)

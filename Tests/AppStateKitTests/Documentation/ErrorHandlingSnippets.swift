@@ -5,6 +5,12 @@ import AppStateKitTesting
 import Foundation
 import Testing
 
+/// The guide's `print` calls stay verbatim; in this file they print only as test diagnostics
+/// (APPSTATEKIT_TEST_DIAGNOSTICS, see TestDiagnostics.swift), so a green run stays quiet.
+private func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+    diagnostic(items.map { "\($0)" }.joined(separator: separator))
+}
+
 extension Application {
     var guideBadFile: FileState<Int> { fileState(initial: 0, filename: "../escape") }
 }
@@ -17,7 +23,7 @@ func advice(for error: PersistenceError) -> String {
     }
 }
 
-@Suite("Error handling guide snippets", .isolatedApplication)
+@Suite("Error handling guide snippets", .isolatedApplication, .reportsAsDiagnostics)
 struct ErrorHandlingSnippets {
     @Test func catchingOneKind() throws {
         let tasks = [TodoItem(title: "Ship")]

@@ -5,6 +5,12 @@ import AppStateKit
 import AppStateKitTesting
 import Testing
 
+/// The guide's `print` calls stay verbatim; in this file they print only as test diagnostics
+/// (APPSTATEKIT_TEST_DIAGNOSTICS, see TestDiagnostics.swift), so a green run stays quiet.
+private func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+    diagnostic(items.map { "\($0)" }.joined(separator: separator))
+}
+
 final class RequestCounter: Sendable {
     let counter = AppState(\.counter)          // instead of @AppState(\.counter) var counter
 
@@ -18,7 +24,7 @@ final class RequestCounter: Sendable {
 
 private enum LoadError: Error { case timeout }
 
-@Suite("In-place mutation and logging guide snippets", .isolatedApplication)
+@Suite("In-place mutation and logging guide snippets", .isolatedApplication, .reportsAsDiagnostics)
 struct InPlaceMutationAndLoggingSnippets {
     @Test func mutatingInPlace() {
         var counter = Application.state(\.requestCount)

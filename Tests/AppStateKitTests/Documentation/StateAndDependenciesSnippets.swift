@@ -4,6 +4,12 @@ import AppStateKit
 import AppStateKitTesting
 import Testing
 
+/// The guide's `print` calls stay verbatim; in this file they print only as test diagnostics
+/// (APPSTATEKIT_TEST_DIAGNOSTICS, see TestDiagnostics.swift), so a green run stays quiet.
+private func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+    diagnostic(items.map { "\($0)" }.joined(separator: separator))
+}
+
 extension Application {
     var counter: State<Int> { state(initial: 0) }
     var api: Dependency<any APIClient> { dependency(LiveAPIClient()) }

@@ -34,7 +34,7 @@ struct AsyncWritesProcessTests {
                 tally.unreadable += 1
             }
         }
-        print("StoredState kill test, \(tasks) writer tasks awaiting writeDurably (layout \(layout ?? "default")): \(tally); rounds with several writers acknowledged: \(concurrentRounds)")
+        diagnostic("StoredState kill test, \(tasks) writer tasks awaiting writeDurably (layout \(layout ?? "default")): \(tally); rounds with several writers acknowledged: \(concurrentRounds)")
         #expect(tally.lost == 0, "\(tally)")
         #expect(tally.unreadable == 0, "\(tally)")
         #expect(tally.impossible == 0, "\(tally)")
@@ -60,7 +60,7 @@ struct AsyncWritesProcessTests {
                 tally.unreadable += 1
             }
         }
-        print("FileState kill test, writeDurably: \(tally)")
+        diagnostic("FileState kill test, writeDurably: \(tally)")
         #expect(tally.lost == 0, "\(tally)")
         #expect(tally.unreadable == 0, "\(tally)")
         #expect(tally.impossible == 0, "\(tally)")

@@ -5,7 +5,7 @@ import AppStateKitTesting
 
 /// Issue 11, item 5: a write that can't read the current store fails and changes nothing —
 /// never a store rebuilt from an empty cache holding only the new key.
-@Suite("FileKeyValueStore: a write that can't read the store changes nothing", .isolatedApplication)
+@Suite("FileKeyValueStore: a write that can't read the store changes nothing", .isolatedApplication, .reportsAsDiagnostics)
 struct FailedReloadTests {
     static let path = "/config/app/defaults.json"
 

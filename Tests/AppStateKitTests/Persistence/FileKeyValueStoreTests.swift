@@ -4,7 +4,7 @@ import Testing
 @testable import AppStateKit
 import AppStateKitTesting
 
-@Suite("FileKeyValueStore", .isolatedApplication)
+@Suite("FileKeyValueStore", .isolatedApplication, .reportsAsDiagnostics)
 struct FileKeyValueStoreTests {
     @Test("every property-list type round-trips through the file with its exact type")
     func typedRoundTrip() throws {

@@ -54,7 +54,7 @@ private final class RecordingFiles: FileManaging, @unchecked Sendable {
     }
 }
 
-@Suite("FileManaging: AppState's protocol, honoured by FileState", .isolatedApplication)
+@Suite("FileManaging: AppState's protocol, honoured by FileState", .isolatedApplication, .reportsAsDiagnosticsInEveryApplication)
 struct FileManagingTests {
     @Test("a file manager of the user's is honoured: FileState reads with in on every read, writes with out, deletes with delete; no real file is touched")
     func userFileManagerIsHonoured() throws {

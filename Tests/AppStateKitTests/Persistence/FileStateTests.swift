@@ -70,7 +70,7 @@ private struct Library {
     @FileState(\.wrappedNotebook) var notebook
 }
 
-@Suite("FileState", .isolatedApplication)
+@Suite("FileState", .isolatedApplication, .reportsAsDiagnosticsInEveryApplication)
 struct FileStateTests {
     static let wrapperDirectory = TemporaryDirectory.forProcess()
 

@@ -63,7 +63,7 @@ extension Application {
 /// expected — instead of failing to persist a `Double` that `UserDefaults` stores without trouble.
 /// Values without them are plain JSON, so text that reads "NaN" stays text, also in a type that
 /// decodes "a number, or else a string"; a value such a type would read back changed is refused.
-@Suite("Non-finite numbers persist", .isolatedApplication)
+@Suite("Non-finite numbers persist", .isolatedApplication, .reportsAsDiagnostics)
 struct NonFiniteNumberTests {
     @Test("StoredState: infinity and NaN, alone and inside arrays and Codable values, reach the store file and read back in a new store",
           arguments: [FileKeyValueStore.Layout.singleFile, .appendOnlyLog])

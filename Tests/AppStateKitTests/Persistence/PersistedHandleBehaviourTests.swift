@@ -119,7 +119,7 @@ enum PersistedKind: String, CaseIterable, Sendable, CustomTestStringConvertible 
 
 /// StoredState and FileState share one implementation (`PersistedEntry`): each behaviour of the
 /// handles, proved for both kinds.
-@Suite("StoredState and FileState handles behave alike", .isolatedApplication)
+@Suite("StoredState and FileState handles behave alike", .isolatedApplication, .reportsAsDiagnosticsInEveryApplication)
 struct PersistedHandleBehaviourTests {
     @Test("a failing assignment is reported once, naming the file, and changes nothing", arguments: PersistedKind.allCases)
     func setterFailure(kind: PersistedKind) throws {

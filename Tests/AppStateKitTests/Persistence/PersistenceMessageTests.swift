@@ -11,7 +11,7 @@ private struct Notebook: Codable, Equatable, Sendable {
 /// Issue 11, item 12: the exact text users read. One format (`AppStateKit: <what> for
 /// <subject>: <detail>` when logged), the store file on type mismatches, no "base64" blamed for
 /// a file that isn't base64, no Foundation error dumps.
-@Suite("Persistence messages", .isolatedApplication)
+@Suite("Persistence messages", .isolatedApplication, .reportsAsDiagnostics)
 struct PersistenceMessageTests {
     @Test("a StoredState type mismatch names the key and the store file, once, with one prefix")
     func typeMismatch() throws {

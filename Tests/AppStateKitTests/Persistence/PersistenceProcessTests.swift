@@ -50,7 +50,7 @@ struct PersistenceProcessTests {
                 tally.unreadable += 1
             }
         }
-        print("StoredState kill test (layout \(layout ?? "default")): \(tally)")
+        diagnostic("StoredState kill test (layout \(layout ?? "default")): \(tally)")
         #expect(tally.lost == 0, "\(tally)")
         #expect(tally.unreadable == 0, "\(tally)")
         #expect(tally.impossible == 0, "\(tally)")
@@ -90,7 +90,7 @@ struct PersistenceProcessTests {
                 tally.unreadable += 1
             }
         }
-        print("StoredState kill test, \(threads) concurrent writers (layout \(layout ?? "default")): \(tally); rounds with several writers acknowledged: \(concurrentRounds)")
+        diagnostic("StoredState kill test, \(threads) concurrent writers (layout \(layout ?? "default")): \(tally); rounds with several writers acknowledged: \(concurrentRounds)")
         #expect(tally.lost == 0, "\(tally)")
         #expect(tally.unreadable == 0, "\(tally)")
         #expect(tally.impossible == 0, "\(tally)")
@@ -116,7 +116,7 @@ struct PersistenceProcessTests {
                 tally.unreadable += 1
             }
         }
-        print("FileState kill test: \(tally)")
+        diagnostic("FileState kill test: \(tally)")
         #expect(tally.lost == 0, "\(tally)")
         #expect(tally.unreadable == 0, "\(tally)")
         #expect(tally.impossible == 0, "\(tally)")

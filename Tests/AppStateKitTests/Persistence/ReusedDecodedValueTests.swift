@@ -32,7 +32,7 @@ private struct Counted: Codable, Equatable, Sendable {
 /// Issue 13, item 1: a StoredState read from a `FileKeyValueStore`, and a FileState read, return
 /// the value an earlier read decoded while nothing changed — and decode again after any write
 /// this process or another made.
-@Suite("Persisted reads reuse the decoded value until something changes", .isolatedApplication)
+@Suite("Persisted reads reuse the decoded value until something changes", .isolatedApplication, .reportsAsDiagnosticsInEveryApplication)
 struct ReusedDecodedValueTests {
     static let path = "/config/app/defaults.json"
 

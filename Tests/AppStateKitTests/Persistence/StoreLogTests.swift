@@ -5,7 +5,7 @@ import AppStateKitTesting
 
 /// Issue 13, items 2 and 3: a store's writes append one record per batch to the log beside its
 /// file, so their cost doesn't grow with the store; the log is compacted into the file.
-@Suite("FileKeyValueStore: the append-only log", .isolatedApplication)
+@Suite("FileKeyValueStore: the append-only log", .isolatedApplication, .reportsAsDiagnostics)
 struct StoreLogTests {
     static let path = "/config/app/defaults.json"
     static let logPath = "/config/app/defaults.json.log"
@@ -242,7 +242,7 @@ struct StoreLogTests {
 
 /// Readers take no lock while a writer appends and compacts: each read must see a state the
 /// store was in after every write acknowledged before it began.
-@Suite("FileKeyValueStore: reads during compactions", .isolatedApplication, .realFileSystem)
+@Suite("FileKeyValueStore: reads during compactions", .isolatedApplication, .reportsAsDiagnostics, .realFileSystem)
 struct StoreLogConcurrentReadTests {
     @Test("a reader of another instance never sees a value go back nor miss one written before it, while the log is compacted every few writes")
     func readsStayConsistent() throws {

@@ -50,7 +50,7 @@ private struct Settings {
     @StoredState(\.storedWrapped) var wrapped
 }
 
-@Suite("StoredState", .isolatedApplication)
+@Suite("StoredState", .isolatedApplication, .reportsAsDiagnostics)
 struct StoredStateTests {
     @Test("property-list values are stored natively and read back with their types")
     func nativeTypes() throws {

@@ -5,7 +5,7 @@ import AppStateKitTesting
 
 /// Issue 11, item 8: a store or FileState file that is a symbolic link (the dotfiles pattern)
 /// stays a link; writes replace the file it points to, atomically, in that file's directory.
-@Suite("Symbolic links are written through", .isolatedApplication)
+@Suite("Symbolic links are written through", .isolatedApplication, .reportsAsDiagnostics)
 struct SymbolicLinkTests {
     /// `<dir>/dotfiles/<name>` (the real file) and `<dir>/home/<name>` → `../dotfiles/<name>`.
     private func linked(_ name: String, in directory: TemporaryDirectory, contents: String) throws -> (link: String, target: String) {

@@ -42,6 +42,7 @@ struct ProcessGlobalTests {
 
     @Test("calls chain like AppState's")
     func chaining() {
+        Application.promote(\.logger, with: diagnosticLogger)   // its debug messages are diagnostics
         let type = Application.logging(isEnabled: true)
             .load(dependency: \.logger)
             .promote(to: CustomApplication.self)

@@ -5,6 +5,12 @@ import Foundation
 import Testing
 import AppStateKit
 
+/// The guide's `print` calls stay verbatim; in this file they print only as test diagnostics
+/// (APPSTATEKIT_TEST_DIAGNOSTICS, see TestDiagnostics.swift), so a green run stays quiet.
+private func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
+    diagnostic(items.map { "\($0)" }.joined(separator: separator))
+}
+
 @Suite("SyncState-LocalStore.md snippets", .isolatedApplication)
 struct LocalSyncStoreGuideSnippets {
     @Test("the introduction's store (created only: it touches no file until written)")

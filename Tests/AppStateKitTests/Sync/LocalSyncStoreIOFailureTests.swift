@@ -5,7 +5,7 @@ import Testing
 
 /// What the embedded store does when the disk says no, with failures injected through an
 /// in-memory file system (never through file permissions, which don't stop root).
-@Suite("LocalSyncStore I/O failures", .isolatedApplication)
+@Suite("LocalSyncStore I/O failures", .isolatedApplication, .reportsAsDiagnostics)
 struct LocalSyncStoreIOFailureTests {
     let path = "/data/app/sync.json"
 

@@ -50,7 +50,7 @@ struct LocalSyncStoreProcessTests {
         }
         let record = try #require(try LocalSyncStore(path: path).cachedRecord(forKey: "App/counter"))
         #expect(record.value.map { String(decoding: $0, as: UTF8.self) } == "600")
-        print("LocalSyncStore contended increments: 600 commits, \(conflicts) conflicts retried")
+        diagnostic("LocalSyncStore contended increments: 600 commits, \(conflicts) conflicts retried")
     }
 
     @Test("SIGKILL at random moments never loses an acknowledged sync write nor leaves an unreadable file")
@@ -74,7 +74,7 @@ struct LocalSyncStoreProcessTests {
             }
         }
         let tally = "\(kills) SIGKILLs, \(acknowledged) acknowledged writes, \(lost) lost, \(unreadable) unreadable, \(impossible) impossible"
-        print("LocalSyncStore kill test: \(tally)")
+        diagnostic("LocalSyncStore kill test: \(tally)")
         #expect(lost == 0, "\(tally)")
         #expect(unreadable == 0, "\(tally)")
         #expect(impossible == 0, "\(tally)")

@@ -6,7 +6,7 @@ import Testing
 /// The embedded store's ``SyncStore`` contract, in one process. Two instances on one path stand
 /// for two processes: each has its own cache and learns of the other's writes only through the
 /// file. (`LocalSyncStoreProcessTests` does the same with real processes.)
-@Suite("LocalSyncStore", .isolatedApplication)
+@Suite("LocalSyncStore", .isolatedApplication, .reportsAsDiagnostics)
 final class LocalSyncStoreTests: Sendable {
     /// Each test's own directory (every test runs on a fresh instance), removed with it.
     let directory = TemporaryDirectory()

@@ -24,7 +24,7 @@ fileprivate extension Application {
     var failBlob: SyncState<String> { syncState(initial: "", feature: "Fail", id: "blob") }
 }
 
-@Suite("SyncState failures", .isolatedApplication)
+@Suite("SyncState failures", .isolatedApplication, .reportsAsDiagnostics)
 struct SyncStateFailureTests {
     @Test("a failed background write is reported naming the key, and the value returns to the store's")
     func failedWriteConverges() async throws {

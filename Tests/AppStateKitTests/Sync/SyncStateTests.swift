@@ -23,7 +23,7 @@ fileprivate struct TestFlagsView {
     @Slice(\.syncFlags, \.limit) var limit
 }
 
-@Suite("SyncState", .isolatedApplication)
+@Suite("SyncState", .isolatedApplication, .reportsAsDiagnostics)
 struct SyncStateTests {
     @Test("the initial value until something is written; a write is read back at once and reaches the store")
     func readYourWrites() async throws {
