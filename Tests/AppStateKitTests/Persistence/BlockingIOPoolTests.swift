@@ -42,6 +42,36 @@ struct BlockingIOPoolTests {
         #expect(pool.status.threads <= 4)
     }
 
+    @Test("under sustained load (the queue never empties) jobs already run are released with what they captured")
+    func releasesRunJobsWhileTheQueueIsNotEmpty() throws {
+        final class Tracked: Sendable {}
+        let pool = BlockingIOPool(maximumThreads: 1, idleTimeout: .seconds(60))
+        let first = DispatchSemaphore(value: 0), second = DispatchSemaphore(value: 0)
+        let reachedSecond = DispatchSemaphore(value: 0), finished = DispatchSemaphore(value: 0)
+        var released: [() -> Bool] = []
+        func submitTracked() {
+            let tracked = Tracked()
+            released.append { [weak tracked] in tracked == nil }
+            pool.submit { _ = tracked }
+        }
+        pool.submit { first.wait() }
+        for _ in 0..<100 { submitTracked() }
+        pool.submit {
+            reachedSecond.signal()
+            second.wait()
+        }
+        for _ in 0..<100 { submitTracked() }
+        pool.submit { finished.signal() }
+        first.signal()
+        // The thread ran the first 100 tracked jobs and waits in the next one, 101 jobs queued.
+        #expect(reachedSecond.wait(timeout: .now() + 10) == .success)
+        #expect(pool.status.queued == 101)
+        #expect(released.prefix(100).allSatisfy { $0() })
+        #expect(released.suffix(100).allSatisfy { !$0() })
+        second.signal()
+        #expect(finished.wait(timeout: .now() + 10) == .success)
+    }
+
     @Test("a thread idle for the idle timeout ends")
     func idleThreadsEnd() async throws {
         let pool = BlockingIOPool(maximumThreads: 3, idleTimeout: .milliseconds(20))
