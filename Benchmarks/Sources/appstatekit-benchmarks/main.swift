@@ -1,7 +1,7 @@
 import AppStateKit
 import Foundation
 
-// Usage: appstatekit-benchmarks [--quick] [filter]   (filter: a case name, creation, pers[istence], server, sync)
+// Usage: appstatekit-benchmarks [--quick] [filter]   (filter: a case name, creation, pers[istence], server, async, sync)
 if CommandLine.arguments.dropFirst().first == "--sync-child" { SyncStoreBenchmark.runChild(Array(CommandLine.arguments.dropFirst(2))) }
 let arguments = CommandLine.arguments.dropFirst()
 let quick = arguments.contains("--quick")
@@ -81,6 +81,20 @@ if filter == nil || filter.map({ "persistence".hasPrefix($0) && $0.count >= 4 })
     print(table(["case", "µs/write (median; first: one write)", "vs empty"], PersistenceScalingBenchmark.largeStore(directory: directory, quick: quick)))
     print()
     printServerRequestSection(directory: directory)
+    printAsyncWriterSection(directory: directory)
+}
+
+if filter == "async" {
+    let directory = NSTemporaryDirectory() + "appstatekit-bench-\(UUID().uuidString)"
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    printAsyncWriterSection(directory: directory)
+}
+
+/// Section 6f, also run on its own with the filter `async`.
+func printAsyncWriterSection(directory: String) {
+    print("## 6f. Durable writes from writer tasks on Swift's pool (writes/s, median of alternated rounds)\n")
+    print(table(["case", "writes/s", "vs 1 task, same call", "vs 1 task, write(_:)"], AsyncWriterBenchmark.run(directory: directory + "/tasks", quick: quick)))
+    print()
 }
 
 if filter == "server" {
