@@ -94,7 +94,7 @@ public final class Keychain: Sendable, CustomStringConvertible {
 
     init(
         sources: [SecretSource], keys: Set<Key>, environment: [String: String], files: SecretFiles,
-        storageName: () -> String, sizeLimit: Int
+        storageName: @escaping @Sendable () -> String, sizeLimit: Int
     ) {
         self.sources = sources
         self.sizeLimit = sizeLimit

@@ -14,7 +14,7 @@ enum ResolvedSecretSource: Sendable {
 
     /// `source` resolved; `nil` for `.credentialsDirectory()` when `$CREDENTIALS_DIRECTORY` is
     /// unset or empty (the process was not started with credentials).
-    init?(_ source: SecretSource, environment: [String: String], files: SecretFiles, storageName: () -> String) {
+    init?(_ source: SecretSource, environment: [String: String], files: SecretFiles, storageName: @escaping @Sendable () -> String) {
         switch source.storage {
         case let .credentialsDirectory(directory):
             guard let path = directory ?? environment["CREDENTIALS_DIRECTORY"], !path.isEmpty else { return nil }
@@ -24,8 +24,10 @@ enum ResolvedSecretSource: Sendable {
         case let .environment(prefix):
             self = .environment(source, prefix: prefix, variables: environment)
         case let .fileStore(directory):
-            let path = directory ?? Self.defaultStoreDirectory(environment: environment, storageName: storageName())
-            self = .fileStore(source, SecretFileStore(directory: path, files: files))
+            let store = SecretFileStore(files: files) {
+                directory ?? Self.defaultStoreDirectory(environment: environment, storageName: storageName())
+            }
+            self = .fileStore(source, store)
         case .memory:
             self = .memory(source, LockedBox([:]))
         }

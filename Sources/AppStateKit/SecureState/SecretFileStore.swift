@@ -10,15 +10,28 @@ import Foundation
 /// can read or write are refused with an error naming the mode: permissions are the store's only
 /// protection (it does not encrypt).
 final class SecretFileStore: Sendable {
-    /// The store's directory as configured (unmapped).
-    let directory: String
     let files: SecretFiles
     /// Serialises this process's writes through this store.
     private let writes = Lock()
+    /// Makes the directory's path, on first use: the default one names the storage name, which
+    /// can't change once used, so merely creating a keychain must not fix it.
+    private let makeDirectory: @Sendable () -> String
+    private let resolvedDirectory = LockedBox<String?>(nil)
 
-    init(directory: String, files: SecretFiles) {
-        self.directory = directory
+    init(files: SecretFiles, directory: @escaping @Sendable () -> String) {
         self.files = files
+        self.makeDirectory = directory
+    }
+
+    /// The store's directory as configured (unmapped).
+    var directory: String {
+        if let directory = resolvedDirectory.withLock({ $0 }) { return directory }
+        let made = makeDirectory()  // Outside the lock: it may read the file system.
+        return resolvedDirectory.withLock { resolved in
+            if let resolved { return resolved }
+            resolved = made
+            return made
+        }
     }
 
     /// The path of `key`'s file, as errors name it.
