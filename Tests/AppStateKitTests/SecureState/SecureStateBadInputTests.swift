@@ -35,12 +35,12 @@ struct SecureStateBadInputTests {
         let files = InMemoryFileSystem()
         files.createDirectory(atPath: "/creds/dbPassword")
         useKeychain(testKeychain(files))
-        let error = #expect(throws: SecureStateError.self) { try Application.secureState(\.dbPassword).read() }
+        let error = #expect(throws: SecureStateError.self) { try Application.secureState(\.testPassword).read() }
         #expect(error?.description == "a directory instead of a file for secret \"dbPassword\" in the systemd credential file /creds/dbPassword: found a directory where the file holding the secret should be")
         // The non-throwing value reports it once and reads the initial value.
         let messages = capturingLogs {
-            #expect(Application.secureState(\.dbPassword).value == nil)
-            #expect(Application.secureState(\.dbPassword).value == nil)
+            #expect(Application.secureState(\.testPassword).value == nil)
+            #expect(Application.secureState(\.testPassword).value == nil)
         }
         #expect(messages == ["AppStateKit: SecureState App.dbPassword: \(error!)"])
     }

@@ -95,10 +95,10 @@ struct SecureStateFileStoreTests {
         useKeychain(testKeychain(files, environment: [:]))
         files.fail(.write, at: storeDirectory, with: ENOSPC)
         let messages = capturingLogs {
-            var token = Application.secureState(\.dbPassword)
+            var token = Application.secureState(\.testPassword)
             token.value = "t0k3n"
         }
         #expect(messages == ["AppStateKit: SecureState App.dbPassword: write failed for secret \"dbPassword\" in the secret store file \(storeDirectory)/dbPassword: write failed (ENOSPC)"])
-        #expect(Application.secureState(\.dbPassword).value == nil)
+        #expect(Application.secureState(\.testPassword).value == nil)
     }
 }

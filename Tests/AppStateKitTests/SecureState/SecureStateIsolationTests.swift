@@ -34,7 +34,7 @@ struct SecureStateIsolationTests {
     func overriddenKeychain() throws {
         let keychain = Keychain(initialValues: ["dbPassword": "test-password"])
         try Application.withOverrides({ $0.override(\.keychain, with: keychain) }) { () throws in
-            #expect(Application.secureState(\.dbPassword).value == "test-password")
+            #expect(Application.secureState(\.testPassword).value == "test-password")
             var billing = Application.secureState(\.billingKey)
             billing.value = "written"
             #expect(keychain.get("Billing.apiKey") == "written")
@@ -44,7 +44,7 @@ struct SecureStateIsolationTests {
             let missing = #expect(throws: SecureStateError.self) { try keychain.require("other") }
             #expect(missing?.description == "missing for secret \"other\": no source provides it")
         }
-        #expect(Application.secureState(\.dbPassword).value == nil)
+        #expect(Application.secureState(\.testPassword).value == nil)
     }
 
     @Test("the @SecureState wrapper reads and writes through the current application's keychain")

@@ -22,7 +22,7 @@ private func exerciseEverythingThatPrints() {
             fileManager: files, sizeLimit: 64
         )
         Application.promote(\.keychain, with: keychain)
-        var password = Application.secureState(\.dbPassword)
+        var password = Application.secureState(\.testPassword)
         var billing = Application.secureState(\.billingKey)
         var greeting = Application.secureState(\.greetingToken)
         _ = password.value
@@ -48,7 +48,7 @@ private func exerciseEverythingThatPrints() {
         emit("dump: \(dumped)")
         emit("mirror: \(Mirror(reflecting: password).children.map { "\($0.label ?? ""): \($0.value)" })")
         emit("keychain: \(keychain) \(Application.dependency(\.keychain))")
-        emit("wrapper: \(String(describing: SecureState(\.dbPassword)))")
+        emit("wrapper: \(String(describing: SecureState(\.testPassword)))")
         emit("done")
     }
 }
@@ -82,7 +82,7 @@ struct SecureStateRedactionTests {
         let files = InMemoryFileSystem()
         files.createFile(atPath: "/creds/dbPassword", text: "hunter2\n")
         useKeychain(testKeychain(files))
-        let handle = Application.secureState(\.dbPassword)
+        let handle = Application.secureState(\.testPassword)
         #expect(handle.value == "hunter2")
         #expect(handle.description == "SecureState(dbPassword) = <redacted>")
         #expect(String(reflecting: handle) == "SecureState(dbPassword) = <redacted>")

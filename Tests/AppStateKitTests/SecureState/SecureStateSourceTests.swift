@@ -11,24 +11,24 @@ struct SecureStateSourceTests {
         var environment = ["CREDENTIALS_DIRECTORY": "/creds", "DB_PASSWORD": "from-environment"]
         files.createFile(atPath: "\(storeDirectory)/dbPassword", text: "from-store\n")
         useKeychain(testKeychain(files, environment: environment))
-        #expect(Application.secureState(\.dbPassword).value == "from-environment")
-        #expect(try Application.secureState(\.dbPassword).origin() == "the environment variable DB_PASSWORD")
+        #expect(Application.secureState(\.testPassword).value == "from-environment")
+        #expect(try Application.secureState(\.testPassword).origin() == "the environment variable DB_PASSWORD")
 
         files.createFile(atPath: "/run/secrets/dbPassword", text: "from-secrets\n")
-        #expect(Application.secureState(\.dbPassword).value == "from-secrets")
-        #expect(try Application.secureState(\.dbPassword).origin() == "the secret file /run/secrets/dbPassword")
+        #expect(Application.secureState(\.testPassword).value == "from-secrets")
+        #expect(try Application.secureState(\.testPassword).origin() == "the secret file /run/secrets/dbPassword")
 
         files.createFile(atPath: "/creds/dbPassword", text: "from-credentials\n")
-        #expect(Application.secureState(\.dbPassword).value == "from-credentials")
-        #expect(try Application.secureState(\.dbPassword).origin() == "the systemd credential file /creds/dbPassword")
+        #expect(Application.secureState(\.testPassword).value == "from-credentials")
+        #expect(try Application.secureState(\.testPassword).origin() == "the systemd credential file /creds/dbPassword")
 
         // Without the variable and the two directories' files, the store provides it.
         environment["DB_PASSWORD"] = nil
         let storeOnly = InMemoryFileSystem()
         storeOnly.createFile(atPath: "\(storeDirectory)/dbPassword", text: "from-store\n")
         useKeychain(testKeychain(storeOnly, environment: environment))
-        #expect(Application.secureState(\.dbPassword).value == "from-store")
-        #expect(try Application.secureState(\.dbPassword).origin() == "the secret store file \(storeDirectory)/dbPassword")
+        #expect(Application.secureState(\.testPassword).value == "from-store")
+        #expect(try Application.secureState(\.testPassword).origin() == "the secret store file \(storeDirectory)/dbPassword")
     }
 
     @Test("a secret's file is named by its id for feature App and by <feature>.<id> otherwise")
@@ -38,9 +38,9 @@ struct SecureStateSourceTests {
         files.createFile(atPath: "/creds/Billing.apiKey", text: "billing\n")
         files.createFile(atPath: "/creds/apiKey", text: "wrong feature\n")
         useKeychain(testKeychain(files))
-        #expect(Application.secureState(\.dbPassword).key == "dbPassword")
+        #expect(Application.secureState(\.testPassword).key == "dbPassword")
         #expect(Application.secureState(\.billingKey).key == "Billing.apiKey")
-        #expect(Application.secureState(\.dbPassword).value == "db")
+        #expect(Application.secureState(\.testPassword).value == "db")
         #expect(Application.secureState(\.billingKey).value == "billing")
     }
 
@@ -49,9 +49,9 @@ struct SecureStateSourceTests {
         let files = InMemoryFileSystem()
         files.createFile(atPath: "/creds/dbPassword", text: "credential\n")
         useKeychain(testKeychain(files, environment: [:]))
-        #expect(Application.secureState(\.dbPassword).value == nil)
+        #expect(Application.secureState(\.testPassword).value == nil)
         useKeychain(Keychain(sources: [.credentialsDirectory("/creds")], environment: [:], fileManager: files))
-        #expect(Application.secureState(\.dbPassword).value == "credential")
+        #expect(Application.secureState(\.testPassword).value == "credential")
     }
 
     @Test("the secrets directory is configurable")
@@ -60,7 +60,7 @@ struct SecureStateSourceTests {
         files.createFile(atPath: "/etc/app/secrets/dbPassword", text: "mounted\n")
         files.createFile(atPath: "/run/secrets/dbPassword", text: "default\n")
         useKeychain(Keychain(sources: [.secretsDirectory("/etc/app/secrets")], environment: [:], fileManager: files))
-        #expect(Application.secureState(\.dbPassword).value == "mounted")
+        #expect(Application.secureState(\.testPassword).value == "mounted")
     }
 
     @Test("environment variables: upper snake case of the key, after an optional prefix", arguments: [
@@ -92,7 +92,7 @@ struct SecureStateSourceTests {
         let files = InMemoryFileSystem()
         files.createFile(atPath: "/creds/dbPassword", text: "provided\n")
         useKeychain(testKeychain(files, environment: ["CREDENTIALS_DIRECTORY": "/creds", "BILLING_API_KEY": "env"]))
-        let password = Application.secureState(\.dbPassword)
+        let password = Application.secureState(\.testPassword)
         let error = #expect(throws: SecureStateError.self) { try password.write("other") }
         #expect(error?.kind == .providedByReadOnlySource)
         #expect(error?.description == """
@@ -108,7 +108,7 @@ struct SecureStateSourceTests {
 
         // The non-throwing setter reports the refusal and keeps the provided value.
         let messages = capturingLogs {
-            var handle = Application.secureState(\.dbPassword)
+            var handle = Application.secureState(\.testPassword)
             handle.value = "other"
         }
         #expect(messages == ["AppStateKit: SecureState App.dbPassword: \(error!)"])

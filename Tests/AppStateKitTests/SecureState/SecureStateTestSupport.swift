@@ -4,7 +4,7 @@ import AppStateKitTesting
 
 extension Application {
     /// Feature "App": the keychain key is the id alone.
-    var dbPassword: SecureState { secureState(id: "dbPassword") }
+    var testPassword: SecureState { secureState(id: "dbPassword") }
     /// Another feature: the key is `Billing.apiKey`.
     var billingKey: SecureState { secureState(feature: "Billing", id: "apiKey") }
     /// A secret with an initial value.
