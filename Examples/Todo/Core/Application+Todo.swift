@@ -30,6 +30,7 @@ extension Application {
     public var todoClock: Dependency<any TodoClock> { dependency(SystemClock(), feature: "Todo", id: "clock") }
     public var todoIDs: Dependency<any IDGenerator> { dependency(SequentialIDGenerator(), feature: "Todo", id: "ids") }
     public var todoOutput: Dependency<any TodoOutput> { dependency(StandardOutput(), feature: "Todo", id: "output") }
+    public var todoInput: Dependency<any TodoInput> { dependency(StandardInput(), feature: "Todo", id: "input") }
 
     // Per-run state
     public var todoLocation: State<TodoLocation> { state(initial: .standard, feature: "Todo", id: "location") }
@@ -45,4 +46,8 @@ extension Application {
     /// Settings, in the `\.userDefaults` store.
     public var todoSortOrder: StoredState<SortOrder> { storedState(initial: .created, feature: "Todo", id: "sort") }
     public var todoShowsDone: StoredState<Bool> { storedState(initial: true, feature: "Todo", id: "showDone") }
+
+    /// The optional API token `todo login` keeps: keychain key `Todo.apiToken`, so also
+    /// `TODO_API_TOKEN`, `$CREDENTIALS_DIRECTORY/Todo.apiToken` or `/run/secrets/Todo.apiToken`.
+    public var todoAPIToken: SecureState { secureState(feature: "Todo", id: "apiToken") }
 }

@@ -27,6 +27,8 @@ public enum TodoCommand {
             case "remove", "rm": try RemoveCommand.run(rest)
             case "clear": try ClearCommand.run(rest)
             case "settings": try SettingsCommand.run(rest)
+            case "login": try LoginCommand.login(rest)
+            case "logout": try LoginCommand.logout(rest)
             case "help", "--help", "-h": output.print(usage)
             default: throw TodoError.unknownCommand(name)
             }
@@ -80,9 +82,14 @@ public enum TodoCommand {
           settings                  show settings
           settings set sort created|title
           settings set show-done true|false
+          login                     save an API token read from standard input
+          login --status            say whether a token is set and where it comes from
+          logout                    remove the saved token
           help                      show this help
 
         The list is kept in $XDG_DATA_HOME/todo/todo.json (~/.local/share/todo/todo.json);
-        use --file <path> or TODO_FILE=<path> for a project-local list.
+        use --file <path> or TODO_FILE=<path> for a project-local list. The API token is kept in
+        ~/.config/todo/secrets/Todo.apiToken (mode 0600, not encrypted); TODO_API_TOKEN or a
+        systemd credential or /run/secrets file named Todo.apiToken provides it instead.
         """
 }

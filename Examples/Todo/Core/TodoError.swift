@@ -6,12 +6,15 @@ public enum TodoError: Error, Equatable, CustomStringConvertible {
     case unknownID(Int)
     case unreadableData(path: String, reason: String)
     case writeFailed(path: String, reason: String)
+    /// The API token can't be read or written; the message names the key and the source, never
+    /// the token.
+    case secret(String)
 
     /// 2 for usage errors, 1 for everything else.
     public var exitStatus: Int32 {
         switch self {
         case .unknownCommand, .missingArgument, .invalidArgument: 2
-        case .unknownID, .unreadableData, .writeFailed: 1
+        case .unknownID, .unreadableData, .writeFailed, .secret: 1
         }
     }
 
@@ -29,6 +32,8 @@ public enum TodoError: Error, Equatable, CustomStringConvertible {
             "todo: cannot read \(path): \(reason). The file was left untouched; fix or move it, then try again."
         case let .writeFailed(path, reason):
             "todo: cannot save \(path): \(reason)"
+        case let .secret(message):
+            "todo: \(message)"
         }
     }
 }
