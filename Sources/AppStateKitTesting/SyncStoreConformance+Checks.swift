@@ -178,6 +178,7 @@ extension SyncStoreConformance {
             ("an empty key", .invalidKey, "", small),
             ("a key of \(tooLong.utf8.count) UTF-8 bytes", .invalidKey, tooLong, small),
             ("a value of \(tooLarge.count) bytes", .valueTooLarge, valueKey, tooLarge),
+            ("a key containing NUL", .invalidKey, key("limits-nul\u{0}key"), small),
         ]
         for (what, kind, key, value) in rejected {
             await expectRejection(&recorder, what: "write of \(what)", kind: kind, key: key) {

@@ -18,8 +18,7 @@ import Foundation
 /// The suite can run against a store other processes use at the same time (a shared
 /// PostgreSQL database): every key it writes starts with a prefix random to the suite
 /// (`conformance.<random>.`), and it only ever looks at its own keys, in snapshots and feeds
-/// too. A ``AppStateKit/SyncStore`` cannot delete a key, so a run leaves its records behind,
-/// all under that prefix.
+/// too. A run leaves its records (and removals) behind, all under that prefix.
 ///
 /// Every value it writes is valid JSON (a string or an integer) without whitespace, so stores
 /// that keep values in a JSON column accept them unchanged.
@@ -62,7 +61,7 @@ public struct SyncStoreConformance: Sendable {
         public static let changesFeedsAreIndependent = Check("changesFeedsAreIndependent")
         /// A feed's consumer ends once its task is cancelled.
         public static let changesEndOnCancellation = Check("changesEndOnCancellation")
-        /// ``AppStateKit/SyncLimits`` hold: an empty or too-long key throws `invalidKey`, a too-large
+        /// ``AppStateKit/SyncLimits`` hold: an empty or too-long key, or one containing NUL, throws `invalidKey`, a too-large
         /// value `valueTooLarge` (from `write` and `compareAndSet`), and nothing is committed
         /// (reading an invalid key may return `nil` or throw `invalidKey`); a key and a value of
         /// exactly the limit are accepted. Runs last: it writes a one-megabyte value (then
@@ -78,12 +77,33 @@ public struct SyncStoreConformance: Sendable {
         /// error unchanged with nothing committed.
         public static let exclusiveUpdates = Check("exclusiveUpdates")
 
+        /// ``AppStateKit/SyncStore/changeFeed()`` delivers the store's own writes and removals
+        /// (as changes, or inside a replacement), ending with the newest.
+        public static let changeFeedDeliversOwnWrites = Check("changeFeedDeliversOwnWrites")
+        /// ``AppStateKit/SyncStore/delete(forKey:)`` commits a removal with a greater version,
+        /// ``AppStateKit/SyncStore/keys()`` lists written keys and not deleted ones, and a deleted
+        /// key written again continues above the removal's version.
+        public static let keysAndDeletion = Check("keysAndDeletion")
+        /// ``AppStateKit/SyncStore/waitUntilReady(timeout:)`` returns, and
+        /// ``AppStateKit/SyncStore/statusUpdates()`` starts with a ready status, for a store that
+        /// serves reads and writes.
+        public static let readiness = Check("readiness")
+        /// After the backing store was replaced behind the store's back (``ReplaceBackingStore``:
+        /// one key put back at version 1, below the versions the store saw, and another key
+        /// gone), ``AppStateKit/SyncStore/changeFeed()`` delivers a
+        /// ``AppStateKit/SyncChange/replaced(_:)`` holding exactly the restored record among the
+        /// suite's keys, `cachedRecord` returns the restored record and nothing for the gone
+        /// key, and the next write continues above the restored version. Runs only when the suite
+        /// was given `replaceBackingStore`.
+        public static let replacementsAreAuthoritative = Check("replacementsAreAuthoritative")
+
         /// Every check, in the order ``run(skipping:)`` runs them.
         public static let allCases: [Check] = [
             .versionsIncrease, .writeReturnsCommittedRecord, .cachedRecordReflectsOwnWrites,
             .compareAndSetCommits, .compareAndSetConflicts, .compareAndSetOnAbsentKey, .tombstones,
             .snapshotHoldsEveryRecord, .changesDeliverOwnWrites, .changesFeedsAreIndependent,
-            .changesEndOnCancellation, .concurrentCompareAndSet, .exclusiveUpdates, .limits,
+            .changesEndOnCancellation, .changeFeedDeliversOwnWrites, .keysAndDeletion, .readiness,
+            .replacementsAreAuthoritative, .concurrentCompareAndSet, .exclusiveUpdates, .limits,
         ]
 
         /// The check's name, as failures spell it (`"tombstones"`).
@@ -96,6 +116,9 @@ public struct SyncStoreConformance: Sendable {
     public let timeout: Duration
     /// The prefix of every key the suite writes.
     public let keyPrefix: String
+    /// Replaces the backing store's data behind the store's back, for
+    /// ``Check/replacementsAreAuthoritative``; `nil` skips that check in ``run(skipping:)``.
+    public let replaceBackingStore: ReplaceBackingStore?
 
     /// Creates the suite for `store`.
     ///
@@ -104,17 +127,26 @@ public struct SyncStoreConformance: Sendable {
     ///   - timeout: How long to wait for a change feed before failing (a bound, not a
     ///     requirement: a correct store delivers much sooner, and a passing run never waits
     ///     for it; generous by default so a loaded CI machine doesn't fail a correct store).
-    public init(store: any SyncStore, timeout: Duration = .seconds(60)) {
+    ///   - replaceBackingStore: Replaces the backing store's data behind `store`'s back (see
+    ///     ``ReplaceBackingStore``), so the suite can check that a store whose versions go
+    ///     backwards says so (``Check/replacementsAreAuthoritative``). Without it that check is
+    ///     not run by ``run(skipping:)`` (running it by name fails, saying what is missing).
+    public init(store: any SyncStore, timeout: Duration = .seconds(60), replaceBackingStore: ReplaceBackingStore? = nil) {
         self.store = store
         self.timeout = timeout
         self.keyPrefix = randomKeyPrefix()
+        self.replaceBackingStore = replaceBackingStore
     }
 
-    /// Runs every check except `skipped`; throws a ``ConformanceFailure`` naming each failed one.
+    /// Runs every check except `skipped` (and except ``Check/replacementsAreAuthoritative``
+    /// when the suite has no `replaceBackingStore`); throws a ``ConformanceFailure`` naming each
+    /// failed one.
     ///
     /// Skip a check your store is known to fail, and run it on its own where the failure is
     /// recorded, for example inside Swift Testing's `withKnownIssue`.
     public func run(skipping skipped: Set<Check> = []) async throws {
+        var skipped = skipped
+        if replaceBackingStore == nil { skipped.insert(.replacementsAreAuthoritative) }
         try await run(Check.allCases.filter { !skipped.contains($0) })
     }
 
@@ -156,6 +188,10 @@ public struct SyncStoreConformance: Sendable {
         case .concurrentCompareAndSet: try await concurrentCompareAndSet(&recorder)
         case .exclusiveUpdates: try await exclusiveUpdates(&recorder)
         case .limits: try await limits(&recorder)
+        case .changeFeedDeliversOwnWrites: try await changeFeedDeliversOwnWrites(&recorder)
+        case .keysAndDeletion: try await keysAndDeletion(&recorder)
+        case .readiness: try await readiness(&recorder)
+        case .replacementsAreAuthoritative: try await replacementsAreAuthoritative(&recorder)
         default: recorder.fail("unknown check")
         }
     }

@@ -58,9 +58,10 @@ public struct SyncStoreError: Error, Sendable, Hashable, CustomStringConvertible
         kind == .unavailable || kind == .ioFailure
     }
 
-    /// `"<kind> for sync key <key>: <detail>"`.
+    /// `"<kind> for sync key <key>: <detail>"`; a NUL character in the key is shown as `\0`.
     public var description: String {
-        key.isEmpty ? "\(kind): \(detail)" : "\(kind) for sync key \"\(key)\": \(detail)"
+        let shownKey = key.replacingOccurrences(of: "\u{0}", with: "\\0")
+        return key.isEmpty ? "\(kind): \(detail)" : "\(kind) for sync key \"\(shownKey)\": \(detail)"
     }
 }
 
@@ -80,8 +81,7 @@ public enum SyncLimits {
             throw SyncStoreError(.invalidKey, key: key, detail: "a key must have 1 to \(maxKeyBytes) UTF-8 bytes, this one has \(keyBytes)")
         }
         if key.utf8.contains(0) {
-            let printable = key.replacingOccurrences(of: "\u{0}", with: "\\0")
-            throw SyncStoreError(.invalidKey, key: printable, detail: "a key must not contain a NUL character (U+0000); remove it from the SyncState's feature or id")
+            throw SyncStoreError(.invalidKey, key: key, detail: "a key must not contain a NUL character (U+0000); remove it from the SyncState's feature or id")
         }
         if let value, value.count > maxValueBytes {
             throw SyncStoreError(.valueTooLarge, key: key, detail: "the value's JSON has \(value.count) bytes; the limit is \(maxValueBytes)")

@@ -33,6 +33,27 @@ struct SyncStateProcessTests {
         #expect(Application.syncState(\.sharedCounter).value == 42)
     }
 
+    @Test("sync.json deleted while this process follows it, then a fresh process's assignment (version 1) reaches this process")
+    func deletedFileThenFreshProcess() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("sync.json")
+        Application.promote(\.syncStore, with: LocalSyncStore(path: path))
+        let counter = Application.syncState(\.sharedCounter)
+        for value in 1...6 {
+            try await counter.write(value)
+        }
+        #expect(counter.value == 6)
+        try FileManager.default.removeItem(atPath: path)
+        let child = try PersistenceChild.start(["sync-state-set", path, "3"])
+        #expect(String(decoding: child.read(), as: UTF8.self) == "set\n")
+        #expect(child.waitForExit())
+        #expect(child.process.terminationStatus == 0)
+        // The fresh process knew no earlier versions: its file starts again at 1, in a new epoch.
+        #expect(try LocalSyncStore(path: path).cachedRecord(forKey: "Child/counter")?.version == 1)
+        #expect(await eventually { counter.value == 3 }, "the fresh process's value never replaced version 6")
+    }
+
     @Test("an assignment just before the process exits is committed: the exit waits for queued writes")
     func assignmentBeforeExitIsCommitted() throws {
         let directory = TemporaryDirectory()

@@ -121,4 +121,33 @@ struct SyncStoreReplacementTests {
         _ = try await store.write(try json(3), forKey: "k")
         #expect(try epoch() != first)
     }
+
+    @Test("the conformance suite's replacement check passes for the in-memory store and the local store (a new file behind its back)")
+    func conformanceReplacements() async throws {
+        let memory = InMemorySyncStore()
+        try await SyncStoreConformance(store: memory) { prefix, records in
+            let others = try await memory.snapshot().filter { !$0.key.hasPrefix(prefix) }
+            try memory.replaceContents(with: others + records)
+        }.run(.replacementsAreAuthoritative)
+
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("sync.json")
+        try await SyncStoreConformance(store: LocalSyncStore(path: path)) { _, records in
+            var file = LocalSyncFile()
+            file.epoch = LocalSyncFile.newEpoch()
+            for record in records { file.slots[record.key] = .intact(record) }
+            file.sequence = records.map(\.version).max() ?? 0
+            try file.encoded().write(to: URL(fileURLWithPath: path), options: .atomic)
+        }.run()
+    }
+
+    @Test("without replaceBackingStore, the replacement check is left out of run() and fails when run by name")
+    func conformanceReplacementNeedsHook() async throws {
+        try await SyncStoreConformance(store: InMemorySyncStore()).run()
+        let failure = try await #require(throws: ConformanceFailure.self) {
+            try await SyncStoreConformance(store: InMemorySyncStore()).run(.replacementsAreAuthoritative)
+        }
+        #expect(failure.failedChecks == ["replacementsAreAuthoritative"])
+    }
 }
