@@ -16,6 +16,7 @@ struct LocalSyncStoreGuideFileFormat {
         let shown = #"""
             {
               "format" : 1,
+              "epoch" : "5F0C6A52-8D0B-4A4E-9C1D-2B7B0C1D9E11",
               "sequence" : 42,
               "records" : {
                 "App/flags" : {"version":41,"value":"{\"beta\":true}"},
@@ -30,8 +31,9 @@ struct LocalSyncStoreGuideFileFormat {
             SyncRecord(key: "App/flags", value: Data(#"{"beta":true}"#.utf8), version: 41),
             SyncRecord(key: "App/gone", value: nil, version: 42),
         ])
-        // Rewriting the same records gives the same text.
+        // Rewriting the same records gives the same text, epoch included.
         let file = try LocalSyncFile.decode(Data(shown.utf8))
+        #expect(file.epoch == "5F0C6A52-8D0B-4A4E-9C1D-2B7B0C1D9E11")
         #expect(String(decoding: file.encoded(), as: UTF8.self) == shown)
     }
 }

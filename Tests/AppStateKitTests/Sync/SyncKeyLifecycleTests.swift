@@ -10,7 +10,7 @@ fileprivate extension Application {
 }
 
 /// Keys can be listed and removed for good; NUL in a key is refused up front by every store.
-@Suite("SyncState key lifecycle", .isolatedApplication)
+@Suite("SyncState key lifecycle", .isolatedApplication, .reportsAsDiagnostics)
 struct SyncKeyLifecycleTests {
     @Test("Application.remove(syncState:) deletes the key in the store after this key's queued writes; keys() lists only keys with a value")
     func removeForGood() async throws {

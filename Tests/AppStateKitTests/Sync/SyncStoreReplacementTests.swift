@@ -10,7 +10,7 @@ fileprivate extension Application {
 
 /// A store whose data was replaced behind its back (a restore, a deleted file) says so with
 /// `SyncChange.replaced`, and SyncState caches take it whatever the versions.
-@Suite("SyncState replacements", .isolatedApplication)
+@Suite("SyncState replacements", .isolatedApplication, .reportsAsDiagnostics)
 struct SyncStoreReplacementTests {
     @Test("a replacement with a lower version replaces the cached value; a key missing from it reads as its initial value")
     func cachesTakeReplacements() async throws {

@@ -8,7 +8,7 @@ fileprivate extension Application {
 }
 
 /// Store status as an AsyncSequence, readiness, and a quiet end on a store's normal shutdown.
-@Suite("SyncStore status and readiness", .isolatedApplication)
+@Suite("SyncStore status and readiness", .isolatedApplication, .reportsAsDiagnostics)
 struct SyncStoreStatusTests {
     @Test("waitUntilReady returns for a running in-memory store and throws shutDown once it stopped")
     func inMemoryReadiness() async throws {

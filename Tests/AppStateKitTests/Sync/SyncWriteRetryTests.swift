@@ -12,7 +12,7 @@ fileprivate extension Application {
 /// takes them, the newest value per key wins, one failing key holds no other back, and
 /// `flushSyncWrites(timeout:)` says which keys were not committed. Faults come from
 /// `ScriptedSyncStore` (fails the next N writes, or every write of chosen keys).
-@Suite("SyncState write retries", .isolatedApplication)
+@Suite("SyncState write retries", .isolatedApplication, .reportsAsDiagnostics)
 struct SyncWriteRetryTests {
     @Test("a setter write failing 3 times with `unavailable` is retried and committed; the streak is reported once")
     func transientFailureIsRetried() async throws {
