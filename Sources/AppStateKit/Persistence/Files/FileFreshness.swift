@@ -25,6 +25,8 @@ struct FileFreshness {
     /// seen at most this long after they wrote.
     static let revalidationInterval: UInt64 = 1_000_000_000
 
+    /// The clock ``revalidationInterval`` is measured on.
+    let clock: FreshnessClock
     /// The counter, once mapped.
     private(set) var generation: SharedGeneration?
     /// Whether the file system can't share a counter for this file (never ask again).
@@ -32,6 +34,11 @@ struct FileFreshness {
     private var checked: Mark?
     /// When the lock file was last found missing: looked for again at most once an interval.
     private var lastAbsent: UInt64?
+
+    /// Checks on `clock` (the one bound in the calling task, by default).
+    init(clock: FreshnessClock = FreshnessClock.current) {
+        self.clock = clock
+    }
 
     /// The counter's value and the time, taken before a check of the file.
     struct Mark: Sendable {
@@ -42,14 +49,14 @@ struct FileFreshness {
     /// Whether the cached value may be used without checking the file.
     @inline(__always)
     func isCurrent() -> Bool {
-        Self.isCurrent(checked: checked, generation: generation)
+        Self.isCurrent(checked: checked, generation: generation, clock: clock)
     }
 
     @inline(__always)
-    fileprivate static func isCurrent(checked: Mark?, generation: borrowing SharedGeneration?) -> Bool {
+    fileprivate static func isCurrent(checked: Mark?, generation: borrowing SharedGeneration?, clock: FreshnessClock) -> Bool {
         // Optional chaining rather than binding `generation`: binding retains it.
         guard let checked, generation?.load() == checked.generation else { return false }
-        return now() &- checked.time < revalidationInterval
+        return clock.now() &- checked.time < revalidationInterval
     }
 
     /// What ``isCurrent()`` looks at, copied out: whoever holds the freshness behind a lock can
@@ -58,22 +65,23 @@ struct FileFreshness {
     struct Checkpoint: Sendable {
         fileprivate let checked: Mark?
         fileprivate let generation: SharedGeneration?
+        fileprivate let clock: FreshnessClock
 
         /// ``FileFreshness/isCurrent()`` of the freshness this was taken from, as it was then.
         @inline(__always)
         func isCurrent() -> Bool {
-            FileFreshness.isCurrent(checked: checked, generation: generation)
+            FileFreshness.isCurrent(checked: checked, generation: generation, clock: clock)
         }
     }
 
     /// A copy of the state ``isCurrent()`` looks at.
     var checkpoint: Checkpoint {
-        Checkpoint(checked: checked, generation: generation)
+        Checkpoint(checked: checked, generation: generation, clock: clock)
     }
 
     /// Takes the mark to ``record(_:)`` once the file has been checked; `nil` without a counter.
     func mark() -> Mark? {
-        generation.map { Mark(generation: $0.load(), time: Self.now()) }
+        generation.map { Mark(generation: $0.load(), time: clock.now()) }
     }
 
     /// Records a check that started at `mark`.
@@ -108,7 +116,7 @@ struct FileFreshness {
     /// check with a `stat`.
     mutating func attach(lockPath: String, in fileSystem: some FileSystem, create: Bool, creatingDirectory: Bool = true) {
         guard generation == nil, !isUnsupported else { return }
-        if let lastAbsent, Self.now() &- lastAbsent < Self.revalidationInterval { return }
+        if let lastAbsent, clock.now() &- lastAbsent < Self.revalidationInterval { return }
         var lookup = fileSystem.sharedGeneration(forLockFile: lockPath, create: create)
         if case .absent = lookup, create, creatingDirectory, Self.makeDirectory(of: lockPath, in: fileSystem) {
             lookup = fileSystem.sharedGeneration(forLockFile: lockPath, create: true)
@@ -117,7 +125,7 @@ struct FileFreshness {
         case let .shared(counter):
             generation = counter
             lastAbsent = nil
-        case .absent: lastAbsent = Self.now()
+        case .absent: lastAbsent = clock.now()
         case .unsupported: isUnsupported = true
         }
     }
@@ -148,18 +156,5 @@ struct FileFreshness {
             generation = nil
             checked = nil
         }
-    }
-
-    /// A monotonic clock in nanoseconds, as cheap as the platform offers (a few nanoseconds,
-    /// no system call; its resolution of a few milliseconds is plenty for a one-second interval).
-    @inline(__always)
-    static func now() -> UInt64 {
-        var time = timespec()
-        #if os(Linux)
-        clock_gettime(CLOCK_MONOTONIC_COARSE, &time)
-        #else
-        clock_gettime(CLOCK_MONOTONIC_RAW_APPROX, &time)
-        #endif
-        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
     }
 }

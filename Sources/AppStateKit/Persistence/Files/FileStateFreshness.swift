@@ -10,6 +10,8 @@ final class FileStateFreshness: @unchecked Sendable {
     // Safe: `state` and `owner` are only accessed while `lock` is held.
     private let lock = Lock()
     private var state = FileFreshness()
+    /// The clock the entry was created with (see ``FreshnessClock``).
+    private let clock = FreshnessClock.current
     /// The file manager (`FileManager` or sandbox directory) the counter belongs to.
     private var owner: ObjectIdentifier?
 
@@ -21,7 +23,7 @@ final class FileStateFreshness: @unchecked Sendable {
         let isAttached = lock.withLock {
             if self.owner != owner {
                 self.owner = owner
-                state = FileFreshness()
+                state = FileFreshness(clock: clock)
             }
             return state.generation != nil || state.isUnsupported
         }
