@@ -36,6 +36,7 @@ let package = Package(
         // Guarded by the Configuration trait. None of swift-configuration's own traits (JSON, its
         // default; YAML, Logging, Reloading, …) is needed, so all are off.
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: []),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
     ],
     targets: [
         .target(
@@ -60,6 +61,8 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: .when(traits: ["PostgreSQL"])),
+                .product(name: "_ConnectionPoolModule", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
+                .product(name: "CoreMetrics", package: "swift-metrics", condition: .when(traits: ["PostgreSQL"])),
             ],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
@@ -70,6 +73,7 @@ let package = Package(
                 "AppStateKit",
                 "AppStateKitPostgres",
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["PostgreSQL"])),
             ],
             path: "Tests/PostgresChild",
             swiftSettings: [.swiftLanguageMode(.v6)]
@@ -83,6 +87,7 @@ let package = Package(
                 "_AppStateKitPostgresChild",
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["PostgreSQL"])),
+                .product(name: "MetricsTestKit", package: "swift-metrics", condition: .when(traits: ["PostgreSQL"])),
             ],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),

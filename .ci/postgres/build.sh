@@ -2,13 +2,15 @@
 # The build of the steps that need the package's traits: the library and its tests with the
 # PostgreSQL and Configuration traits, in .build-postgres, warnings failing it as in the main
 # build. 50-postgres.sh and 52-configuration.sh run their tests from it with the same traits
-# (`swift test --traits PostgreSQL,Configuration --skip-build --scratch-path .build-postgres`).
+# (`swift test --traits "$(.ci/postgres/build.sh traits)" --skip-build --scratch-path .build-postgres`).
 #
 #   .ci/postgres/build.sh start   starts it in the background (log: .build-ci-postgres.log)
 #   .ci/postgres/build.sh wait    waits for a started build, or builds now if none was started;
 #                                 fails, showing the log, when the build failed or warned
 #   .ci/postgres/build.sh stop    stops a started build that is still running (.ci/run does this
 #                                 when it exits, so a failed run leaves no compiler behind)
+#   .ci/postgres/build.sh traits  prints the traits it builds with, for `swift test --skip-build`
+#                                 on .build-postgres (other traits would rebuild everything)
 #
 # .ci/run starts it right after the main build: it shares no files with the steps that follow
 # (its own scratch path), and fills the time they leave a processor idle, so it is done, or
@@ -16,11 +18,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 LOG=.build-ci-postgres.log STATUS=.build-ci-postgres.status PID=.build-ci-postgres.pid
+TRAITS=PostgreSQL,Configuration
 
 build() {
     # CI_WITHOUT_DEBUG_INFO: set by .ci/run (see there).
     # shellcheck disable=SC2086
-    swift build --traits PostgreSQL,Configuration --build-tests --scratch-path .build-postgres ${CI_WITHOUT_DEBUG_INFO:-} > "$LOG" 2>&1
+    swift build --traits "$TRAITS" --build-tests --scratch-path .build-postgres ${CI_WITHOUT_DEBUG_INFO:-} > "$LOG" 2>&1
 }
 
 # Builds and records the outcome (0 or 1) in $STATUS, which appears only once complete.
@@ -34,7 +37,7 @@ start)
     # Detached from this script's output, so the step that starts it ends while it runs; in a
     # process group of its own, so `stop` can end it with the compilers it started.
     export -f build build_and_record
-    export LOG STATUS
+    export LOG STATUS TRAITS
     setsid bash -c build_and_record < /dev/null > /dev/null 2>&1 &
     echo $! > "$PID"
     echo "PostgreSQL build started in the background (log: $LOG)"
@@ -66,8 +69,11 @@ stop)
     fi
     rm -f "$PID"
     ;;
+traits)
+    echo "$TRAITS"
+    ;;
 *)
-    echo "usage: $0 start|wait|stop" >&2
+    echo "usage: $0 start|wait|stop|traits" >&2
     exit 2
     ;;
 esac

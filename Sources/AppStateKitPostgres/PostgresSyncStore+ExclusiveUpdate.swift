@@ -22,12 +22,12 @@ extension PostgresSyncStore {
     public func updateExclusively(forKey key: String, _ transform: @escaping @Sendable (SyncRecord?) throws -> Data?) async throws -> SyncRecord? {
         try SyncLimits.check(key: key, value: nil)
         let transformFailure = NIOLockedValueBox<(any Error)?>(nil)
-        let committed: SyncRecord?
+        let committed: StampedRecord?
         do {
-            committed = try await perform("exclusive update", key: key) { [self] in
-                try await client.withTransaction(logger: queryLogger) { connection -> SyncRecord? in
+            committed = try await performWrite("exclusive update", key: key) { [self] in
+                try await transaction(on: nil) { connection -> StampedRecord? in
                     for _ in 0..<Self.exclusiveUpdateInsertAttempts {
-                        let current = try await selectRecord(key: key, on: connection, lockingRow: true)
+                        let current = try await self.selectRecord(key: key, on: connection, lockingRow: true)?.record
                         let value: Data?
                         let text: String?
                         do {
@@ -37,10 +37,10 @@ extension PostgresSyncStore {
                             transformFailure.withLockedValue { $0 = error }
                             throw error
                         }
-                        let query = current.map { updateIfVersionQuery(key: key, value: text, expectedVersion: $0.version) }
-                            ?? insertIfAbsentQuery(key: key, value: text)
-                        if let version = try await writtenVersion(of: query, on: connection) {
-                            return SyncRecord(key: key, value: value, version: version)
+                        let query = current.map { self.updateIfVersionQuery(key: key, value: text, expectedVersion: $0.version) }
+                            ?? self.insertIfAbsentQuery(key: key, value: text)
+                        if let written = try await self.writtenVersion(of: query, on: connection) {
+                            return StampedRecord(SyncRecord(key: key, value: value, version: written.version), stamp: written.stamp)
                         }
                         // Only an insert can miss: another instance created the row meanwhile.
                     }
@@ -52,10 +52,11 @@ extension PostgresSyncStore {
             throw error
         }
         guard let record = committed else {
-            throw SyncStoreError(.contention, key: key, detail: "the row of table \(table) was created or deleted by others \(Self.exclusiveUpdateInsertAttempts) times while an exclusive update tried to lock it")
+            throw SyncStoreError(.contention, key: key, detail: "the row of table \(tableDescription) was created or deleted by others \(Self.exclusiveUpdateInsertAttempts) times while an exclusive update tried to lock it")
         }
+        metrics.countWrite(.committed)
         cache.apply([record])
-        return record
+        return record.record
     }
 }
 #endif

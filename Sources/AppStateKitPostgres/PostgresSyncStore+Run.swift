@@ -9,12 +9,25 @@ extension PostgresSyncStore: Service {
     /// Keeps the cache in step with the table until the calling task is cancelled (or, in a
     /// `ServiceGroup`, until graceful shutdown); call it once.
     ///
-    /// Each round leases one connection from the client, creates the table if missing,
-    /// `LISTEN`s on the channel, loads a full snapshot (yielding every key newer than the cache
-    /// on ``changes()``), then applies notifications as they arrive and checks the connection
-    /// every ``heartbeatInterval``. When the connection fails, ``status`` becomes
-    /// `disconnected`, the failure is reported through AppStateKit's `\.logger`, and a new round
-    /// starts after ``reconnectDelay`` — so a PostgreSQL restart needs no process restart. When
+    /// Each round finds the table with `to_regclass` (and creates it only when there is none and
+    /// ``Configuration/createsTable`` is set), then:
+    /// - listening (the default): leases one connection, `LISTEN`s on the channel, loads a
+    ///   snapshot, then applies notifications as they arrive, checks the connection every
+    ///   ``Configuration/heartbeatInterval`` and reconciles every
+    ///   ``Configuration/reconcileInterval``;
+    /// - poll-only (``Configuration/listensForNotifications`` off): holds no connection and
+    ///   reconciles every ``Configuration/reconcileInterval`` on a pooled one.
+    ///
+    /// A snapshot or reconciliation is authoritative: a key whose row is gone is removed from the
+    /// cache, a lower version replaces a higher one, and the feeds say so. When a round fails,
+    /// ``status`` becomes `disconnected` (or, at boot with a ``Configuration/lastKnownGoodFile``,
+    /// `servingLastKnownGood`), the failure is reported once through AppStateKit's `\.logger`,
+    /// and a new round starts after ``Configuration/reconnectDelay``.
+    ///
+    /// On graceful shutdown (in a `ServiceGroup`: SIGTERM, say) it first sends every SyncState
+    /// write this process queued for the store (`Application.flushSyncWrites(to:timeout:)`,
+    /// within the operation timeout), so list the client before the store: the group stops the
+    /// store first, while the client still runs. Cancelling the calling task stops at once. When
     /// it returns, ``status`` is `stopped` and every feed has ended.
     public func run() async throws {
         precondition(
@@ -24,30 +37,53 @@ extension PostgresSyncStore: Service {
         defer {
             connection.stop()
             cache.finishFeeds()
+            lastKnownGoodRequests.continuation.finish()
         }
-        try await cancelWhenGracefulShutdown {
-            try await self.reconnectLoop()
+        await withTaskGroup(of: Void.self) { group in
+            if let lastKnownGood {
+                let events = cache.makeEventFeed()
+                group.addTask { [lastKnownGoodRequests] in
+                    for await _ in events { lastKnownGoodRequests.continuation.yield() }
+                }
+                group.addTask { await self.keepSaving(lastKnownGood) }
+            }
+            defer { group.cancelAll() }
+            // The rounds run apart from this task, so a graceful shutdown can drain pending
+            // writes through them before they stop.
+            let loop = Task { try await self.reconnectLoop() }
+            do {
+                try await gracefulShutdown()
+                await drainPendingWrites()
+            } catch {
+                // Cancelled, not a graceful shutdown: stop at once.
+            }
+            loop.cancel()
+            _ = await loop.result
+        }
+    }
+
+    /// On graceful shutdown, before the store stops: sends every SyncState write this process
+    /// queued for the store, within the operation timeout; what is still pending then is
+    /// reported (by key) and lost with the process.
+    private func drainPendingWrites() async {
+        do {
+            try await Application.flushSyncWrites(to: self, timeout: operationTimeout + Self.clientDeadlineGrace)
+        } catch {
+            Application.logger.error("AppStateKit: PostgresSyncStore (table \(tableDescription)) stopped before every queued SyncState write was committed: \(error)")
         }
     }
 
     private func reconnectLoop() async throws {
         while !Task.isCancelled {
             do {
-                // Abandonable: a failed heartbeat, or cancellation, ends the round even when an
-                // await on the dead connection never returns.
-                try await Abandonable.run { abandon in
-                    try await self.client.withConnection { connection in
-                        try await self.listen(on: connection, abandon: abandon)
-                    }
+                if configuration.listensForNotifications {
+                    try await listeningRound()
+                } else {
+                    try await pollingRound()
                 }
-                throw SyncStoreError(.unavailable, key: "", detail: "the listening connection closed")
             } catch {
                 if Task.isCancelled { return }
-                let reason = Self.describe(error)
-                let previous = connection.set(.disconnected(since: Date(), reason: reason))
-                if case .disconnected = previous {} else {
-                    Application.logger.error("AppStateKit: PostgresSyncStore lost PostgreSQL (table \(table)): \(reason); serving cached values, writes fail until reconnected")
-                }
+                noteFailure(error)
             }
             do {
                 try await Task.sleep(for: reconnectDelay)
@@ -57,61 +93,259 @@ extension PostgresSyncStore: Service {
         }
     }
 
-    /// One connected round: table, LISTEN, snapshot, then notifications until the connection
-    /// fails. A heartbeat beside it checks the connection every ``heartbeatInterval`` and, when
-    /// it fails, abandons the round through `abandon`.
-    private func listen(on connection: PostgresConnection, abandon: @escaping @Sendable (any Error) -> Void) async throws {
-        do {
-            try await connection.query(createTableQuery, logger: queryLogger)
-        } catch where ["23505", "42P07"].contains(Self.sqlState(of: error)) {
-            // Instances starting together race on CREATE TABLE IF NOT EXISTS; the loser's unique
-            // violation is raised once the winner committed, so the table is there.
+    /// Records a failed round in ``status`` (reported once per outage), and at boot falls back
+    /// to the last-known-good copy.
+    private func noteFailure(_ error: any Error) {
+        let reason = classify(error, operation: "snapshot", key: "", writes: false).detail
+        metrics.reconnects.increment()
+        let now = Date()
+        switch connection.status {
+        case .servingLastKnownGood(let savedAt, let since, _):
+            connection.set(.servingLastKnownGood(savedAt: savedAt, since: since, reason: reason))
+            return
+        case .disconnected(let since, _):
+            connection.set(.disconnected(since: since, reason: reason))
+            return
+        case .starting:
+            if !valuesLoaded.isOpen, let lastKnownGood, serveLastKnownGood(lastKnownGood, reason: reason) { return }
+        case .connected, .stopped:
+            break
         }
-        try await connection.listen(on: table) { notifications in
-            // LISTEN is active before the snapshot, so no commit falls between the two.
-            let changed = cache.apply(try await selectAll(on: connection))
-            let previous = self.connection.set(.connected(since: Date()))
-            if case .disconnected = previous {
-                Application.logger.debug("AppStateKit: PostgresSyncStore reconnected to PostgreSQL (table \(table)); resynced \(changed.count) changed keys")
-            }
-            let heartbeat = Task { [heartbeatInterval, queryLogger] in
-                while true {
-                    do {
-                        try await Task.sleep(for: heartbeatInterval)
-                        _ = try await OperationDeadline.run(timeout: heartbeatInterval, timeoutError: {
-                            SyncStoreError(.unavailable, key: "", detail: "the listening connection did not answer SELECT 1 within \(heartbeatInterval)")
-                        }) {
-                            try await connection.query("SELECT 1", logger: queryLogger)
-                        }
-                    } catch {
-                        if !Task.isCancelled { abandon(error) }
-                        return
-                    }
-                }
-            }
-            defer { heartbeat.cancel() }
-            for try await notification in notifications {
-                try await self.refresh(from: notification.payload, on: connection)
-            }
-            throw SyncStoreError(.unavailable, key: "", detail: "the notification stream ended")
+        connection.set(.disconnected(since: now, reason: reason))
+        Application.logger.error("AppStateKit: PostgresSyncStore lost PostgreSQL (table \(tableDescription)): \(reason); serving cached values, writes fail until reconnected")
+    }
+
+    /// Loads the last-known-good copy into the cache; false when there is none or it is
+    /// unreadable (reported).
+    private func serveLastKnownGood(_ file: LastKnownGoodFile, reason: String) -> Bool {
+        do {
+            guard let (savedAt, records) = try file.load(table: tableDescription, namespace: namespaceValue) else { return false }
+            cache.apply(records.map { StampedRecord($0, stamp: nil) })
+            connection.set(.servingLastKnownGood(savedAt: savedAt, since: Date(), reason: reason))
+            valuesLoaded.open()
+            Application.logger.error("AppStateKit: PostgresSyncStore cannot reach PostgreSQL (table \(tableDescription)): \(reason); serving the last-known-good copy \(file.url.path) saved at \(savedAt) until it answers")
+            return true
+        } catch {
+            Application.logger.error("AppStateKit: PostgresSyncStore could not read its last-known-good file \(file.url.path): \(error); serving initial values until PostgreSQL answers")
+            return false
         }
     }
 
-    /// Applies one notification (`"<version> <key>"`): fetches the key unless the cache already
-    /// holds that version or a newer one.
+    /// One listening round: table, LISTEN, snapshot, then notifications, heartbeats and
+    /// reconciliations, one at a time on the leased connection, until something fails.
+    private func listeningRound() async throws {
+        let deadline = operationTimeout + Self.clientDeadlineGrace
+        try await Abandonable.run { abandon in
+            // Connecting, finding the table, LISTEN and the first snapshot: within one deadline.
+            let setup = Task {
+                do { try await Task.sleep(for: deadline) } catch { return }
+                abandon(SyncStoreError(.unavailable, key: "", detail: "PostgreSQL did not answer within \(deadline) (connecting, finding the table, LISTEN and the first snapshot)"))
+            }
+            defer { setup.cancel() }
+            try await self.client.withConnection { connection in
+                try await self.prepareTable(on: connection)
+                try await connection.listen(on: self.channel) { notifications in
+                    // LISTEN is active before the snapshot, so no commit falls between the two.
+                    try await self.reconcile(on: connection)
+                    setup.cancel()
+                    self.markConnected()
+                    try await self.serve(notifications, on: connection, abandon: abandon)
+                }
+            }
+            throw SyncStoreError(.unavailable, key: "", detail: "the listening connection closed")
+        }
+    }
+
+    private enum RoundEvent: Sendable {
+        case notification(String)
+        case tick
+        case ended((any Error)?)
+    }
+
+    /// Handles notifications and timer ticks one at a time, each within the operation deadline;
+    /// a failure abandons the round (the connection may be dead, so nothing waits on it).
+    private func serve(
+        _ notifications: PostgresNotificationSequence,
+        on connection: PostgresConnection,
+        abandon: @escaping @Sendable (any Error) -> Void
+    ) async throws {
+        let (events, continuation) = AsyncStream.makeStream(of: RoundEvent.self, bufferingPolicy: .unbounded)
+        let forwarder = Task {
+            do {
+                for try await notification in notifications { continuation.yield(.notification(notification.payload)) }
+                continuation.yield(.ended(nil))
+            } catch {
+                continuation.yield(.ended(error))
+            }
+        }
+        let tick = min(heartbeatInterval, configuration.reconcileInterval)
+        let ticker = Task {
+            while true {
+                do { try await Task.sleep(for: tick) } catch { return }
+                continuation.yield(.tick)
+            }
+        }
+        defer {
+            forwarder.cancel()
+            ticker.cancel()
+            continuation.finish()
+        }
+        var lastReconciliation = ContinuousClock.now
+        for await event in events {
+            do {
+                switch event {
+                case .notification(let payload):
+                    try await bounded { try await self.refresh(from: payload, on: connection) }
+                case .tick:
+                    if ContinuousClock.now - lastReconciliation >= configuration.reconcileInterval {
+                        try await bounded { try await self.reconcile(on: connection) }
+                        lastReconciliation = .now
+                    } else {
+                        try await bounded {
+                            _ = try await connection.query("SELECT 1", logger: self.queryLogger)
+                        }
+                    }
+                case .ended(let error):
+                    throw error ?? SyncStoreError(.unavailable, key: "", detail: "the notification stream ended")
+                }
+            } catch {
+                abandon(error)
+                throw error
+            }
+        }
+    }
+
+    /// One poll-only round: the table, then a reconciliation every interval on a pooled
+    /// connection, until one fails.
+    private func pollingRound() async throws {
+        try await bounded { try await self.prepareTable(on: nil) }
+        while true {
+            try await bounded { try await self.reconcile(on: nil) }
+            markConnected()
+            try await Task.sleep(for: configuration.reconcileInterval)
+        }
+    }
+
+    /// `body` within the operation deadline.
+    private func bounded<Result: Sendable>(_ body: @escaping @Sendable () async throws -> Result) async throws -> Result {
+        let deadline = operationTimeout + Self.clientDeadlineGrace
+        return try await OperationDeadline.run(timeout: deadline, timeoutError: {
+            SyncStoreError(.unavailable, key: "", detail: "PostgreSQL did not answer within \(deadline)")
+        }, body)
+    }
+
+    private func markConnected() {
+        let previous = connection.set(.connected(since: Date()))
+        switch previous {
+        case .disconnected, .servingLastKnownGood:
+            Application.logger.debug("AppStateKit: PostgresSyncStore reconnected to PostgreSQL (table \(tableDescription))")
+        case .starting, .connected, .stopped:
+            break
+        }
+    }
+
+    /// Finds the table with `to_regclass` (no privilege needed) and creates it only when it is
+    /// missing and the store may; then lets waiting operations through.
+    func prepareTable(on connection: PostgresConnection?) async throws {
+        let exists = try await run(tableExistsQuery, on: connection)
+        if !exists {
+            guard configuration.createsTable else {
+                throw SyncStoreError(.refused, key: "", detail: "table \(tableDescription) does not exist and Configuration.createsTable is off: create it as its owner with the SQL PostgresSyncStore.migrationSQL(configuration:) prints")
+            }
+            do {
+                _ = try await run(createTableQuery, on: connection)
+                Application.logger.debug("AppStateKit: PostgresSyncStore created table \(tableDescription)")
+            } catch where ["23505", "42P07"].contains(Self.sqlState(of: error)) {
+                // Instances starting together race on CREATE TABLE IF NOT EXISTS; the loser's
+                // unique violation is raised once the winner committed, so the table is there.
+            }
+        }
+        tablePrepared.open()
+    }
+
+    /// Runs `query` (one row of one optional text column) and returns whether its value is
+    /// non-NULL.
+    private func run(_ query: PostgresQuery, on connection: PostgresConnection?) async throws -> Bool {
+        let rows = if let connection {
+            try await connection.query(query, logger: queryLogger)
+        } else {
+            try await client.query(query, logger: queryLogger)
+        }
+        var found = false
+        for try await row in rows {
+            if try row.decode(String?.self) != nil { found = true }
+        }
+        return found
+    }
+
+    /// Compares the cache with the table and takes the table's rows as authoritative; counts the
+    /// repairs (after the first load), and deletes the namespace's expired tombstones.
+    func reconcile(on connection: PostgresConnection?) async throws {
+        let started = ContinuousClock.now
+        let token = cache.token()
+        let records = try await transaction(on: connection) { connection in
+            try await self.selectAll(on: connection)
+        }
+        let repairs = cache.replaceAll(with: records, since: token)
+        let elapsed = (ContinuousClock.now - started).components
+        metrics.reconciliationDuration.recordNanoseconds(elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000)
+        metrics.snapshotRecords.record(records.count)
+        if databaseLoaded.isOpen {
+            if repairs > 0 {
+                metrics.reconciliationRepairs.increment(by: Int64(repairs))
+                Application.logger.debug("AppStateKit: PostgresSyncStore's reconciliation of table \(tableDescription) repaired \(repairs) keys")
+            }
+            try await collectTombstones(on: connection)
+        } else {
+            databaseLoaded.open()
+            valuesLoaded.open()
+        }
+        if lastKnownGood != nil { lastKnownGoodRequests.continuation.yield() }
+    }
+
+    /// Deletes the namespace's tombstones older than ``Configuration/tombstoneRetention``; a
+    /// failure is reported, not fatal.
+    private func collectTombstones(on connection: PostgresConnection?) async throws {
+        do {
+            try await transaction(on: connection) { connection in
+                _ = try await connection.query(self.collectTombstonesQuery, logger: self.queryLogger)
+            }
+        } catch let error where Self.sqlState(of: error) != nil {
+            Application.logger.error("AppStateKit: PostgresSyncStore could not collect expired tombstones: \(classify(error, operation: "tombstone collection", key: "", writes: true))")
+        }
+    }
+
+    /// Applies one notification (`"<version> <stamp> <key>"`): fetches the key unless the cache
+    /// already holds that very write, and takes the row as authoritative.
     private func refresh(from payload: String, on connection: PostgresConnection) async throws {
-        guard let space = payload.firstIndex(of: " "), let version = Int64(payload[..<space]) else {
-            Application.logger.error("AppStateKit: PostgresSyncStore ignored a notification on channel \(table) that is not \"<version> <key>\": \(payload.prefix(300))")
+        let parts = payload.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count == 3, let version = Int64(parts[0]), let stamp = Int64(parts[1]) else {
+            Application.logger.error("AppStateKit: PostgresSyncStore ignored a notification on channel \(channel) that is not \"<version> <stamp> <key>\": \(payload.prefix(300))")
             return
         }
-        let key = String(payload[payload.index(after: space)...])
-        guard version > cache.version(forKey: key) else { return }
+        let key = String(parts[2])
+        let lag = Int64(Date().timeIntervalSince1970 * 1_000_000) - stamp
+        metrics.notificationLag.recordMicroseconds(max(0, lag))
+        if let cached = cache.stamped(forKey: key), cached.record.version == version, cached.stamp == stamp { return }
+        let token = cache.token()
         do {
-            if let record = try await selectRecord(key: key, on: connection) {
-                cache.apply([record])
-            }
+            let record = try await selectRecord(key: key, on: connection)
+            cache.replace(key: key, with: record, since: token)
         } catch let error as SyncStoreError where error.kind == .corruptRecord {
             Application.logger.error("AppStateKit: PostgresSyncStore: \(error)")
+        }
+    }
+
+    /// Saves the last-known-good copy whenever asked, until cancelled; only values loaded from
+    /// the database are saved.
+    private func keepSaving(_ file: LastKnownGoodFile) async {
+        for await _ in lastKnownGoodRequests.stream {
+            guard databaseLoaded.isOpen else { continue }
+            do {
+                try file.save(cache.allRecords(), table: tableDescription, namespace: namespaceValue)
+            } catch {
+                Application.logger.error("AppStateKit: PostgresSyncStore could not save its last-known-good file \(file.url.path): \(error)")
+            }
         }
     }
 }

@@ -1,19 +1,27 @@
 #if PostgreSQL
+import AppStateKit
 import Foundation
 import NIOConcurrencyHelpers
 
 extension PostgresSyncStore {
     /// Where a ``PostgresSyncStore`` stands with its database.
     public enum Status: Sendable, Hashable, CustomStringConvertible {
-        /// ``PostgresSyncStore/run()`` has not connected yet: the cache is empty unless this
-        /// instance wrote; writes are attempted.
+        /// ``PostgresSyncStore/run()`` has not loaded values yet: the cache is empty unless this
+        /// instance wrote; writes wait for the table, then are attempted.
         case starting
-        /// Listening and caught up: the cache lags other instances by one notification.
+        /// Caught up with the table since `since`: listening (the cache lags other instances by
+        /// one notification) or, with ``Configuration/listensForNotifications`` off, polling
+        /// (it lags by at most one ``Configuration/reconcileInterval``).
         case connected(since: Date)
-        /// The connection was lost at `since`: the cache holds what was known then (at most
-        /// that old), writes fail at once with `unavailable`, and ``PostgresSyncStore/run()`` is
-        /// reconnecting. `reason` describes the last failure.
+        /// The connection was lost at `since`: the cache holds what was known then, writes fail
+        /// at once with `unavailable`, and ``PostgresSyncStore/run()`` is reconnecting.
+        /// `reason` describes the last failure.
         case disconnected(since: Date, reason: String)
+        /// PostgreSQL could not be reached at boot, so the store serves the
+        /// ``Configuration/lastKnownGoodFile`` copy, saved at `savedAt`, since `since`; writes
+        /// fail with `unavailable` and ``PostgresSyncStore/run()`` keeps trying. `reason`
+        /// describes the last failure.
+        case servingLastKnownGood(savedAt: Date, since: Date, reason: String)
         /// ``PostgresSyncStore/run()`` returned: writes fail with `shutDown`, feeds have ended.
         case stopped
 
@@ -23,30 +31,106 @@ extension PostgresSyncStore {
             case .starting: "starting"
             case .connected(let since): "connected since \(since)"
             case .disconnected(let since, let reason): "disconnected since \(since): \(reason)"
+            case .servingLastKnownGood(let savedAt, let since, let reason):
+                "serving the last-known-good copy saved at \(savedAt) since \(since): \(reason)"
             case .stopped: "stopped"
             }
+        }
+
+        /// The store-independent status: `connected` is live; `disconnected` is stale once
+        /// values were loaded (`hasValues`), unavailable before; the last-known-good copy is
+        /// stale since it was saved.
+        func storeStatus(hasValues: Bool) -> SyncStoreStatus {
+            switch self {
+            case .starting: .starting
+            case .connected(let since): .live(since: since)
+            case .disconnected(let since, let reason):
+                hasValues ? .stale(since: since, reason: reason) : .unavailable(since: since, reason: reason)
+            case .servingLastKnownGood(let savedAt, _, let reason):
+                .stale(since: savedAt, reason: "serving the last-known-good copy (PostgreSQL can't be reached: \(reason))")
+            case .stopped: .stopped
+            }
+        }
+    }
+
+    /// The store's status now, then every change of it (see ``AppStateKit/SyncStoreStatus``;
+    /// ``status`` has the PostgreSQL details): `starting`, `live` while caught up with the table,
+    /// `stale` while disconnected after values were loaded or while serving the
+    /// ``Configuration/lastKnownGoodFile`` copy, `unavailable` while disconnected before any
+    /// values were loaded, and `stopped` when ``run()`` returned, which ends the stream.
+    /// A slow consumer gets the newest statuses (at most 16 are buffered).
+    public func statusUpdates() -> AsyncStream<SyncStoreStatus> {
+        connection.makeFeed { [valuesLoaded] status in
+            status.storeStatus(hasValues: valuesLoaded.isOpen)
         }
     }
 }
 
-/// The store's ``PostgresSyncStore/Status`` behind a lock.
+/// The store's ``PostgresSyncStore/Status`` behind a lock, and its feeds.
 final class ConnectionStatusBox: Sendable {
-    private let box = NIOLockedValueBox(PostgresSyncStore.Status.starting)
+    private struct State {
+        var status = PostgresSyncStore.Status.starting
+        var feeds: [Int: @Sendable (PostgresSyncStore.Status) -> Void] = [:]
+        var finishers: [Int: @Sendable () -> Void] = [:]
+        var nextID = 0
+    }
 
-    var status: PostgresSyncStore.Status { box.withLockedValue { $0 } }
+    private let box = NIOLockedValueBox(State())
+
+    var status: PostgresSyncStore.Status { box.withLockedValue { $0.status } }
 
     /// Sets the status unless the store stopped; returns the previous one.
     @discardableResult
     func set(_ status: PostgresSyncStore.Status) -> PostgresSyncStore.Status {
-        box.withLockedValue { current in
-            let previous = current
-            if case .stopped = current { return previous }
-            current = status
-            return previous
+        let (previous, feeds) = box.withLockedValue { state -> (PostgresSyncStore.Status, [@Sendable (PostgresSyncStore.Status) -> Void]) in
+            let previous = state.status
+            if case .stopped = previous { return (previous, []) }
+            state.status = status
+            return (previous, previous == status ? [] : Array(state.feeds.values))
+        }
+        for feed in feeds { feed(status) }
+        return previous
+    }
+
+    /// Marks the store stopped for good and ends every feed.
+    func stop() {
+        let feeds = box.withLockedValue { state -> [(@Sendable (PostgresSyncStore.Status) -> Void, @Sendable () -> Void)] in
+            state.status = .stopped
+            defer {
+                state.feeds.removeAll()
+                state.finishers.removeAll()
+            }
+            return state.feeds.compactMap { id, feed in state.finishers[id].map { (feed, $0) } }
+        }
+        for (feed, finish) in feeds {
+            feed(.stopped)
+            finish()
         }
     }
 
-    /// Marks the store stopped for good.
-    func stop() { box.withLockedValue { $0 = .stopped } }
+    /// A feed of the statuses, each passed through `map`; it starts with the current status.
+    func makeFeed<Element: Sendable>(_ map: @escaping @Sendable (PostgresSyncStore.Status) -> Element) -> AsyncStream<Element> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Element.self, bufferingPolicy: .bufferingNewest(16))
+        let id = box.withLockedValue { state -> Int? in
+            // Inside the lock, so no later status overtakes the first.
+            continuation.yield(map(state.status))
+            if case .stopped = state.status { return nil }
+            defer { state.nextID += 1 }
+            state.feeds[state.nextID] = { continuation.yield(map($0)) }
+            state.finishers[state.nextID] = { continuation.finish() }
+            return state.nextID
+        }
+        guard let id else {
+            continuation.finish()
+            return stream
+        }
+        continuation.onTermination = { [weak self] _ in
+            self?.box.withLockedValue { state in
+                state.feeds[id] = nil
+                state.finishers[id] = nil
+            }
+        }
+        return stream
+    }
 }
 #endif

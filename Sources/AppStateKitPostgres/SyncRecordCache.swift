@@ -3,55 +3,186 @@ import AppStateKit
 import Foundation
 import NIOConcurrencyHelpers
 
-/// The newest record seen per key, and the open change feeds, behind one lock.
+/// A record with the write stamp of its row (`updated_at` in microseconds; `nil` when unknown):
+/// version and stamp together identify one write, also when a version is reused after rows were
+/// deleted.
+struct StampedRecord: Sendable, Equatable {
+    var record: SyncRecord
+    var stamp: Int64?
+
+    init(_ record: SyncRecord, stamp: Int64?) {
+        self.record = record
+        self.stamp = stamp
+    }
+}
+
+/// The records this instance knows per key, and the open change feeds, behind one lock.
 ///
-/// ``apply(_:)`` keeps a record only when it is newer than the cached one and yields exactly the
-/// kept records to every feed, after releasing the lock.
+/// Two ways in:
+/// - ``apply(_:)`` — a commit this instance made or heard of: kept only when its version is
+///   higher than the cached one (commits of one key arrive out of order across tasks).
+/// - ``replaceAll(with:since:)`` and ``replace(key:with:since:)`` — what the table held when a
+///   read started: authoritative, so a missing row removes the key and a lower version replaces
+///   the cached one (rows deleted, `TRUNCATE`, a restore). A key the cache changed after the read
+///   started (its stamp is newer than the read's ``token()``) is left alone: the change is newer
+///   than the read.
+///
+/// Feeds get what changed, after the lock is released.
 final class SyncRecordCache: Sendable {
+    /// What a feed receives.
+    enum Event: Sendable {
+        /// A record newer than the cached one.
+        case changed(SyncRecord)
+        /// An authoritative read changed the cache: `all` is every cached record now, `differing`
+        /// the records that differ from before (removed keys are absent from `all`).
+        case replaced(all: [SyncRecord], differing: [SyncRecord])
+    }
+
+    private struct Entry {
+        var stamped: StampedRecord
+        var record: SyncRecord { stamped.record }
+        /// The value of `Storage.stamp` when this entry last changed.
+        var stamp: UInt64
+    }
+
     private struct Storage {
-        var records: [String: SyncRecord] = [:]
-        var feeds: [Int: AsyncStream<SyncRecord>.Continuation] = [:]
+        var entries: [String: Entry] = [:]
+        /// Keys removed by an authoritative read, with the stamp of the removal.
+        var removals: [String: UInt64] = [:]
+        var stamp: UInt64 = 0
+        var feeds: [Int: @Sendable (Event) -> Void] = [:]
+        var finishers: [Int: @Sendable () -> Void] = [:]
         var nextFeedID = 0
         var isFinished = false
+
+        mutating func nextStamp() -> UInt64 {
+            stamp += 1
+            return stamp
+        }
+
+        func changedSince(_ token: UInt64, key: String) -> Bool {
+            (entries[key]?.stamp ?? 0) > token || (removals[key] ?? 0) > token
+        }
     }
 
     private let storage = NIOLockedValueBox(Storage())
 
     /// The cached record for `key`.
     func record(forKey key: String) -> SyncRecord? {
-        storage.withLockedValue { $0.records[key] }
+        storage.withLockedValue { $0.entries[key]?.record }
     }
 
-    /// The cached version of `key` (0: none).
-    func version(forKey key: String) -> Int64 {
-        storage.withLockedValue { $0.records[key]?.version ?? 0 }
+    /// The cached version and stamp of `key`.
+    func stamped(forKey key: String) -> StampedRecord? {
+        storage.withLockedValue { $0.entries[key]?.stamped }
     }
 
-    /// Caches the records newer than the cached ones, yields those to every feed and returns them.
+    /// Every cached record.
+    func allRecords() -> [SyncRecord] {
+        storage.withLockedValue { $0.entries.values.map(\.record) }
+    }
+
+    /// The number of cached records.
+    var count: Int { storage.withLockedValue { $0.entries.count } }
+
+    /// A mark to pass to the `replace` calls for a read that starts now.
+    func token() -> UInt64 {
+        storage.withLockedValue { $0.stamp }
+    }
+
+    /// Caches the records newer than the cached ones (a higher version, or the same version
+    /// written by another write: a version reused after rows were deleted), yields those to every
+    /// feed and returns them.
     @discardableResult
-    func apply(_ records: [SyncRecord]) -> [SyncRecord] {
-        let (newer, feeds) = storage.withLockedValue { storage -> ([SyncRecord], [AsyncStream<SyncRecord>.Continuation]) in
+    func apply(_ records: [StampedRecord]) -> [SyncRecord] {
+        let (newer, feeds) = storage.withLockedValue { storage -> ([SyncRecord], [@Sendable (Event) -> Void]) in
             var newer: [SyncRecord] = []
-            for record in records where record.version > (storage.records[record.key]?.version ?? 0) {
-                storage.records[record.key] = record
-                newer.append(record)
+            for stamped in records {
+                let cached = storage.entries[stamped.record.key]?.stamped
+                let cachedVersion = cached?.record.version ?? 0
+                let isNewer = stamped.record.version > cachedVersion
+                    || (stamped.record.version == cachedVersion && stamped.stamp != nil && cached?.stamp != nil && stamped.stamp != cached?.stamp)
+                guard isNewer else { continue }
+                storage.entries[stamped.record.key] = Entry(stamped: stamped, stamp: storage.nextStamp())
+                newer.append(stamped.record)
             }
             return (newer, newer.isEmpty ? [] : Array(storage.feeds.values))
         }
         for feed in feeds {
-            for record in newer { feed.yield(record) }
+            for record in newer { feed(.changed(record)) }
         }
         return newer
     }
 
-    /// A new feed; it is removed when its consumer stops. After ``finishFeeds()``, a new feed
-    /// ends at once.
-    func makeFeed() -> AsyncStream<SyncRecord> {
-        let (stream, continuation) = AsyncStream.makeStream(of: SyncRecord.self, bufferingPolicy: .unbounded)
+    /// Takes `records` as the whole content of the store as of `token` (see the type's
+    /// documentation); returns the number of keys repaired (changed, added or removed).
+    @discardableResult
+    func replaceAll(with records: [StampedRecord], since token: UInt64) -> Int {
+        replace(records, removingOthers: true, onlyKey: nil, since: token)
+    }
+
+    /// Takes `record` as `key`'s row as of `token` (`nil`: no row); returns whether the cache
+    /// changed.
+    @discardableResult
+    func replace(key: String, with record: StampedRecord?, since token: UInt64) -> Bool {
+        replace(record.map { [$0] } ?? [], removingOthers: true, onlyKey: key, since: token) > 0
+    }
+
+    private func replace(_ records: [StampedRecord], removingOthers: Bool, onlyKey: String?, since token: UInt64) -> Int {
+        let (event, feeds, repairs) = storage.withLockedValue { storage -> (Event?, [@Sendable (Event) -> Void], Int) in
+            var differing: [SyncRecord] = []
+            var removed = 0
+            var wentBack = false
+            var seen = Set<String>()
+            for stamped in records {
+                let record = stamped.record
+                seen.insert(record.key)
+                guard !storage.changedSince(token, key: record.key) else { continue }
+                let cached = storage.entries[record.key]?.stamped
+                guard cached != stamped else { continue }
+                if let cached, cached.record.version >= record.version {
+                    if cached.record == record {
+                        // Only the stamp was unknown: nothing a reader sees changes.
+                        storage.entries[record.key]?.stamped = stamped
+                        continue
+                    }
+                    wentBack = true
+                }
+                storage.entries[record.key] = Entry(stamped: stamped, stamp: storage.nextStamp())
+                storage.removals[record.key] = nil
+                differing.append(record)
+            }
+            if removingOthers {
+                let candidates = onlyKey.map { [$0] } ?? Array(storage.entries.keys)
+                for key in candidates where !seen.contains(key) && storage.entries[key] != nil && !storage.changedSince(token, key: key) {
+                    storage.entries[key] = nil
+                    storage.removals[key] = storage.nextStamp()
+                    removed += 1
+                    wentBack = true
+                }
+            }
+            let repairs = differing.count + removed
+            guard repairs > 0 else { return (nil, [], 0) }
+            let event: Event = wentBack || onlyKey == nil
+                ? .replaced(all: storage.entries.values.map(\.record), differing: differing)
+                : .changed(differing[0])
+            return (event, Array(storage.feeds.values), repairs)
+        }
+        if let event {
+            for feed in feeds { feed(event) }
+        }
+        return repairs
+    }
+
+    /// A new feed of events; it is removed when its consumer stops. After ``finishFeeds()``, a
+    /// new feed ends at once.
+    func makeEventFeed() -> AsyncStream<Event> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .unbounded)
         let id = storage.withLockedValue { storage -> Int? in
             guard !storage.isFinished else { return nil }
             defer { storage.nextFeedID += 1 }
-            storage.feeds[storage.nextFeedID] = continuation
+            storage.feeds[storage.nextFeedID] = { continuation.yield($0) }
+            storage.finishers[storage.nextFeedID] = { continuation.finish() }
             return storage.nextFeedID
         }
         guard let id else {
@@ -59,19 +190,43 @@ final class SyncRecordCache: Sendable {
             return stream
         }
         continuation.onTermination = { [weak self] _ in
-            _ = self?.storage.withLockedValue { $0.feeds.removeValue(forKey: id) }
+            self?.storage.withLockedValue { storage in
+                storage.feeds[id] = nil
+                storage.finishers[id] = nil
+            }
         }
+        return stream
+    }
+
+    /// A feed of records: each changed record, and after an authoritative read, the records that
+    /// differ from what was cached.
+    func makeFeed() -> AsyncStream<SyncRecord> {
+        let (stream, continuation) = AsyncStream.makeStream(of: SyncRecord.self, bufferingPolicy: .unbounded)
+        let events = makeEventFeed()
+        let forwarder = Task {
+            for await event in events {
+                switch event {
+                case .changed(let record): continuation.yield(record)
+                case .replaced(_, let differing): for record in differing { continuation.yield(record) }
+                }
+            }
+            continuation.finish()
+        }
+        continuation.onTermination = { _ in forwarder.cancel() }
         return stream
     }
 
     /// Ends every feed (the store shut down).
     func finishFeeds() {
-        let feeds = storage.withLockedValue { storage -> [AsyncStream<SyncRecord>.Continuation] in
+        let finishers = storage.withLockedValue { storage -> [@Sendable () -> Void] in
             storage.isFinished = true
-            defer { storage.feeds.removeAll() }
-            return Array(storage.feeds.values)
+            defer {
+                storage.feeds.removeAll()
+                storage.finishers.removeAll()
+            }
+            return Array(storage.finishers.values)
         }
-        for feed in feeds { feed.finish() }
+        for finish in finishers { finish() }
     }
 }
 #endif

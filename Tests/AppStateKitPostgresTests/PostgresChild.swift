@@ -21,11 +21,15 @@ struct PostgresChild {
     private let exited: DispatchSemaphore
     private var buffer = Data()
 
-    /// Starts the child with `arguments` (the connection settings are inherited).
-    init(_ arguments: [String]) throws {
+    /// Starts the child with `arguments` (the connection settings are inherited); as the owner
+    /// role when `asOwner` is set, else as the application role.
+    init(_ arguments: [String], asOwner: Bool = false) throws {
         process = Process()
         process.executableURL = Self.executable
         process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["APPSTATEKIT_CHILD_ROLE"] = asOwner ? "owner" : "app"
+        process.environment = environment
         let pipe = Pipe()
         process.standardOutput = pipe
         output = pipe.fileHandleForReading

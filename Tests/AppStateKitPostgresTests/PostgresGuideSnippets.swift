@@ -4,6 +4,7 @@
 import AppStateKit
 import AppStateKitTesting
 import AppStateKitPostgres
+import Foundation
 import PostgresNIO
 import ServiceLifecycle
 import Testing
@@ -11,25 +12,36 @@ import Testing
 extension PostgresServerTests {
 @Suite(.isolatedApplication)
 struct PostgresGuideSnippets {
-    /// The guide's snippet, verbatim (compiled, not run: it names a server at 127.0.0.1:5432).
-    static func runningIt(logger: Logger) async throws {
+    /// The guide's snippets, verbatim (compiled, not run: they name a server at db.internal).
+    static func runningIt() async throws {
+        let logger = Logger(label: "flag-service")
+        let password = ProcessInfo.processInfo.environment["DATABASE_PASSWORD"]
         let client = PostgresClient(configuration: .init(
-            host: "127.0.0.1", port: 5432, username: "app", password: nil, database: "app", tls: .disable
+            host: "db.internal", port: 5432, username: "flags_app", password: password, database: "app", tls: .require(.makeClientConfiguration())
         ))
-        let store = PostgresSyncStore(client: client)
-        // The client first: a ServiceGroup stops services in reverse order, so the store stops first.
+        var configuration = PostgresSyncStore.Configuration()
+        configuration.createsTable = false            // the migration role created it
+        configuration.namespace = "flag-service"      // this app's keys only
+        configuration.lastKnownGoodFile = URL(fileURLWithPath: "/var/lib/flag-service/flags.json")
+        let store = PostgresSyncStore(client: client, configuration: configuration)
+        Application.promote(\.syncStore, with: store)
+        // The client first: a ServiceGroup shuts services down in reverse order, so the store stops
+        // (and drains its pending writes) while the client still runs.
         let services = ServiceGroup(services: [client, store], gracefulShutdownSignals: [.sigterm], logger: logger)
         try await services.run()
+
+        try await store.waitUntilReady(timeout: .seconds(15))
     }
 
     @Test func theServiceGroupRunsTheStoreAndStopsIt() async throws {
-        let configuration = PostgresTestServer.configuration
-        let client = PostgresClient(configuration: configuration)
-        let store = PostgresSyncStore(client: client, table: PostgresTestServer.uniqueTable("group"))
+        let table = PostgresTestServer.uniqueTable("group")
+        try await PostgresTestServer.createTable(PostgresTestServer.storeConfiguration(table: table))
+        let client = PostgresClient(configuration: PostgresTestServer.configuration)
+        let store = PostgresSyncStore(client: client, table: table)
         let services = ServiceGroup(services: [client, store], gracefulShutdownSignals: [], logger: Logger(label: "test"))
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await services.run() }
-            try await PostgresTestServer.waitUntilConnected(store)
+            try await store.waitUntilReady(timeout: .seconds(30))
             _ = try await store.write(.json("1"), forKey: "k")
             await services.triggerGracefulShutdown()
             try await group.waitForAll()
@@ -38,6 +50,7 @@ struct PostgresGuideSnippets {
         let error = await #expect(throws: SyncStoreError.self) { _ = try await store.write(.json("2"), forKey: "k") }
         #expect(error?.kind == .shutDown)
         _ = Self.runningIt
+        try await PostgresTestServer.dropTable(PostgresTestServer.storeConfiguration(table: table))
     }
 }
 }

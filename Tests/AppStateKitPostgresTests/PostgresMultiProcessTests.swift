@@ -3,6 +3,9 @@ import AppStateKit
 import AppStateKitTesting
 import AppStateKitPostgres
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 
 /// Several processes sharing one table: fleet-atomic increments, propagation to another
@@ -24,6 +27,50 @@ struct PostgresMultiProcessTests {
             let counter = try await store.fetchRecord(forKey: "counter")
             #expect(PostgresTestServer.text(counter) == "900")
             #expect(counter?.version == 900)
+        }
+    }
+
+    /// A cold start: three processes (the owner role, which may create the table) start together
+    /// on a database without the table and call `SyncState.update` at once, before their
+    /// `run()` has found or created anything. Every update waits for the table and commits.
+    @Test func threeProcessesStartingTogetherOnAnEmptyDatabaseEndAtExactlyNineHundred() async throws {
+        let table = PostgresTestServer.uniqueTable("cold")
+        let started = ContinuousClock.now
+        let children = try (0..<3).map { _ in try PostgresChild(["cold-increment", table, "Fleet/counter", "300"], asOwner: true) }
+        for var child in children {
+            let done = child.waitFor("DONE", timeout: .seconds(300))
+            #expect(done)
+            #expect(child.waitForExit() == 0)
+        }
+        let elapsed = ContinuousClock.now - started
+        try await PostgresTestServer.withStore(table: table) { store, _ in
+            let counter = try await store.fetchRecord(forKey: "Fleet/counter")
+            print("cold start: 3 processes x 300 updates on a table none of them found -> \(PostgresTestServer.text(counter) ?? "nil") (\(elapsed))")
+            #expect(PostgresTestServer.text(counter) == "900")
+            #expect(counter?.version == 900)
+        }
+    }
+
+    /// A rolling deploy: SIGTERM reaches a process whose setter writes are still queued; its
+    /// ServiceGroup (client first, store second) stops the store first, which sends them all
+    /// before run() returns, while the client still runs.
+    @Test func sigtermDrainsEveryQueuedSetterWriteBeforeTheStoreStops() async throws {
+        let table = PostgresTestServer.uniqueTable("drain")
+        let count = 40
+        try await PostgresTestServer.withStore(table: table) { store, _ in
+            var child = try PostgresChild(["sigterm-drain", table, "Drain", String(count)])
+            let set = child.waitFor("SET")
+            #expect(set)
+            kill(child.process.processIdentifier, SIGTERM)
+            let stopped = child.waitFor("STOPPED", timeout: .seconds(60))
+            #expect(stopped)
+            #expect(child.waitForExit() == 0)
+            let records = try await store.snapshot()
+            let committed = (0..<count).filter { index in
+                records.contains { $0.key == "Drain/k\(index)" && PostgresTestServer.text($0) == String(index + 1) }
+            }.count
+            print("shutdown drain: \(committed) of \(count) setter writes assigned just before SIGTERM were committed")
+            #expect(committed == count)
         }
     }
 

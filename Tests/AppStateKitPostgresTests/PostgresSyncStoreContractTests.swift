@@ -122,42 +122,50 @@ struct PostgresSyncStoreContractTests {
 
     @Test func aRowWithoutAVersionIsReportedNotFatal() async throws {
         let table = PostgresTestServer.uniqueTable("corrupt")
-        let client = PostgresClient(configuration: PostgresTestServer.configuration)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await client.run() }
-            defer { group.cancelAll() }
-            // A table created by hand, without the NOT NULL the store's own table has.
-            try await client.query("CREATE TABLE \(unescaped: table) (key text PRIMARY KEY, value json, version bigint, updated_at timestamptz)")
-            try await client.query("INSERT INTO \(unescaped: table) VALUES ('bad', '1', NULL, now()), ('good', '2', 7, now())")
-            try await PostgresTestServer.withStore(table: table) { store, _ in
-                // run() loaded the snapshot without the bad row and keeps working.
-                let good = try store.cachedRecord(forKey: "good")
-                let bad = try store.cachedRecord(forKey: "bad")
-                #expect(PostgresTestServer.text(good) == "2")
-                #expect(bad == nil)
-                let error = await #expect(throws: SyncStoreError.self) { _ = try await store.fetchRecord(forKey: "bad") }
-                #expect(error?.kind == .corruptRecord)
-                #expect(error?.description.contains("has version NULL") == true)
-                let keys = try await store.snapshot().map(\.key)
-                #expect(keys == ["good"])
-                // An unconditional write repairs the row.
-                let repaired = try await store.write(.json("3"), forKey: "bad")
-                #expect(repaired.version == 1)
-            }
+        // A table created by hand, without the NOT NULL the store's own table has.
+        try await PostgresTestServer.asOwner("""
+            CREATE TABLE \(table) (namespace text NOT NULL DEFAULT '', key text, value json, version bigint, updated_at timestamptz NOT NULL DEFAULT now(), PRIMARY KEY (namespace, key));
+            """)
+        try await PostgresTestServer.asOwner("INSERT INTO \(table) (key, value, version) VALUES ('bad', '1', NULL), ('good', '2', 7)")
+        try await PostgresTestServer.withStore(table: table) { store, _ in
+            // run() loaded the snapshot without the bad row and keeps working.
+            let good = try store.cachedRecord(forKey: "good")
+            let bad = try store.cachedRecord(forKey: "bad")
+            #expect(PostgresTestServer.text(good) == "2")
+            #expect(bad == nil)
+            let error = await #expect(throws: SyncStoreError.self) { _ = try await store.fetchRecord(forKey: "bad") }
+            #expect(error?.kind == .corruptRecord)
+            #expect(error?.description.contains("has version NULL") == true)
+            let keys = try await store.snapshot().map(\.key)
+            #expect(keys == ["good"])
+            // An unconditional write repairs the row.
+            let repaired = try await store.write(.json("3"), forKey: "bad")
+            #expect(repaired.version == 1)
         }
     }
 
-    @Test func theStoreCreatesItsTable() async throws {
+    /// The owner path: a role that may create tables in the schema gets the table from run(),
+    /// exactly as migrationSQL(configuration:) prints it.
+    @Test func theOwnerRolesStoreCreatesItsTable() async throws {
         let table = PostgresTestServer.uniqueTable("ddl")
-        try await PostgresTestServer.withStore(table: table) { _, client in
-            let rows = try await client.query("""
-                SELECT column_name::text, data_type::text FROM information_schema.columns
-                WHERE table_name = \(table) ORDER BY ordinal_position
-                """)
-            var columns: [String] = []
-            for try await (name, type) in rows.decode((String, String).self) { columns.append("\(name) \(type)") }
-            #expect(columns == ["key text", "value json", "version bigint", "updated_at timestamp with time zone"])
+        let configuration = PostgresTestServer.storeConfiguration(table: table)
+        try await PostgresTestServer.withClient(PostgresTestServer.ownerConfiguration) { client in
+            let store = PostgresSyncStore(client: client, configuration: configuration)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { try await store.run() }
+                defer { group.cancelAll() }
+                try await store.waitUntilReady(timeout: .seconds(30))
+                let rows = try await client.query("""
+                    SELECT column_name::text, data_type::text FROM information_schema.columns
+                    WHERE table_name = \(table) ORDER BY ordinal_position
+                    """)
+                var columns: [String] = []
+                for try await (name, type) in rows.decode((String, String).self) { columns.append("\(name) \(type)") }
+                #expect(columns == ["namespace text", "key text", "value json", "version bigint", "updated_at timestamp with time zone"])
+                _ = try await store.write(.json("1"), forKey: "k")
+            }
         }
+        try await PostgresTestServer.dropTable(configuration)
     }
 }
 }

@@ -14,29 +14,48 @@ import Testing
 struct PostgresServerTests {}
 
 /// The PostgreSQL server the tests use: the one `.ci/postgres/start.sh` started, named by
-/// APPSTATEKIT_POSTGRES_HOST, _PORT, _USER and _DATABASE. Without a reachable server every
-/// test that needs one is skipped with ``skipReason``.
+/// APPSTATEKIT_POSTGRES_HOST, _PORT and _DATABASE. Stores connect as the application role
+/// (APPSTATEKIT_POSTGRES_APP_USER with _APP_PASSWORD: no DDL, only USAGE on the schemas and
+/// SELECT, INSERT, UPDATE, DELETE on the owner's tables), tables are created and dropped by the
+/// owner role (APPSTATEKIT_POSTGRES_OWNER), and PgBouncer in transaction mode listens on
+/// APPSTATEKIT_PGBOUNCER_PORT. Without a reachable server and those roles every test that needs
+/// one is skipped with ``skipReason``.
 enum PostgresTestServer {
     static let environment = ProcessInfo.processInfo.environment
 
     static let host = environment["APPSTATEKIT_POSTGRES_HOST"]
     static let port = environment["APPSTATEKIT_POSTGRES_PORT"].flatMap(Int.init)
+    static let appUser = environment["APPSTATEKIT_POSTGRES_APP_USER"]
+    static let appPassword = environment["APPSTATEKIT_POSTGRES_APP_PASSWORD"]
+    static let owner = environment["APPSTATEKIT_POSTGRES_OWNER"]
+    /// A schema the owner owns and the app role may use.
+    static let schema = environment["APPSTATEKIT_POSTGRES_SCHEMA"]
+    static let bouncerPort = environment["APPSTATEKIT_PGBOUNCER_PORT"].flatMap(Int.init)
 
     /// Whether the settings are present and something accepts TCP connections there.
     static let isReachable: Bool = {
-        guard let host, let port else { return false }
+        guard let host, let port, appUser != nil, owner != nil else { return false }
         return canConnect(host: host, port: port)
     }()
 
-    static let skipReason: Comment = "no reachable PostgreSQL server: start one with `eval \"$(.ci/postgres/start.sh)\"` (sets APPSTATEKIT_POSTGRES_HOST/PORT/USER/DATABASE), as .ci/steps/50-postgres.sh does"
+    static let skipReason: Comment = "no reachable PostgreSQL server with the app and owner roles: start one with `eval \"$(.ci/postgres/start.sh)\"` (sets APPSTATEKIT_POSTGRES_HOST/PORT/DATABASE, _APP_USER/_APP_PASSWORD, _OWNER, _SCHEMA and APPSTATEKIT_PGBOUNCER_PORT), as .ci/steps/50-postgres.sh does"
+
+    /// How a client reaches the server.
+    enum Route {
+        /// Straight to PostgreSQL.
+        case direct
+        /// Through PgBouncer in transaction pooling mode.
+        case pgBouncer
+    }
 
     static var configuration: PostgresClient.Configuration { configuration(applicationName: "AppStateKitPostgresTests") }
 
-    /// The settings, with `application_name` set so a test can find its own connections.
-    static func configuration(applicationName: String) -> PostgresClient.Configuration {
+    /// The application role's settings, with `application_name` set so a test can find its own
+    /// connections.
+    static func configuration(applicationName: String, route: Route = .direct) -> PostgresClient.Configuration {
         var configuration = PostgresClient.Configuration(
-            host: host ?? "127.0.0.1", port: port ?? 5432,
-            username: environment["APPSTATEKIT_POSTGRES_USER"] ?? "appstatekit", password: nil,
+            host: host ?? "127.0.0.1", port: route == .pgBouncer ? (bouncerPort ?? 6432) : (port ?? 5432),
+            username: appUser ?? "appstatekit_app", password: appPassword,
             database: environment["APPSTATEKIT_POSTGRES_DATABASE"], tls: .disable
         )
         configuration.options.connectTimeout = .seconds(2)
@@ -44,37 +63,117 @@ enum PostgresTestServer {
         return configuration
     }
 
+    /// The owner role's settings (DDL, TRUNCATE, ending other connections).
+    static var ownerConfiguration: PostgresClient.Configuration {
+        var configuration = PostgresClient.Configuration(
+            host: host ?? "127.0.0.1", port: port ?? 5432,
+            username: owner ?? "appstatekit_owner", password: nil,
+            database: environment["APPSTATEKIT_POSTGRES_DATABASE"], tls: .disable
+        )
+        configuration.options.connectTimeout = .seconds(2)
+        configuration.options.additionalStartupParameters = [("application_name", "AppStateKitPostgresTests-owner")]
+        return configuration
+    }
+
+    /// The superuser's settings, for what only it may do (ending any role's connections).
+    static var adminConfiguration: PostgresClient.Configuration {
+        var configuration = PostgresClient.Configuration(
+            host: host ?? "127.0.0.1", port: port ?? 5432,
+            username: environment["APPSTATEKIT_POSTGRES_USER"] ?? "appstatekit", password: nil,
+            database: environment["APPSTATEKIT_POSTGRES_DATABASE"], tls: .disable
+        )
+        configuration.options.connectTimeout = .seconds(2)
+        return configuration
+    }
+
     /// The cluster folder, for restart.sh.
     static var clusterDirectory: String? { environment["APPSTATEKIT_POSTGRES_DIR"] }
+
+    /// Runs `body` with a running client for `configuration`.
+    @discardableResult
+    static func withClient<Result: Sendable>(
+        _ configuration: PostgresClient.Configuration,
+        _ body: @Sendable (PostgresClient) async throws -> Result
+    ) async throws -> Result {
+        let client = PostgresClient(configuration: configuration)
+        return try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await client.run() }
+            defer { group.cancelAll() }
+            return try await body(client)
+        }
+    }
+
+    /// Runs `sql` as the owner role.
+    static func asOwner(_ sql: String) async throws {
+        try await withClient(ownerConfiguration) { client in
+            try await client.query(PostgresQuery(unsafeSQL: sql))
+        }
+    }
+
+    /// Creates `configuration`'s table as the owner, with the store's own migration SQL.
+    static func createTable(_ configuration: PostgresSyncStore.Configuration) async throws {
+        try await asOwner(PostgresSyncStore.migrationSQL(configuration: configuration))
+    }
+
+    /// Drops `configuration`'s table as the owner.
+    static func dropTable(_ configuration: PostgresSyncStore.Configuration) async throws {
+        try await asOwner("DROP TABLE IF EXISTS \((configuration.schema.map { "\"\($0)\"." } ?? "") + "\"\(configuration.table)\"")")
+    }
 
     /// A table name no other test uses.
     static func uniqueTable(_ purpose: String) -> String {
         "t_\(purpose)_\(UInt32.random(in: 0...UInt32.max))"
     }
 
-    /// Runs `body` with a running client and a store on `table` (listening and caught up),
-    /// then stops both and drops the table when `dropTable` is set.
+    /// The test configuration of a store on `table`: short delays, so failures show quickly.
+    static func storeConfiguration(table: String, reconnectDelay: Duration = .milliseconds(200), operationTimeout: Duration = .seconds(5)) -> PostgresSyncStore.Configuration {
+        var configuration = PostgresSyncStore.Configuration()
+        configuration.table = table
+        configuration.reconnectDelay = reconnectDelay
+        configuration.operationTimeout = operationTimeout
+        configuration.heartbeatInterval = .seconds(1)
+        return configuration
+    }
+
+    /// Runs `body` with a running client (the app role) and a store on `table` (loaded and
+    /// caught up), then stops both. The owner creates the table first unless it exists, and
+    /// drops it afterwards when `dropTable` is set.
     static func withStore<Result: Sendable>(
         table: String,
         reconnectDelay: Duration = .milliseconds(200),
         operationTimeout: Duration = .seconds(5),
         dropTable: Bool = true,
         applicationName: String = "AppStateKitPostgresTests",
+        route: Route = .direct,
+        configure: (inout PostgresSyncStore.Configuration) -> Void = { _ in },
         _ body: @Sendable (PostgresSyncStore, PostgresClient) async throws -> Result
     ) async throws -> Result {
-        let client = PostgresClient(configuration: configuration(applicationName: applicationName))
-        let store = PostgresSyncStore(client: client, table: table, operationTimeout: operationTimeout, reconnectDelay: reconnectDelay, heartbeatInterval: .seconds(1))
-        return try await withThrowingTaskGroup(of: Void.self) { group in
+        var storeConfiguration = storeConfiguration(table: table, reconnectDelay: reconnectDelay, operationTimeout: operationTimeout)
+        configure(&storeConfiguration)
+        try await createTable(storeConfiguration)
+        let client = PostgresClient(configuration: configuration(applicationName: applicationName, route: route))
+        let store = PostgresSyncStore(client: client, configuration: storeConfiguration)
+        let result = try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await client.run() }
-            group.addTask { try await store.run() }
+            // The store stops first, while the client still runs, as in a ServiceGroup.
+            let storeRun = Task { try await store.run() }
             defer { group.cancelAll() }
-            try await waitUntilConnected(store)
-            let result = try await body(store, client)
-            if dropTable {
-                try await client.query("DROP TABLE IF EXISTS \(unescaped: table)")
+            do {
+                try await store.waitUntilReady(timeout: .seconds(30))
+                let result = try await body(store, client)
+                storeRun.cancel()
+                try await storeRun.value
+                return result
+            } catch {
+                storeRun.cancel()
+                _ = await storeRun.result
+                throw error
             }
-            return result
         }
+        if dropTable {
+            try await Self.dropTable(storeConfiguration)
+        }
+        return result
     }
 
     /// Waits (at most `timeout`) until the store is connected.
@@ -85,12 +184,12 @@ enum PostgresTestServer {
         }
     }
 
-    /// Polls `condition` every 20 ms until it holds; fails the test after `timeout`.
-    static func eventually(timeout: Duration = .seconds(30), _ what: String, _ condition: () async throws -> Bool) async throws {
+    /// Polls `condition` every `interval` (20 ms) until it holds; fails the test after `timeout`.
+    static func eventually(timeout: Duration = .seconds(30), every interval: Duration = .milliseconds(20), _ what: String, _ condition: () async throws -> Bool) async throws {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if try await condition() { return }
-            try await Task.sleep(for: .milliseconds(20))
+            try await Task.sleep(for: interval)
         }
         throw WaitTimeout(description: "timed out waiting for \(what)")
     }
