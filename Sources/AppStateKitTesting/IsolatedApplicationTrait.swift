@@ -44,5 +44,8 @@ public struct IsolatedApplicationTrait: TestTrait, SuiteTrait, TestScoping {
 extension Trait where Self == IsolatedApplicationTrait {
     /// Runs each test against a fresh, private application (see
     /// ``AppStateKit/Application/withIsolatedApplication(_:)-(()->R)`` for what is isolated).
-    public static var isolatedApplication: Self { IsolatedApplicationTrait() }
+    public static var isolatedApplication: Self {
+        TestRunRegistration.installed
+        return IsolatedApplicationTrait()
+    }
 }

@@ -58,5 +58,8 @@ public struct NoLiveDependenciesTrait: TestTrait, SuiteTrait, TestScoping {
 extension Trait where Self == NoLiveDependenciesTrait {
     /// Records a test failure naming each dependency the test did not override that its live
     /// factory creates (see ``NoLiveDependenciesTrait``).
-    public static var noLiveDependencies: Self { NoLiveDependenciesTrait() }
+    public static var noLiveDependencies: Self {
+        TestRunRegistration.installed
+        return NoLiveDependenciesTrait()
+    }
 }

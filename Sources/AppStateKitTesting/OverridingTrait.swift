@@ -50,6 +50,7 @@ extension Trait {
         _ keyPath: any KeyPath<Application, Application.Dependency<Value>> & Sendable,
         with value: @autoclosure @escaping @Sendable () -> Value
     ) -> Self where Self == OverridingTrait<Value> {
-        OverridingTrait(keyPath: keyPath, makeValue: value)
+        TestRunRegistration.installed
+        return OverridingTrait(keyPath: keyPath, makeValue: value)
     }
 }

@@ -207,7 +207,7 @@ extension Application {
     /// ``FileKeyValueStore`` at ``FileKeyValueStore/defaultPath``. Promote or override it to use
     /// a `UserDefaults` suite (``UserDefaultsStore``), an in-memory store or your own.
     public var userDefaults: Dependency<any UserDefaultsManaging> {
-        dependency(FileKeyValueStore(path: FileKeyValueStore.defaultPath), feature: Self.userDefaultsName.feature, id: Self.userDefaultsName.id)
+        dependency(UnisolatedPersistenceNotice.noted(FileKeyValueStore(path: FileKeyValueStore.defaultPath)), feature: Self.userDefaultsName.feature, id: Self.userDefaultsName.id)
     }
 
     /// The name of the `\.userDefaults` dependency, so an isolated application can create it
