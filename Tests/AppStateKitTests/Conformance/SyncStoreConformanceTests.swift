@@ -4,7 +4,7 @@ import Foundation
 import Testing
 
 /// Stands in for a test of a user's own store.
-@Suite("Sync store conformance: documentation example", .isolatedApplication)
+@Suite("Sync store conformance: documentation example", .isolatedApplication, .reportsAsDiagnostics)
 struct SyncStoreConformanceExample {
     @Test func mySyncStoreConforms() async throws {
         try await SyncStoreConformance(store: MySyncStore()).run()
@@ -12,7 +12,7 @@ struct SyncStoreConformanceExample {
 }
 
 /// The suite fails a store for each way it breaks the contract, naming the checks.
-@Suite("Sync store conformance: broken stores fail", .isolatedApplication)
+@Suite("Sync store conformance: broken stores fail", .isolatedApplication, .reportsAsDiagnostics)
 struct SyncStoreConformanceFailureTests {
     private func failedChecks(_ faults: MySyncStore.Faults) async throws -> [String] {
         let failure = try await #require(throws: ConformanceFailure.self) {
@@ -71,7 +71,7 @@ struct SyncStoreConformanceFailureTests {
 }
 
 /// Every sync store the package ships passes the suite.
-@Suite("Sync store conformance", .isolatedApplication)
+@Suite("Sync store conformance", .isolatedApplication, .reportsAsDiagnostics)
 struct SyncStoreConformanceTests {
     @Test("InMemorySyncStore")
     func inMemorySyncStore() async throws {

@@ -9,9 +9,16 @@ extension ProcessGlobalTests {
     /// store object only, which touches no file.
     @Suite("Persisted state outside an isolated application")
     struct UnisolatedPersistenceTests {
-        @Test("the first real default store a test makes is reported once, with its path and the trait")
+        @Test("the first real default store a test makes is reported once, naming the test, the store's path and the trait; an isolated application's store is in memory")
         func reportedOnce() {
             UnisolatedPersistenceNotice.allowAnotherNotice()
+            let isolatedLogs = capturingLogs {
+                Application.withIsolatedApplication {
+                    #expect(!(Application.dependency(\.userDefaults) is FileKeyValueStore))
+                }
+            }
+            #expect(isolatedLogs.isEmpty)
+
             var paths: [String] = []
             let logs = capturingLogs {
                 for _ in 0..<3 {
@@ -21,19 +28,8 @@ extension ProcessGlobalTests {
             }
             #expect(paths.count == 3 && paths.allSatisfy { $0 == FileKeyValueStore.defaultPath })
             #expect(logs == [
-                "AppStateKit: a test outside an isolated application uses the real StoredState store \(FileKeyValueStore.defaultPath): what it stores there carries over into the next run. Run the test or its suite under .isolatedApplication (AppStateKitTesting) to keep stored and file state private to it (reported once per process)",
+                "AppStateKit: the test \"the first real default store a test makes is reported once, naming the test, the store's path and the trait; an isolated application's store is in memory\" runs outside an isolated application and uses the real StoredState store \(FileKeyValueStore.defaultPath): what it stores there carries over into the next run. Run the test or its suite under .isolatedApplication (AppStateKitTesting) to keep stored and file state private to it (reported once per process)",
             ])
-        }
-
-        @Test("an isolated application's store is in memory, and nothing is reported")
-        func isolatedIsQuiet() {
-            UnisolatedPersistenceNotice.allowAnotherNotice()
-            let logs = capturingLogs {
-                Application.withIsolatedApplication {
-                    #expect(!(Application.dependency(\.userDefaults) is FileKeyValueStore))
-                }
-            }
-            #expect(logs.isEmpty)
         }
     }
 }
