@@ -64,8 +64,11 @@ extension LocalSyncStore {
                 case .unreadable, .unusable(.unsupportedFormat):
                     throw error(for: loaded.failure!, key: key)
                 case .unusable(.corrupt):
-                    if try FileStamp.ofExistingFile(atPath: path, in: fileSystem) != nil {
-                        let aside = try AtomicFileWriter.moveAside(path, in: fileSystem)
+                    // Copied aside, not moved: the commit below renames the new file over the
+                    // undecodable one, so a reader never finds the store missing (which it
+                    // would take as a deletion and serve initial values until the new file).
+                    if let bytes = try AtomicFileWriter.read(path, in: fileSystem) {
+                        let aside = try keepAside(undecodable: bytes)
                         reports.append("AppStateKit: the sync store \(path) could not be decoded; its bytes were kept at \(aside)")
                     }
                     file = .empty
@@ -126,6 +129,15 @@ extension LocalSyncStore {
         data.append(contentsOf: "}\n".utf8)
         try AtomicFileWriter.write(data, to: aside, durable: true, in: fileSystem)
         return "AppStateKit: the damaged record of sync key \"\(key)\" in \(path) (\(damage.reason)) is replaced by a write; it was kept at \(aside)"
+    }
+
+    /// Saves the bytes of a store file that can't be decoded to a `.corrupt-<time>` sibling,
+    /// durably, and returns the sibling's path.
+    private func keepAside(undecodable bytes: Data) throws -> String {
+        let time = Int(Date().timeIntervalSince1970 * 1000)
+        let aside = AtomicFileWriter.sibling(of: path, suffix: ".corrupt-\(time)-\(UInt32.random(in: 0...UInt32.max))")
+        try AtomicFileWriter.write(bytes, to: aside, durable: true, in: fileSystem)
+        return aside
     }
 
     /// What a commit needs from the cache, copied out under its lock.

@@ -69,7 +69,20 @@ struct LocalSyncStoreIOFailureTests {
         #expect(try store.cachedRecord(forKey: "App/k") == written)
     }
 
-    @Test("a corrupt file that can't be moved aside is kept, and the write fails")
+    @Test("a corrupt file is copied aside and replaced in one rename: the store file never goes missing")
+    func corruptFileIsReplacedWithoutRemovingIt() async throws {
+        let files = InMemoryFileSystem()
+        files.createFile(atPath: path, text: "{ not json")
+        // Removing the store file would open a window in which a reader finds no file and
+        // takes it as a deletion (every key back to its initial value).
+        files.fail(.remove, at: path, with: EIO)
+        let store = LocalSyncStore(path: path, fileSystem: files)
+        let written = try await store.write(Data("1".utf8), forKey: "App/k")
+        #expect(try store.cachedRecord(forKey: "App/k") == written)
+        #expect(try LocalSyncStore(path: path, fileSystem: files).cachedRecord(forKey: "App/k") == written)
+    }
+
+    @Test("a corrupt file that can't be replaced is kept, and the write fails")
     func moveAsideFails() async throws {
         let files = InMemoryFileSystem()
         files.createFile(atPath: path, text: "{ not json")
