@@ -28,19 +28,6 @@ extension InMemoryFileSystem: FileSystem {
         }
     }
 
-    package func contents(of path: String) throws(FileSystemError) -> Data? {
-        let path = Self.normalized(path)
-        return try locked { () throws(FileSystemError) -> Data? in
-            try check(.read, path)
-            guard parentExists(of: path) else { return nil }
-            switch storage.nodes[resolved(path)] {
-            case let .file(data, _)?: return data
-            case .directory?: throw FileSystemError(EISDIR, "read")
-            case .symbolicLink?, nil: return nil
-            }
-        }
-    }
-
     // Reading part of a file and appending to one: the same injected failures as whole-file
     // reads (`.read`) and writes (`.write`, `.sync`).
     package func contents(of path: String, from offset: Int, limit: Int?, for target: String) throws(FileSystemError) -> (data: Data, stamp: FileStamp)? {

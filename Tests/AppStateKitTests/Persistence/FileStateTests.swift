@@ -45,7 +45,6 @@ private struct LosingTheRace: FileSystem, FileManaging {
     func removeItem(atPath path: String) throws { try FileManager.default.removeItem(atPath: path) }
     func status(of path: String) throws(FileSystemError) -> FileStatus? { try real.status(of: path) }
     func linkTarget(of path: String) throws(FileSystemError) -> String? { try real.linkTarget(of: path) }
-    func contents(of path: String) throws(FileSystemError) -> Data? { try real.contents(of: path) }
     func contents(of path: String, from offset: Int, limit: Int?, for target: String) throws(FileSystemError) -> (data: Data, stamp: FileStamp)? {
         try real.contents(of: path, from: offset, limit: limit, for: target)
     }

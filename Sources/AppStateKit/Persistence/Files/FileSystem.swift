@@ -18,9 +18,6 @@ package protocol FileSystem: Sendable {
     /// exist or is not a symbolic link.
     func linkTarget(of path: String) throws(FileSystemError) -> String?
 
-    /// The whole file at `path` (`open(2)` and `read(2)`), or `nil` when it does not exist.
-    func contents(of path: String) throws(FileSystemError) -> Data?
-
     /// The bytes of the file at `path` from `offset` on (at most `limit` of them when given), read
     /// through one descriptor together with that file's stamp, or `nil` when it does not exist.
     /// Fewer bytes than asked for (none at all past the end) is not an error.
@@ -77,6 +74,14 @@ package protocol FileSystem: Sendable {
     /// ``SharedGenerationLookup/absent``. Never throws: every problem means "no counter here",
     /// and callers check stamps instead.
     func sharedGeneration(forLockFile lockPath: String, create: Bool) -> SharedGenerationLookup
+}
+
+extension FileSystem {
+    /// The whole file at `path`, or `nil` when it does not exist: the one read loop,
+    /// ``contents(of:from:limit:for:)``, from the start.
+    package func contents(of path: String) throws(FileSystemError) -> Data? {
+        try contents(of: path, from: 0, limit: nil, for: path)?.data
+    }
 }
 
 /// What ``FileSystem/status(of:)`` reports about a file.

@@ -34,35 +34,6 @@ package struct POSIXFileSystem: FileSystem {
         return String(decoding: buffer[0..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
-    package func contents(of path: String) throws(FileSystemError) -> Data? {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            let code = errno
-            if code == ENOENT || code == ENOTDIR { return nil }
-            throw FileSystemError(code, "open")
-        }
-        defer { close(descriptor) }
-        var info = stat()
-        let expected = fstat(descriptor, &info) == 0 ? max(Int(info.st_size), 0) : 0
-        // One allocation of the expected size; grows only if the file grew meanwhile.
-        var data = Data(count: expected + 1)
-        var filled = 0
-        while true {
-            if filled == data.count { data.count += max(data.count, 4096) }
-            let count = data.withUnsafeMutableBytes { buffer in
-                systemRead(descriptor, buffer.baseAddress! + filled, buffer.count - filled)
-            }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw FileSystemError(errno, "read")
-            }
-            if count == 0 { break }
-            filled += count
-        }
-        data.count = filled
-        return data
-    }
-
     package func createFile(
         _ path: String, contents: Data, datedAfter previous: FileStamp?, durable: Bool, replacing target: String
     ) throws(FileSystemError) -> FileStamp {
@@ -169,11 +140,6 @@ extension POSIXFileSystem {
 @inline(__always)
 private func systemWrite(_ descriptor: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
     write(descriptor, buffer, count)
-}
-
-@inline(__always)
-private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
-    read(descriptor, buffer, count)
 }
 
 @inline(__always)
