@@ -8,6 +8,8 @@ import Logging
 /// - `GET /api/flags`, `GET /api/flags/:name`, `PUT /api/flags/:name` `{"enabled": true}`
 /// - `PUT /api/config/default` `{"enabled": true}` — what unknown flags read as
 /// - `GET /metrics` — request counts
+/// - `POST /api/visits`, `POST /api/visits/blocking` — persist a StoredState per request
+///   (`VisitRoutes.swift`)
 /// - `GET /baseline/flags/:name` — the same response as `GET /api/flags/:name` for an unknown
 ///   flag, built without any AppStateKit code or middleware, for load-test comparison
 /// - `GET /equivalent/flags/:name` — the same response after the same per-request work as
@@ -52,6 +54,7 @@ public func buildRouter() -> Router<BasicRequestContext> {
         try AppStateKit.Application.storedState(\.defaultFlagValue).write(update.enabled)
         return .noContent
     }
+    addVisitRoutes(to: api)
     router.get("metrics") { _, _ -> Metrics in
         Metrics(
             requests: AppStateKit.Application.state(\.requestCount).value,
