@@ -106,6 +106,10 @@ for name in ("idle", "async", "blocking"):
     p99 = median(p for p, _, _ in phases[name])
     reads = median(r for _, r, _ in phases[name])
     writes = median(w for _, _, w in phases[name])
+    if reads == 0:
+        # wrk prints no percentiles when no request completed: the readers were starved.
+        print(f"{name:8} no reader request completed (starved), writers {writes:7.0f} requests/s")
+        continue
     print(f"{name:8} reader p99 {p99:8.0f} µs ({p99 / idle:5.2f}× idle), reader {reads:7.0f} requests/s, writers {writes:7.0f} requests/s")
 ratio = median(p for p, _, _ in phases["async"]) / idle
 print(f"async writers: reader p99 {ratio:.2f}× idle — issue 32's bar (≤ 2×): {'met' if ratio <= 2 else 'not met'}")
