@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# Three FlagServer instances on loopback sharing their flags through PostgreSQL:
-# starts a private PostgreSQL (the CI scripts; reused if APPSTATEKIT_POSTGRES_HOST is already
-# set), builds and starts three instances, flips a flag on the first with curl, shows the other
-# two serving it, then stops everything (also on failure or Ctrl-C).
+# Three FlagServer instances on loopback sharing their flags through PostgreSQL, through
+# SyncState: starts a private PostgreSQL (the CI scripts; reused if APPSTATEKIT_POSTGRES_HOST is
+# already set), creates the fleet's table as the owner role with the SQL the server prints
+# (`FlagServer print-migration-sql`), starts three instances as the least-privileged app role,
+# then: flips a flag on the first (SyncState.update), sets the maintenance switch on the second
+# (SyncState's setter), removes every flag on the third (SyncState.write), each time showing the
+# other instances serving it; stops them with SIGTERM and everything else (also on failure or
+# Ctrl-C).
 set -euo pipefail
 . "$(dirname "$0")/flag-server.sh"
 REPO="$(cd "$FLAG_SERVER_PACKAGE/../.." && pwd)"
@@ -28,6 +32,10 @@ export FLAG_SYNC_TABLE="flag_demo_$RANDOM$RANDOM"
 echo "--- building FlagServer"
 build_flag_server
 
+echo "--- creating table $FLAG_SYNC_TABLE as ${APPSTATEKIT_POSTGRES_OWNER:-$APPSTATEKIT_POSTGRES_USER}"
+"$SERVER" print-migration-sql | psql -q -v ON_ERROR_STOP=1 -h "$APPSTATEKIT_POSTGRES_HOST" -p "$APPSTATEKIT_POSTGRES_PORT" \
+    -U "${APPSTATEKIT_POSTGRES_OWNER:-$APPSTATEKIT_POSTGRES_USER}" -d "$APPSTATEKIT_POSTGRES_DATABASE" > /dev/null
+
 PORTS=("$(free_port)" "$(free_port)" "$(free_port)")
 LOGS="$(mktemp -d /tmp/flag-demo.XXXXXX)"
 for index in 0 1 2; do
@@ -41,23 +49,41 @@ for index in 0 1 2; do
 done
 echo "--- three instances on ports ${PORTS[*]}, sharing table $FLAG_SYNC_TABLE on $APPSTATEKIT_POSTGRES_HOST:$APPSTATEKIT_POSTGRES_PORT"
 
+# Waits until instance $1 serves a body matching the pattern $3 at path $2; fails otherwise.
+expect_served() {
+    local index="$1" path="$2" pattern="$3" served=""
+    for _ in $(seq 1 100); do
+        served="$(curl -sf "http://127.0.0.1:${PORTS[$index]}$path")"
+        case "$served" in $pattern) echo "instance $index serves $path: $served"; return 0 ;; esac
+        sleep 0.05
+    done
+    cat "$LOGS/instance$index.log" >&2
+    echo "error: instance $index serves $path as '$served', not $pattern" >&2
+    exit 1
+}
+
 for index in 0 1 2; do
     echo "instance $index before: $(curl -sf "http://127.0.0.1:${PORTS[$index]}/api/flags/beta")"
 done
-echo "--- PUT beta = true on instance 0"
+echo "--- PUT beta = true on instance 0 (SyncState.update)"
 curl -sf -X PUT "http://127.0.0.1:${PORTS[0]}/api/flags/beta" -H 'content-type: application/json' -d '{"enabled":true}'
 echo
-for index in 1 2; do
-    served=""
-    for _ in $(seq 1 100); do
-        served="$(curl -sf "http://127.0.0.1:${PORTS[$index]}/api/flags/beta")"
-        case "$served" in *'"enabled":true'*) break ;; esac
-        sleep 0.05
-    done
-    echo "instance $index serves: $served"
-    case "$served" in
-        *'"enabled":true'*) ;;
-        *) cat "$LOGS/instance$index.log" >&2; echo "error: instance $index doesn't serve the flag" >&2; exit 1 ;;
-    esac
+for index in 1 2; do expect_served "$index" /api/flags/beta '*"enabled":true*'; done
+
+echo "--- PUT maintenance = true on instance 1 (SyncState's setter)"
+curl -sf -X PUT "http://127.0.0.1:${PORTS[1]}/api/maintenance" -H 'content-type: application/json' -d '{"enabled":true}'
+for index in 0 2; do expect_served "$index" /api/maintenance '*"enabled":true*'; done
+
+echo "--- DELETE every flag on instance 2 (SyncState.write)"
+curl -sf -X DELETE "http://127.0.0.1:${PORTS[2]}/api/flags"
+for index in 0 1; do expect_served "$index" /api/flags '[[]]'; done
+echo "--- all three instances follow update, setter and write; stopping them with SIGTERM"
+for pid in "${PIDS[@]}"; do kill -TERM "$pid"; done
+for index in 0 1 2; do
+    status=0
+    wait "${PIDS[$index]}" || status=$?
+    if [ "$status" != 0 ]; then cat "$LOGS/instance$index.log" >&2; echo "error: instance $index exited with $status on SIGTERM" >&2; exit 1; fi
+    if grep -iE "error|warning" "$LOGS/instance$index.log"; then echo "error: instance $index reported the above on a normal run" >&2; exit 1; fi
 done
-echo "--- all three instances serve beta = true; stopping"
+PIDS=()
+echo "--- every instance stopped cleanly"

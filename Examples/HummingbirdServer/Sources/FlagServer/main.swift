@@ -40,21 +40,54 @@ AppStateKit.Application.logging(isEnabled: logger.logLevel <= .debug)
 let port = environment["PORT"].flatMap(Int.init) ?? 8080
 let server = buildServer(port: port, logger: logger)
 
-if let host = environment["APPSTATEKIT_POSTGRES_HOST"] {
-    // Fleet mode: every instance pointed at the same database and table shares its flags.
+/// The fleet's store settings: FLAG_SYNC_TABLE (default `flagserver_sync`), FLAG_SYNC_SCHEMA,
+/// FLAG_SYNC_NAMESPACE; the table is created by a migration (`flag-server print-migration-sql`),
+/// never by the server, which connects as a role without DDL rights.
+func storeConfiguration() -> PostgresSyncStore.Configuration {
+    var configuration = PostgresSyncStore.Configuration()
+    configuration.table = environment["FLAG_SYNC_TABLE"] ?? "flagserver_sync"
+    configuration.schema = environment["FLAG_SYNC_SCHEMA"]
+    configuration.namespace = environment["FLAG_SYNC_NAMESPACE"]
+    configuration.createsTable = false
+    configuration.lastKnownGoodFile = environment["FLAG_DATA_DIR"].map {
+        URL(fileURLWithPath: $0).appendingPathComponent("flags-last-known-good.json")
+    }
+    return configuration
+}
+
+/// Runs the HTTP server once the store has values, so no request sees the initial flags.
+struct ServerWhenReady: Service {
+    let store: PostgresSyncStore
+    let server: any Service
+
+    func run() async throws {
+        try await store.waitUntilReady(timeout: .seconds(30))
+        try await server.run()
+    }
+}
+
+if CommandLine.arguments.dropFirst().first == "print-migration-sql" {
+    // For the migration role: the table the fleet shares.
+    print(PostgresSyncStore.migrationSQL(configuration: storeConfiguration()))
+} else if let host = environment["APPSTATEKIT_POSTGRES_HOST"] {
+    // Fleet mode: every instance pointed at the same database and table shares its flags,
+    // connecting as the application's role (APPSTATEKIT_POSTGRES_APP_USER / _APP_PASSWORD).
     let client = PostgresClient(configuration: .init(
         host: host,
         port: environment["APPSTATEKIT_POSTGRES_PORT"].flatMap(Int.init) ?? 5432,
-        username: environment["APPSTATEKIT_POSTGRES_USER"] ?? "postgres",
-        password: environment["APPSTATEKIT_POSTGRES_PASSWORD"],
+        username: environment["APPSTATEKIT_POSTGRES_APP_USER"] ?? environment["APPSTATEKIT_POSTGRES_USER"] ?? "postgres",
+        password: environment["APPSTATEKIT_POSTGRES_APP_PASSWORD"] ?? environment["APPSTATEKIT_POSTGRES_PASSWORD"],
         database: environment["APPSTATEKIT_POSTGRES_DATABASE"],
         tls: .disable
     ))
-    let store = PostgresSyncStore(client: client, table: environment["FLAG_SYNC_TABLE"] ?? "flagserver_sync")
-    AppStateKit.Application.promote(\.flagRepository, with: SharedFlagRepository(store: store))
+    let store = PostgresSyncStore(client: client, configuration: storeConfiguration())
+    AppStateKit.Application.promote(\.syncStore, with: store)
+    AppStateKit.Application.promote(\.flagRepository, with: SharedFlagRepository())
     logger.info("sharing flags through PostgreSQL at \(host), table \(store.table)")
+    // In this order: a ServiceGroup starts services in order and shuts them down in reverse, so
+    // the server stops first, then the store (sending its pending writes), then the client.
     let services = ServiceGroup(configuration: .init(
-        services: [client, store, server],
+        services: [client, store, ServerWhenReady(store: store, server: server)],
         gracefulShutdownSignals: [.sigterm, .sigint],
         logger: logger
     ))

@@ -14,8 +14,8 @@ public struct Flag: ResponseCodable, Equatable, Sendable {
     }
 }
 
-/// The body of `PUT /api/flags/:name`.
-public struct FlagUpdate: Codable, Sendable {
+/// The body of `PUT /api/flags/:name` and `PUT /api/maintenance`, and of `GET /api/maintenance`.
+public struct FlagUpdate: ResponseCodable, Sendable {
     public var enabled: Bool
 }
 

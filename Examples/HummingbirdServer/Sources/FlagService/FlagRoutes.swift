@@ -6,6 +6,9 @@ import Logging
 /// Builds the flag service's router:
 ///
 /// - `GET /api/flags`, `GET /api/flags/:name`, `PUT /api/flags/:name` `{"enabled": true}`
+/// - `DELETE /api/flags` — removes every shared flag (fleet mode: `SyncState.write`)
+/// - `GET /api/maintenance`, `PUT /api/maintenance` `{"enabled": true}` — the fleet's
+///   maintenance switch, a SyncState set with its setter
 /// - `PUT /api/config/default` `{"enabled": true}` — what unknown flags read as
 /// - `GET /metrics` — request counts
 /// - `POST /api/visits`, `POST /api/visits/blocking` — persist a StoredState per request
@@ -48,6 +51,21 @@ public func buildRouter() -> Router<BasicRequestContext> {
         let info = AppStateKit.Application.dependency(\.requestInfo)
         AppStateKit.Application.logger.debug("request \(info.id) (tenant \(info.tenant)) set \(name) = \(update.enabled)")
         return flag
+    }
+    api.delete("flags") { _, _ -> HTTPResponse.Status in
+        try await SharedFlagRepository().removeAll()
+        return .noContent
+    }
+    api.get("maintenance") { _, _ -> FlagUpdate in
+        FlagUpdate(enabled: AppStateKit.Application.syncState(\.maintenance).value)
+    }
+    api.put("maintenance") { request, context -> HTTPResponse.Status in
+        let update = try await request.decode(as: FlagUpdate.self, context: context)
+        // The setter: the value is this instance's at once, the write reaches the store (and
+        // every instance) in the background.
+        var maintenance = AppStateKit.Application.syncState(\.maintenance)
+        maintenance.value = update.enabled
+        return .accepted
     }
     api.put("config/default") { request, context -> HTTPResponse.Status in
         let update = try await request.decode(as: FlagUpdate.self, context: context)

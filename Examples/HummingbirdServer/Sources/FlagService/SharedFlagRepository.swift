@@ -1,61 +1,36 @@
 import AppStateKit
 import Foundation
 
-/// Flags shared by every instance through a ``SyncStore`` (a `PostgresSyncStore` in the
-/// fleet): all flags are one JSON record under ``key``. Reads decode the store's local cache
-/// (no I/O); a save is a compare-and-set retried on conflict, so concurrent saves on different
-/// instances never lose each other's flags.
+extension AppStateKit.Application {
+    /// Every flag, shared by every instance of the fleet through the `\.syncStore` (a
+    /// `PostgresSyncStore` in `FlagServer`'s fleet mode): one SyncState, one record.
+    public var sharedFlags: SyncState<[String: Flag]> { syncState(initial: [:], feature: "FlagServer", id: "flags") }
+
+    /// The fleet's maintenance switch, set with SyncState's setter (`PUT /api/maintenance`).
+    public var maintenance: SyncState<Bool> { syncState(initial: false, feature: "FlagServer", id: "maintenance") }
+}
+
+/// Flags shared by every instance through ``AppStateKit/Application/sharedFlags``: reads are
+/// the SyncState's cached value (no I/O); a save is a fleet-atomic `update`, so concurrent saves
+/// on different instances never lose each other's flags.
 public final class SharedFlagRepository: FlagRepository {
-    /// The record holding every flag.
-    public static let key = "FlagServer/flags"
-
-    private let store: any SyncStore
-
-    /// A repository on `store`.
-    public init(store: any SyncStore) {
-        self.store = store
-    }
+    /// A repository on the application's `\.syncStore`.
+    public init() {}
 
     public func all() throws -> [Flag] {
-        try flags(in: store.cachedRecord(forKey: Self.key)).values.sorted { $0.name < $1.name }
+        AppStateKit.Application.syncState(\.sharedFlags).value.values.sorted { $0.name < $1.name }
     }
 
     public func flag(named name: String) throws -> Flag? {
-        try flags(in: store.cachedRecord(forKey: Self.key))[name]
+        AppStateKit.Application.syncState(\.sharedFlags).value[name]
     }
 
     public func save(_ flag: Flag) async throws {
-        var current = try store.cachedRecord(forKey: Self.key)
-        for _ in 0..<100 {
-            var flags = try flags(in: current)
-            flags[flag.name] = flag
-            let data = try JSONEncoder.flags.encode(flags)
-            switch try await store.compareAndSet(data, forKey: Self.key, expectedVersion: current?.version ?? 0) {
-            case .committed: return
-            case .conflict(let newer): current = newer
-            }
-        }
-        throw SyncStoreError(.contention, key: Self.key, detail: "100 compare-and-set attempts lost to other instances")
+        try await AppStateKit.Application.syncState(\.sharedFlags).update { $0[flag.name] = flag }
     }
 
-    private func flags(in record: SyncRecord?) throws -> [String: Flag] {
-        guard let data = record?.value else { return [:] }
-        return try JSONDecoder.flags.decode([String: Flag].self, from: data)
+    /// Removes every flag at once (`write`, unconditional).
+    public func removeAll() async throws {
+        try await AppStateKit.Application.syncState(\.sharedFlags).write([:])
     }
-}
-
-extension JSONEncoder {
-    static let flags: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.dateEncodingStrategy = .iso8601
-        return encoder
-    }()
-}
-
-extension JSONDecoder {
-    static let flags: JSONDecoder = {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        return decoder
-    }()
 }

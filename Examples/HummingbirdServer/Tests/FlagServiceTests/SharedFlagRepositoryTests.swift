@@ -35,8 +35,9 @@ final class DictionarySyncStore: SyncStore {
 struct SharedFlagRepositoryTests {
     @Test func instancesSharingAStoreSeeEachOthersFlagsAndConcurrentSavesAllSurvive() async throws {
         let store = DictionarySyncStore()
-        let first = SharedFlagRepository(store: store)
-        let second = SharedFlagRepository(store: store)
+        Application.promote(\.syncStore, with: store)
+        let first = SharedFlagRepository()
+        let second = SharedFlagRepository()
         try await first.save(Flag(name: "beta", enabled: true, updatedAt: Date(timeIntervalSince1970: 0)))
         #expect(try second.flag(named: "beta")?.enabled == true)
         // Twenty saves of different flags at once from two "instances": none is lost.
