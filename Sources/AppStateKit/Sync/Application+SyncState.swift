@@ -18,12 +18,16 @@ extension Application {
     /// committed, with observers and ``Application/values(of:pollInterval:)`` streams notified.
     ///
     /// Setting ``value`` (or a slice, the wrapper, ``reset()``) changes the cache at once —
-    /// this process reads its own write — and queues the write to the store behind this
-    /// application's earlier writes. When the key's previous such write is still the last one
-    /// queued, the new write replaces it: only the newest value is committed, and other
-    /// processes may skip intermediate values but never see writes out of order. A failed write
-    /// is reported through the logger and the value returns to what the store holds. ``write(_:)`` and ``update(maxAttempts:_:)`` wait for
-    /// the store and throw instead.
+    /// this process reads its own write — and queues the write to the store in the key's lane
+    /// of this application's write queue. When the key's previous such write has not started
+    /// yet, the new write replaces it: only the newest value is committed, so the queue holds at
+    /// most one value per key. While the store takes every write, writes commit in the order
+    /// they were made (a replaced value is skipped); a write that fails with a transient error
+    /// (``SyncStoreError/isTransient``) is kept and retried until the store takes it, and
+    /// meanwhile later writes of other keys may commit before it. A write that fails for good
+    /// is reported through the logger and the value returns to what the store holds.
+    /// ``Application/flushSyncWrites(timeout:)`` waits until the queued writes are committed;
+    /// ``write(_:)`` and ``update(maxAttempts:_:)`` wait for the store and throw instead.
     ///
     /// The store key is ``storeKey`` (`"<feature>/<id>"`, escaped when a part contains `/` or
     /// `%`). A stored value that can't be decoded reads as the initial value, is reported once,
@@ -77,14 +81,16 @@ extension Application {
         }
 
         /// Removes the key from the store (in the background, like setting ``value``), so
-        /// every process reads the initial value.
+        /// every process reads the initial value. To wait for the removal, use
+        /// ``Application/remove(syncState:)``.
         public func reset() {
             entry.remove()
         }
 
         /// Writes `newValue` and returns once the store has committed it. The cache shows it
-        /// at once; the write is queued behind this application's earlier writes, so it never
-        /// lands before them.
+        /// at once; the write is queued behind this key's earlier writes, so it never lands
+        /// before them (nor, while the store takes every write, before this application's
+        /// earlier writes of other keys). It is not retried: a failure is thrown.
         ///
         /// - Throws: ``SyncStoreError`` (`unavailable`, `valueTooLarge`, `typeMismatch`, …);
         ///   the value then returns to what the store holds.

@@ -2,7 +2,7 @@ import Foundation
 import Observation
 
 /// One application's connection to its sync store: the change-feed consumer that keeps the
-/// application's ``SyncStateEntry`` caches current, the ordered write-behind queue, and the
+/// application's ``SyncStateEntry`` caches current, the write-behind queue, and the
 /// store and logger those entries use.
 ///
 /// **Binding to the owning application.** The coordinator is itself an entry of the registry it
