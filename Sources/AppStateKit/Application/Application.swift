@@ -72,39 +72,27 @@ enum SharedApplication {
     @usableFromInline typealias Reference = PublishedReference<Application>
     /// The published instance (see ``PublishedReference``).
     @usableFromInline static let bits = Atomic<UInt>(0)
-    private static let lock = Lock()
-    // Safe: only touched while `lock` is held. Keeps replaced instances, as the reference's
-    // policy requires.
-    nonisolated(unsafe) private static var retired: [Application] = []
+    /// Replaced instances, kept as the reference's policy requires; its lock also serialises
+    /// publishing.
+    private static let retired = LockedBox<[Application]>([])
 
-    /// Runs `body` with the shared instance, publishing the first one if needed, without
-    /// retaining it.
-    ///
-    /// Every handle's first step, so its shape is measured (Swift 6.3.1, instructions per
-    /// operation, `Benchmarks/Scripts/instructions.sh`): the zero check and the first
-    /// publication stay here, and ``PublishedReference/withObject(at:_:)`` takes a throwing
-    /// `body`. With a non-throwing `body` the instance is retained around every read (state-read
-    /// 373 → 419), and so it is with the first publication passed into the helper as a
-    /// closure; with the check inside the helper, returning `nil` before the first publication,
-    /// file-read goes 3,440 → 4,259 and stored-read 3,606 → 4,422. Documentation/Internals.md
-    /// has the table.
+    /// Runs `body` with the shared instance, publishing the first one if needed.
     @inlinable @inline(__always)
     static func withShared<Result>(_ body: (Application) -> Result) -> Result {
         let word = Reference.word(in: bits)
-        guard word != 0 else { return body(publishInitial()) }
-        return Reference.withObject(at: word, body)
+        return body(word == 0 ? publishInitial() : Reference.object(at: word))
     }
 
     /// Publishes the first shared instance unless one already is, and returns the shared instance.
     @usableFromInline
     static func publishInitial() -> Application {
         let instance = initial
-        return lock.withLock { Reference.publishIfAbsent(instance, in: bits) }
+        return retired.withLock { _ in Reference.publishIfAbsent(instance, in: bits) }
     }
 
     @usableFromInline
     static func replace(with application: Application) {
-        lock.withLock {
+        retired.withLock { retired in
             if let old = Reference.replace(with: application, in: bits) { retired.append(old) }
         }
     }

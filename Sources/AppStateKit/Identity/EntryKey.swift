@@ -24,9 +24,8 @@ struct EntryKey: Hashable, Sendable {
     }
 
     /// A key for an entry of `kind` named by `feature` and `id`, for declarations that build
-    /// their key on every access (``Application/StoredState``, ``Application/FileState``): the
-    /// name's hash — the same as ``init(kind:valueType:name:)`` computes — is remembered per
-    /// thread (``StringPairHashes``), so a repeated access hashes no string.
+    /// their key on every access (``Application/StoredState``, ``Application/FileState``); its
+    /// hash is the one ``init(kind:valueType:name:)`` computes.
     @inlinable
     init(kind: EntryKind, valueType: Any.Type, feature: String, id: String) {
         self.kind = kind.identifier
@@ -36,11 +35,20 @@ struct EntryKey: Hashable, Sendable {
     }
 
     /// The ``fastHash`` of the key of `kind` and `valueType` named by `feature` and `id`,
-    /// computed without making the key (the name's hash is remembered per thread, see
-    /// ``StringPairHashes``): lookups by the name's parts probe with it.
+    /// computed without making the key: lookups by the name's parts probe with it.
     @inlinable @inline(__always)
     static func fastHash(kind: ObjectIdentifier, valueType: ObjectIdentifier, feature: String, id: String) -> Int {
-        mix(kind: kind, valueType: valueType, nameBits: StringPairHashes.hash(feature, id))
+        mix(kind: kind, valueType: valueType, nameBits: nameHash(feature: feature, id: id))
+    }
+
+    /// `Hasher`'s hash of an explicit name (seeded per process, so ids a client chooses can't
+    /// be made to collide).
+    @inlinable @inline(__always)
+    static func nameHash(feature: String, id: String) -> Int {
+        var hasher = Hasher()
+        hasher.combine(feature)
+        hasher.combine(id)
+        return hasher.finalize()
     }
 
     /// A key named by `feature` and `id` whose hash the caller computed with
@@ -101,11 +109,7 @@ struct EntryKey: Hashable, Sendable {
         case let .site(site):
             return mix(kind: kind, valueType: valueType, nameBits: site.mixedBits &* 0x1656_67B1_9E37_79F9)
         case let .explicit(feature, id):
-            // The same as `StringPairHashes.hash(feature, id)`, so both initialisers agree.
-            var hasher = Hasher()
-            hasher.combine(feature)
-            hasher.combine(id)
-            return mix(kind: kind, valueType: valueType, nameBits: hasher.finalize())
+            return mix(kind: kind, valueType: valueType, nameBits: nameHash(feature: feature, id: id))
         }
     }
 

@@ -4,10 +4,8 @@
 /// The mailbox holds no value — the consumer reads the entry itself once it wakes — so a writer
 /// never copies a value or runs user code, and a slow consumer can't fall behind: however many
 /// changes land while it is busy, it finds one raised flag and then reads the newest value.
-final class ChangeMailbox: @unchecked Sendable {
-    // Safe: `state` is only accessed while `lock` is held.
-    private let lock = Lock()
-    private var state = State()
+final class ChangeMailbox: Sendable {
+    private let state = LockedBox(State())
 
     /// Why a wait ended.
     enum Wake: Sendable {
@@ -60,12 +58,12 @@ final class ChangeMailbox: @unchecked Sendable {
 
     /// Forgets a poll the timer of a finished wait may have recorded.
     func clearPollDue() {
-        lock.withLock { state.pollDue = false }
+        state.withLock { $0.pollDue = false }
     }
 
     /// Takes a raised flag without waiting, or returns `nil` if none is raised.
     func takeWithoutWaiting() -> Wake? {
-        lock.withLock { state.take() }
+        state.withLock { $0.take() }
     }
 
     /// Waits until a flag is raised (or the calling task is cancelled) and takes it.
@@ -75,7 +73,7 @@ final class ChangeMailbox: @unchecked Sendable {
         if let wake = takeWithoutWaiting() { return wake }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Wake, Never>) in
-                let immediate: Wake? = lock.withLock {
+                let immediate: Wake? = state.withLock { state in
                     if let wake = state.take() { return wake }
                     precondition(
                         state.waiter == nil,
@@ -94,7 +92,7 @@ final class ChangeMailbox: @unchecked Sendable {
     /// Applies `change` to the flags; if a consumer waits, hands it the flag to take, outside
     /// the lock.
     private func raise(_ change: (inout State) -> Void) {
-        let resumption: (CheckedContinuation<Wake, Never>, Wake)? = lock.withLock {
+        let resumption: (CheckedContinuation<Wake, Never>, Wake)? = state.withLock { state in
             change(&state)
             guard let waiter = state.waiter, let wake = state.take() else { return nil }
             state.waiter = nil

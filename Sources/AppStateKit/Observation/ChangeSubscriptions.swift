@@ -14,10 +14,12 @@ import Synchronization
 ///
 /// Writers only raise a flag in each mailbox, with no lock held; no user code runs here.
 enum ChangeSubscriptions {
-    private static let lock = Lock()
-    // Safe: `mailboxes` and `nextToken` are only accessed while `lock` is held.
-    nonisolated(unsafe) private static var mailboxes: [ObjectIdentifier: [UInt64: ChangeMailbox]] = [:]
-    nonisolated(unsafe) private static var nextToken: UInt64 = 0
+    /// The mailboxes by entry and token, and the last token handed out.
+    private struct Table {
+        var mailboxes: [ObjectIdentifier: [UInt64: ChangeMailbox]] = [:]
+        var nextToken: UInt64 = 0
+    }
+    private static let table = LockedBox(Table())
     private static let total = Atomic<Int>(0)
 
     /// The number of live subscriptions, across all entries.
@@ -33,23 +35,23 @@ enum ChangeSubscriptions {
     static func subscribe(_ entry: RegistryEntry, _ mailbox: ChangeMailbox) -> UInt64 {
         // Before any stream count is raised, so every write that sees one reaches `notify`.
         EntryChangeHook.install { notify($0) }
-        return lock.withLock {
-            nextToken += 1
+        return table.withLock { table in
+            table.nextToken += 1
             let id = ObjectIdentifier(entry)
-            mailboxes[id, default: [:]][nextToken] = mailbox
-            entry.streamCount.storeRelaxed(UInt64(mailboxes[id]?.count ?? 0))
+            table.mailboxes[id, default: [:]][table.nextToken] = mailbox
+            entry.streamCount.storeRelaxed(UInt64(table.mailboxes[id]?.count ?? 0))
             total.add(1, ordering: .relaxed)
-            return nextToken
+            return table.nextToken
         }
     }
 
     /// Removes the subscription `token` of `entry`; does nothing if it is already gone.
     static func unsubscribe(_ entry: RegistryEntry, token: UInt64) {
-        lock.withLock {
+        table.withLock { table in
             let id = ObjectIdentifier(entry)
-            guard mailboxes[id]?.removeValue(forKey: token) != nil else { return }
-            let remaining = mailboxes[id]?.count ?? 0
-            if remaining == 0 { mailboxes[id] = nil }
+            guard table.mailboxes[id]?.removeValue(forKey: token) != nil else { return }
+            let remaining = table.mailboxes[id]?.count ?? 0
+            if remaining == 0 { table.mailboxes[id] = nil }
             entry.streamCount.storeRelaxed(UInt64(remaining))
             total.subtract(1, ordering: .relaxed)
         }
@@ -57,7 +59,7 @@ enum ChangeSubscriptions {
 
     /// Signals every mailbox subscribed to `entry`, after releasing the table's lock.
     static func notify(_ entry: RegistryEntry) {
-        let subscribed = lock.withLock { mailboxes[ObjectIdentifier(entry)].map { Array($0.values) } ?? [] }
+        let subscribed = table.withLock { $0.mailboxes[ObjectIdentifier(entry)].map { Array($0.values) } ?? [] }
         for mailbox in subscribed {
             mailbox.signalChange()
         }

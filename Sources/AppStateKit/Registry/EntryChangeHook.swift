@@ -5,14 +5,13 @@
 /// ``RegistryEntry/didChange()`` calls ``notify(_:)`` only while the entry's stream count is
 /// non-zero, so writes to entries nobody streams never reach this type's lock.
 enum EntryChangeHook {
-    private static let lock = Lock()
-    // Safe: only accessed while `lock` is held; set once.
-    nonisolated(unsafe) private static var listener: (@Sendable (RegistryEntry) -> Void)?
+    /// The installed listener; set once.
+    private static let listener = LockedBox<(@Sendable (RegistryEntry) -> Void)?>(nil)
 
     /// Installs `listener` unless one is installed already.
     static func install(_ listener: @escaping @Sendable (RegistryEntry) -> Void) {
-        lock.withLock {
-            if self.listener == nil { self.listener = listener }
+        self.listener.withLock { installed in
+            if installed == nil { installed = listener }
         }
     }
 
@@ -20,6 +19,6 @@ enum EntryChangeHook {
     /// Out of line: it is the cold branch of every write.
     @inline(never)
     static func notify(_ entry: RegistryEntry) {
-        lock.withLock { listener }?(entry)
+        listener.withLock { $0 }?(entry)
     }
 }

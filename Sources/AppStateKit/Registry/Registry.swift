@@ -84,7 +84,7 @@ final class Registry: @unchecked Sendable {
         create: (EntryKey) -> RegistryEntry,
         _ body: (ThreadLookupCache.Slot) throws -> Result
     ) rethrows -> Result {
-        try slot(for: key, create: create)._withUnsafeGuaranteedRef(body)
+        try body(slot(for: key, create: create).takeUnretainedValue())
     }
 
     /// The calling thread's memo slot for `key`, retained, creating the entry with `create` on
@@ -110,14 +110,14 @@ final class Registry: @unchecked Sendable {
     @inlinable @inline(__always)
     func rememberedSlot(for key: borrowing EntryKey) -> Unmanaged<ThreadLookupCache.Slot>? {
         guard let cache = ThreadLookupCache.existing(key: threadKey) else { return nil }
-        return cache._withUnsafeGuaranteedRef { $0.slot(for: key, registryStamp: stamp.load(ordering: .relaxed)) }
+        return cache.takeUnretainedValue().slot(for: key, registryStamp: stamp.load(ordering: .relaxed))
     }
 
     /// `body` applied to the calling thread's memo slot for `key`, or `nil` when this thread
     /// hasn't looked the entry up since the registry last removed one (see ``rememberedSlot(for:)``).
     @inlinable @inline(__always)
     func withRememberedSlot<Result>(for key: borrowing EntryKey, _ body: (ThreadLookupCache.Slot) -> Result) -> Result? {
-        rememberedSlot(for: key)?._withUnsafeGuaranteedRef(body)
+        rememberedSlot(for: key).map { body($0.takeUnretainedValue()) }
     }
 
     /// The rest of ``slot(for:create:)``, out of line: a thread's first lookup of `key`, or its

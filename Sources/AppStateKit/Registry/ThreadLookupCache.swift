@@ -19,8 +19,7 @@ import Darwin
 /// version it was read at (see `DependencyEntry`).
 ///
 /// The slots live in an ``ObjectTable`` over ``EntryKey/fastHash``; keys are compared with the
-/// key the slot's entry holds. The memo's fields are only touched by the owning thread, so
-/// exclusivity checking is disabled for them.
+/// key the slot's entry holds. The memo's fields are only touched by the owning thread.
 @usableFromInline
 final class ThreadLookupCache {
     /// A remembered lookup.
@@ -43,8 +42,8 @@ final class ThreadLookupCache {
         @usableFromInline let registry: Registry?
         /// A snapshot of the entry's value box, valid while the entry's version equals `version`.
         /// Only the thread whose memo made the slot touches these two (checked in debug builds).
-        @exclusivity(unchecked) @usableFromInline var snapshot: AnyObject?
-        @exclusivity(unchecked) @usableFromInline var version: UInt64 = .max
+        @usableFromInline var snapshot: AnyObject?
+        @usableFromInline var version: UInt64 = .max
         #if DEBUG
         /// The thread whose memo made the slot: the only one allowed to touch the memo fields.
         @usableFromInline let ownerThread = ThreadID.current
@@ -69,7 +68,7 @@ final class ThreadLookupCache {
             #if DEBUG
             checkEntryType(Entry.self)
             #endif
-            return try unmanagedEntry._withUnsafeGuaranteedRef { try body(unsafeDowncast($0, to: Entry.self)) }
+            return try body(unsafeDowncast(unmanagedEntry.takeUnretainedValue(), to: Entry.self))
         }
 
         /// The snapshot this thread memoised at `version`, or `nil` if there is none or the
@@ -117,7 +116,7 @@ final class ThreadLookupCache {
         /// retain of the entry).
         @inlinable @inline(__always)
         func holds(_ key: borrowing EntryKey) -> Bool {
-            unmanagedEntry._withUnsafeGuaranteedRef { $0.key.matches(key) }
+            unmanagedEntry.takeUnretainedValue().key.matches(key)
         }
 
         init(entry: RegistryEntry, registry: Registry?) {
@@ -128,25 +127,25 @@ final class ThreadLookupCache {
     }
 
     /// The stamp of the registry the memo is in sync with (see ``Registry/stamp``); 0 for none.
-    @exclusivity(unchecked) @usableFromInline var registryStamp: UInt64 = 0
+    @usableFromInline var registryStamp: UInt64 = 0
     /// The ``Registry/identity`` of the registry the memo serves; 0 for none.
-    @exclusivity(unchecked) var registryIdentity: UInt64 = 0
+    var registryIdentity: UInt64 = 0
     /// The key capture running on this thread, if any (see ``KeyCapturing``).
-    @exclusivity(unchecked) var keyCapture: (any KeyCapturing)? {
+    var keyCapture: (any KeyCapturing)? {
         didSet { isCapturingKeys = keyCapture != nil }
     }
-    @exclusivity(unchecked) @usableFromInline var isCapturingKeys = false
+    @usableFromInline var isCapturingKeys = false
     /// Whether this thread is reporting a slow creation (see `Registry.createEntry`), so a wait
     /// inside the report doesn't report again.
-    @exclusivity(unchecked) var isReportingSlowCreation = false
+    var isReportingSlowCreation = false
     /// How many scoped overrides this thread has served; lets a factory run inside a scope tell
     /// whether it depended on one (see `ScopedOverride.scopedDependency`).
-    @exclusivity(unchecked) var overridesServed = 0
+    var overridesServed = 0
     /// The remembered slots, retained by the table, so a lookup hands one out without touching
     /// its reference count.
-    @exclusivity(unchecked) @usableFromInline var slots = ObjectTable<Slot>()
+    @usableFromInline var slots = ObjectTable<Slot>()
     /// Keeps the last transient slot made during a key capture alive for its caller.
-    @exclusivity(unchecked) var transientSlot: Slot?
+    var transientSlot: Slot?
     @usableFromInline
     init() {}
 

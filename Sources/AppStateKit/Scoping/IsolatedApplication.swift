@@ -4,9 +4,8 @@ import Synchronization
 /// it here instead of replacing the process-wide instance.
 @usableFromInline
 final class IsolatedApplication: @unchecked Sendable {
-    // Safe: `storedApplication` is only read or written while `lock` is held.
-    private let lock = Lock()
-    private var storedApplication: Application
+    // Safe: the application is only reached through its locked box.
+    private let storedApplication: LockedBox<Application>
 
     /// How many isolated applications exist. While none does, choosing the application for an
     /// access skips the task-local lookup, even inside override scopes. Counted per object (not
@@ -18,7 +17,7 @@ final class IsolatedApplication: @unchecked Sendable {
     static var isAnyLive: Bool { liveCount.load(ordering: .relaxed) > 0 }
 
     init(_ application: Application) {
-        storedApplication = application
+        storedApplication = LockedBox(application)
         Self.liveCount.wrappingAdd(1, ordering: .relaxed)
     }
 
@@ -27,7 +26,7 @@ final class IsolatedApplication: @unchecked Sendable {
     }
 
     var application: Application {
-        get { lock.withLock { storedApplication } }
-        set { lock.withLock { storedApplication = newValue } }
+        get { storedApplication.withLock { $0 } }
+        set { storedApplication.withLock { $0 = newValue } }
     }
 }

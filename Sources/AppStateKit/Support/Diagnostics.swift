@@ -25,13 +25,12 @@ enum Diagnostics {
     /// code can skip building a debug message.
     static let isDebugEnabled = Atomic<Bool>(false)
 
-    private static let lock = Lock()
-    // Safe: only accessed while `lock` is held; set once.
-    nonisolated(unsafe) private static var sink: Sink?
+    /// Where reports go; set once.
+    private static let sink = LockedBox<Sink?>(nil)
 
     /// Installs `sink` unless one is installed already.
     static func install(_ makeSink: () -> Sink) {
-        lock.withLock {
+        sink.withLock { sink in
             if sink == nil { sink = makeSink() }
         }
     }
@@ -40,7 +39,7 @@ enum Diagnostics {
     /// cold path of their callers, so they stay out of line.)
     @inline(never)
     static func report(error message: String) {
-        if let sink = lock.withLock({ sink }) {
+        if let sink = sink.withLock({ $0 }) {
             sink.error(message)
             return
         }
@@ -56,6 +55,6 @@ enum Diagnostics {
     /// Reports a debug message to the installed sink; without one, debug logging is off.
     @inline(never)
     static func report(debug message: String) {
-        lock.withLock { sink }?.debug(message)
+        sink.withLock { $0 }?.debug(message)
     }
 }

@@ -1,12 +1,9 @@
-/// A value paired with the lock that guards it, for values read on hot paths.
-///
-/// The value's runtime exclusivity check is switched off: every access goes through
-/// ``withLock(_:)``, which holds ``lock`` and so already makes it exclusive; the check would
-/// cost a pair of runtime calls on every access.
+/// A value paired with the lock that guards it (like swift-nio's `NIOLockedValueBox`): the
+/// value is reachable only through ``withLock(_:)``, so nobody touches it without the lock.
 final class LockedBox<Value>: @unchecked Sendable {
     // Safe: `value` is only accessed inside `withLock`, with `lock` held.
     private let lock = Lock()
-    @exclusivity(unchecked) private var value: Value
+    private var value: Value
 
     init(_ value: Value) {
         self.value = value

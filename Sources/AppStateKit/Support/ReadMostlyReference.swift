@@ -108,7 +108,8 @@ final class ReadMostlyReference<Object: AnyObject>: @unchecked Sendable {
         defer { leave(counter) }
         let bits = word.load(ordering: .sequentiallyConsistent)
         guard bits != 0 else { return none() }
-        return Unmanaged<Object>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!)._withUnsafeGuaranteedRef(body)
+        // Retained while announced, so no replacement can free it under `body`.
+        return body(Unmanaged<Object>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).retain().takeRetainedValue())
     }
 
     /// Publishes nothing in place of the current object; costs one load when nothing is

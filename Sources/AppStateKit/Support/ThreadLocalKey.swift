@@ -8,10 +8,8 @@ import Darwin
 
 /// pthread keys for per-thread objects.
 enum ThreadLocalKey {
-    /// Every key made by ``releasingObjects()``, guarded by `keysLock`.
-    // Safe: only accessed while `keysLock` is held.
-    nonisolated(unsafe) private static var keys: [pthread_key_t] = []
-    private static let keysLock = Lock()
+    /// Every key made by ``releasingObjects()``.
+    private static let keys = LockedBox<[pthread_key_t]>([])
 
     /// A new key whose destructor releases the object a thread stored under it (stored retained,
     /// with `Unmanaged.passRetained`) when the thread exits.
@@ -26,7 +24,7 @@ enum ThreadLocalKey {
         // (The pointer is optional on Linux, not on Darwin: both convert to the parameter.)
         let result = pthread_key_create(&key) { ThreadLocalKey.releaseOnAnotherThread($0) }
         precondition(result == 0, "AppStateKit: pthread_key_create failed with \(result)")
-        keysLock.withLock { keys.append(key) }
+        keys.withLock { $0.append(key) }
         return key
     }
 
@@ -76,7 +74,7 @@ enum ThreadLocalKey {
     /// release may make new objects (a `deinit` that reads an entry makes a memo): a few rounds
     /// catch those; anything left after them goes the usual way.
     private static func releaseCallingThreadObjects() {
-        let all = keysLock.withLock { keys }
+        let all = keys.withLock { $0 }
         for _ in 0..<4 {
             var releasedAny = false
             for key in all {

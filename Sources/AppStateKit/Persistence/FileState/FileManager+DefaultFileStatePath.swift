@@ -10,11 +10,15 @@ extension FileManager {
     /// directory; set it before the first FileState declared with the default path is accessed.
     public static var defaultFileStatePath: String {
         get {
-            // Read on every access of a FileState declared without a path: each thread reads its
-            // own copy (see `ThreadCopiedString`).
-            DefaultFileStatePath.setting.value ?? DefaultFileStatePath.setting.setIfUnset(DefaultFileStatePath.initialValue())
+            if let path = DefaultFileStatePath.setting.withLock({ $0 }) { return path }
+            // Computed outside the lock (it reads the environment); the first value set wins.
+            let initial = DefaultFileStatePath.initialValue()
+            return DefaultFileStatePath.setting.withLock { path in
+                if path == nil { path = initial }
+                return path!
+            }
         }
-        set { DefaultFileStatePath.setting.set(newValue) }
+        set { DefaultFileStatePath.setting.withLock { $0 = newValue } }
     }
 }
 
@@ -22,7 +26,7 @@ extension FileManager {
 enum DefaultFileStatePath {
     /// Unset until read or set: the default is computed on first read, so setting the path
     /// never uses the storage name.
-    static let setting = ThreadCopiedString()
+    static let setting = LockedBox<String?>(nil)
 
     static func initialValue() -> String {
         let environment = ProcessInfo.processInfo.environment
