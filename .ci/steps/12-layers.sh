@@ -20,7 +20,12 @@ if ! grep -q 'Low -> High  (Storage)' <<<"$OUTPUT"; then
     exit 1
 fi
 echo "LayerGraph.swift finds the cycle hidden by a same-named nested type ($FIXTURE)"
-UNSAFE='Unmanaged|unsafeDowncast|_withUnsafeGuaranteedRef|unowned\(unsafe\)|@exclusivity\(unchecked\)'
+# Never anywhere: switching off the exclusivity check, reinterpreting a String's bits.
+if grep -rnE '@exclusivity\(unchecked\)|unsafeBitCast\([^,]*(String|first|second)' Sources --include='*.swift'; then
+    echo "error: @exclusivity(unchecked) or an unsafeBitCast of a String in Sources (listed above)" >&2
+    exit 1
+fi
+UNSAFE='Unmanaged|unsafeDowncast|_withUnsafeGuaranteedRef|unowned\(unsafe\)'
 if grep -rnE "$UNSAFE" Sources --include='*.swift' | grep -vE '^Sources/AppStateKit/(Registry|Support)/'; then
     echo "error: unsafe reference tools outside Sources/AppStateKit/Registry and Support (listed above)" >&2
     exit 1

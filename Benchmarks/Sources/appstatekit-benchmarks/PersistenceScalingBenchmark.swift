@@ -50,8 +50,10 @@ enum PersistenceScalingBenchmark {
             },
         ]
         let results = measureInterleaved(cases, rounds: rounds, roundNanoseconds: roundNanoseconds)
-        let state = results[0].median
-        return results.map { [$0.name, format($0.median), format($0.median / state, decimals: 2) + "×"] }
+        let state = results[0].median, stateMinimum = results[0].minimum
+        return results.map {
+            [$0.name, format($0.median), format($0.median / state, decimals: 2) + "×", format($0.minimum), format($0.minimum / stateMinimum, decimals: 2) + "×"]
+        }
     }
 
     /// Reads of one unchanged value by one thread and by two threads at once (each reading

@@ -69,7 +69,7 @@ if filter == nil || filter.map({ "persistence".hasPrefix($0) && $0.count >= 4 })
     let directory = NSTemporaryDirectory() + "appstatekit-bench-\(UUID().uuidString)"
     defer { try? FileManager.default.removeItem(atPath: directory) }
     print("## 6b. Persisted reads vs a State read (unchanged value, interleaved)\n")
-    print(table(["case", "median ns", "vs State read"], PersistenceScalingBenchmark.readRatios(directory: directory, rounds: rounds, roundNanoseconds: roundNanoseconds)))
+    print(table(["case", "median ns", "vs State read", "min ns", "min vs State read min"], PersistenceScalingBenchmark.readRatios(directory: directory, rounds: rounds, roundNanoseconds: roundNanoseconds)))
     print()
     print("## 6b'. Reads on one thread and on two at once (aggregate ns/read, interleaved)\n")
     print(table(["case", "median ns", "throughput vs 1 thread"], PersistenceScalingBenchmark.readScaling(rounds: rounds, roundNanoseconds: roundNanoseconds)))

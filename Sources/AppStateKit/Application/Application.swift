@@ -76,11 +76,21 @@ enum SharedApplication {
     /// publishing.
     private static let retired = LockedBox<[Application]>([])
 
-    /// Runs `body` with the shared instance, publishing the first one if needed.
+    /// Runs `body` with the shared instance, publishing the first one if needed, without
+    /// retaining it.
+    ///
+    /// Every handle's first step, so its shape is measured (instructions per operation,
+    /// `Benchmarks/Baselines/instructions.txt`): the zero check and the first publication stay
+    /// here, and ``PublishedReference/withObject(at:_:)`` takes a throwing `body`. The plain
+    /// spelling — `body(word == 0 ? publishInitial() : object)` — measured 90 more instructions
+    /// per State read (retains and releases of the shared instance around the handle's
+    /// creation, which every thread would write). `.ci/steps/45-instruction-guard.sh` fails if
+    /// a toolchain brings them back.
     @inlinable @inline(__always)
     static func withShared<Result>(_ body: (Application) -> Result) -> Result {
         let word = Reference.word(in: bits)
-        return body(word == 0 ? publishInitial() : Reference.object(at: word))
+        guard word != 0 else { return body(publishInitial()) }
+        return Reference.withObject(at: word, body)
     }
 
     /// Publishes the first shared instance unless one already is, and returns the shared instance.

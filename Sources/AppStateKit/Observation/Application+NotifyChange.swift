@@ -31,16 +31,9 @@ extension Application {
         current.notifyChange()
     }
 
-    /// The number of live change streams in the process, for diagnostics and leak checks.
-    ///
-    /// A stream counts from the moment its loop starts (`makeAsyncIterator()`) until it ends
-    /// or is dropped.
-    public static var changeStreamCount: Int {
-        ChangeSubscriptions.totalCount
-    }
-
     /// The number of live change streams watching the state at `keyPath`, for diagnostics and
-    /// leak checks.
+    /// leak checks. A stream counts from the moment its loop starts (`makeAsyncIterator()`)
+    /// until it ends or is dropped.
     ///
     /// ```swift
     /// #expect(Application.changeStreamCount(of: \.serverConfig) == 0)

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// The mailboxes of live change streams, by entry.
 ///
 /// One process-wide table rather than a list in each entry, so entries nobody streams carry no
@@ -20,10 +18,6 @@ enum ChangeSubscriptions {
         var nextToken: UInt64 = 0
     }
     private static let table = LockedBox(Table())
-    private static let total = Atomic<Int>(0)
-
-    /// The number of live subscriptions, across all entries.
-    static var totalCount: Int { total.load(ordering: .relaxed) }
 
     /// The number of live subscriptions to `entry`.
     static func count(of entry: RegistryEntry) -> Int {
@@ -40,7 +34,6 @@ enum ChangeSubscriptions {
             let id = ObjectIdentifier(entry)
             table.mailboxes[id, default: [:]][table.nextToken] = mailbox
             entry.streamCount.storeRelaxed(UInt64(table.mailboxes[id]?.count ?? 0))
-            total.add(1, ordering: .relaxed)
             return table.nextToken
         }
     }
@@ -53,7 +46,6 @@ enum ChangeSubscriptions {
             let remaining = table.mailboxes[id]?.count ?? 0
             if remaining == 0 { table.mailboxes[id] = nil }
             entry.streamCount.storeRelaxed(UInt64(remaining))
-            total.subtract(1, ordering: .relaxed)
         }
     }
 

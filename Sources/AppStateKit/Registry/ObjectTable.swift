@@ -48,7 +48,7 @@ struct ObjectTable<Object: KeyedObject>: ~Copyable {
         while true {
             let stored = hashes[index]
             if stored == 0 { return nil }
-            if stored == hash, objects[index].takeUnretainedValue().holds(key) { return objects[index] }
+            if stored == hash, objects[index]._withUnsafeGuaranteedRef({ $0.holds(key) }) { return objects[index] }
             index = (index &+ 1) & mask
         }
     }
@@ -62,7 +62,7 @@ struct ObjectTable<Object: KeyedObject>: ~Copyable {
         while true {
             let stored = hashes[index]
             if stored == 0 { return nil }
-            if stored == hash, matches(objects[index].takeUnretainedValue()) { return objects[index] }
+            if stored == hash, objects[index]._withUnsafeGuaranteedRef(matches) { return objects[index] }
             index = (index &+ 1) & mask
         }
     }
@@ -85,10 +85,10 @@ struct ObjectTable<Object: KeyedObject>: ~Copyable {
         while true {
             let stored = hashes[index]
             if stored == 0 { return nil }
-            if stored == hash, objects[index].takeUnretainedValue().holds(key) { break }
+            if stored == hash, objects[index]._withUnsafeGuaranteedRef({ $0.holds(key) }) { break }
             index = (index &+ 1) & mask
         }
-        guard shouldRemove(objects[index].takeUnretainedValue()) else { return nil }
+        guard objects[index]._withUnsafeGuaranteedRef(shouldRemove) else { return nil }
         let removed = (objects + index).move().takeRetainedValue()
         hashes[index] = 0
         count -= 1

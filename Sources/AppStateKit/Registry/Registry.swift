@@ -9,7 +9,8 @@ import Synchronization
 
 /// The lock-protected cache of entries behind one ``Application``.
 ///
-/// Lookups take the lock for a dictionary probe only. Creation is single-flight: the first
+/// A thread's first lookup of a key takes the lock for one probe of the entry table; later
+/// lookups on that thread are answered by its memo (below) without a lock. Creation is single-flight: the first
 /// thread to ask for a missing entry runs its initial value or factory *outside* the lock while
 /// other threads asking for the same key wait; threads asking for other keys, existing or new, are
 /// never blocked by it. A factory may resolve further entries (nested creation) from any thread.
@@ -84,7 +85,7 @@ final class Registry: @unchecked Sendable {
         create: (EntryKey) -> RegistryEntry,
         _ body: (ThreadLookupCache.Slot) throws -> Result
     ) rethrows -> Result {
-        try body(slot(for: key, create: create).takeUnretainedValue())
+        try slot(for: key, create: create)._withUnsafeGuaranteedRef(body)
     }
 
     /// The calling thread's memo slot for `key`, retained, creating the entry with `create` on
@@ -110,14 +111,14 @@ final class Registry: @unchecked Sendable {
     @inlinable @inline(__always)
     func rememberedSlot(for key: borrowing EntryKey) -> Unmanaged<ThreadLookupCache.Slot>? {
         guard let cache = ThreadLookupCache.existing(key: threadKey) else { return nil }
-        return cache.takeUnretainedValue().slot(for: key, registryStamp: stamp.load(ordering: .relaxed))
+        return cache._withUnsafeGuaranteedRef { $0.slot(for: key, registryStamp: stamp.load(ordering: .relaxed)) }
     }
 
     /// `body` applied to the calling thread's memo slot for `key`, or `nil` when this thread
     /// hasn't looked the entry up since the registry last removed one (see ``rememberedSlot(for:)``).
     @inlinable @inline(__always)
     func withRememberedSlot<Result>(for key: borrowing EntryKey, _ body: (ThreadLookupCache.Slot) -> Result) -> Result? {
-        rememberedSlot(for: key).map { body($0.takeUnretainedValue()) }
+        rememberedSlot(for: key)?._withUnsafeGuaranteedRef(body)
     }
 
     /// The rest of ``slot(for:create:)``, out of line: a thread's first lookup of `key`, or its

@@ -16,12 +16,12 @@ extension ThreadLookupCache {
     ) -> Unmanaged<Slot>? {
         guard registryStamp == stamp, !isCapturingKeys else { return nil }
         let found = slots.find(fastHash: hash) { slot in
-            slot.unmanagedEntry.takeUnretainedValue().key.matches(kind: kind, valueType: valueType, feature: feature, id: id)
+            slot.unmanagedEntry._withUnsafeGuaranteedRef { $0.key.matches(kind: kind, valueType: valueType, feature: feature, id: id) }
         }
         #if DEBUG
         // The parts hash as the key does: otherwise a key built on a miss would be filed under
         // another bucket than the one this probe searches.
-        found?.takeUnretainedValue().checkHash(hash)
+        found?._withUnsafeGuaranteedRef { $0.checkHash(hash) }
         #endif
         return found
     }
@@ -62,10 +62,12 @@ extension ThreadLookupCache {
         in registry: Registry, kind: ObjectIdentifier, valueType: ObjectIdentifier, feature: String, id: String, hash: Int
     ) -> Unmanaged<Slot>? {
         guard let cache = existing(key: registry.threadKey) else { return nil }
-        return cache.takeUnretainedValue().slot(
-            kind: kind, valueType: valueType, feature: feature, id: id, hash: hash,
-            registryStamp: registry.stamp.load(ordering: .relaxed)
-        )
+        return cache._withUnsafeGuaranteedRef {
+            $0.slot(
+                kind: kind, valueType: valueType, feature: feature, id: id, hash: hash,
+                registryStamp: registry.stamp.load(ordering: .relaxed)
+            )
+        }
     }
 }
 

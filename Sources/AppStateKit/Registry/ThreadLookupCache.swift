@@ -41,9 +41,10 @@ final class ThreadLookupCache {
         /// application (an isolated one, say) alive; `nil` for a transient slot.
         @usableFromInline let registry: Registry?
         /// A snapshot of the entry's value box, valid while the entry's version equals `version`.
-        /// Only the thread whose memo made the slot touches these two (checked in debug builds).
-        @usableFromInline var snapshot: AnyObject?
-        @usableFromInline var version: UInt64 = .max
+        /// Only the thread whose memo made the slot touches these two (checked in debug builds),
+        /// so they live behind a pointer: the runtime's exclusivity tracking of a class's stored
+        /// properties (a call in and out of the runtime per access) guards nothing here.
+        @usableFromInline let memo: UnsafeMutablePointer<(snapshot: AnyObject?, version: UInt64)>
         #if DEBUG
         /// The thread whose memo made the slot: the only one allowed to touch the memo fields.
         @usableFromInline let ownerThread = ThreadID.current
@@ -68,7 +69,7 @@ final class ThreadLookupCache {
             #if DEBUG
             checkEntryType(Entry.self)
             #endif
-            return try body(unsafeDowncast(unmanagedEntry.takeUnretainedValue(), to: Entry.self))
+            return try unmanagedEntry._withUnsafeGuaranteedRef { try body(unsafeDowncast($0, to: Entry.self)) }
         }
 
         /// The snapshot this thread memoised at `version`, or `nil` if there is none or the
@@ -76,7 +77,7 @@ final class ThreadLookupCache {
         @inlinable @inline(__always)
         func memoizedSnapshot<Snapshot: AnyObject>(at version: UInt64, as type: Snapshot.Type) -> Snapshot? {
             assertOwnerThread()
-            guard self.version == version, let snapshot else { return nil }
+            guard memo.pointee.version == version, let snapshot = memo.pointee.snapshot else { return nil }
             assert(snapshot is Snapshot, "AppStateKit: internal error: a memoised snapshot is not a \(Snapshot.self)")
             return unsafeDowncast(snapshot, to: Snapshot.self)
         }
@@ -85,8 +86,7 @@ final class ThreadLookupCache {
         @inlinable
         func memoize(_ snapshot: AnyObject, at version: UInt64) {
             assertOwnerThread()
-            self.snapshot = snapshot
-            self.version = version
+            memo.pointee = (snapshot, version)
         }
 
         /// Stops (debug builds) if the calling thread is not the one whose memo made the slot.
@@ -116,25 +116,48 @@ final class ThreadLookupCache {
         /// retain of the entry).
         @inlinable @inline(__always)
         func holds(_ key: borrowing EntryKey) -> Bool {
-            unmanagedEntry.takeUnretainedValue().key.matches(key)
+            unmanagedEntry._withUnsafeGuaranteedRef { $0.key.matches(key) }
         }
 
         init(entry: RegistryEntry, registry: Registry?) {
             self.unmanagedEntry = Unmanaged.passUnretained(entry)
             self.retainedEntry = entry
             self.registry = registry
+            self.memo = .allocate(capacity: 1)
+            memo.initialize(to: (nil, .max))
+        }
+
+        deinit {
+            memo.deinitialize(count: 1)
+            memo.deallocate()
         }
     }
 
+    /// What the read path reads, behind a pointer: only the owning thread touches the memo, so
+    /// the runtime's exclusivity tracking of a class's stored properties (a call in and out of
+    /// the runtime per access) would guard nothing.
+    @usableFromInline struct ReadFields: ~Copyable {
+        @usableFromInline var registryStamp: UInt64 = 0
+        @usableFromInline var isCapturingKeys = false
+        @usableFromInline var slots = ObjectTable<Slot>()
+    }
+    @usableFromInline let fields: UnsafeMutablePointer<ReadFields>
+
     /// The stamp of the registry the memo is in sync with (see ``Registry/stamp``); 0 for none.
-    @usableFromInline var registryStamp: UInt64 = 0
+    @inlinable var registryStamp: UInt64 {
+        get { fields.pointee.registryStamp }
+        set { fields.pointee.registryStamp = newValue }
+    }
     /// The ``Registry/identity`` of the registry the memo serves; 0 for none.
     var registryIdentity: UInt64 = 0
     /// The key capture running on this thread, if any (see ``KeyCapturing``).
     var keyCapture: (any KeyCapturing)? {
         didSet { isCapturingKeys = keyCapture != nil }
     }
-    @usableFromInline var isCapturingKeys = false
+    @inlinable var isCapturingKeys: Bool {
+        get { fields.pointee.isCapturingKeys }
+        set { fields.pointee.isCapturingKeys = newValue }
+    }
     /// Whether this thread is reporting a slow creation (see `Registry.createEntry`), so a wait
     /// inside the report doesn't report again.
     var isReportingSlowCreation = false
@@ -143,11 +166,24 @@ final class ThreadLookupCache {
     var overridesServed = 0
     /// The remembered slots, retained by the table, so a lookup hands one out without touching
     /// its reference count.
-    @usableFromInline var slots = ObjectTable<Slot>()
+    @inlinable var slots: ObjectTable<Slot> {
+        _read { yield fields.pointee.slots }
+        _modify { yield &fields.pointee.slots }
+    }
     /// Keeps the last transient slot made during a key capture alive for its caller.
     var transientSlot: Slot?
     @usableFromInline
-    init() {}
+    init() {
+        fields = .allocate(capacity: 1)
+        fields.initialize(to: ReadFields())
+    }
+
+    deinit {
+        // The slots are released once the memo's other fields are gone (see `startOver`).
+        let slots = fields.move().slots
+        fields.deallocate()
+        _ = consume slots
+    }
 
     /// Runs `body` with this thread's key capture, if any, paused: lookups inside it are real.
     func withCaptureSuspended<Result>(_ body: () -> Result) -> Result {

@@ -13,7 +13,8 @@ import Synchronization
 ///
 /// The word itself (the published object's address, retained; 0 before the first publication)
 /// is an `Atomic<UInt>` its owner stores in a `static let` and passes to these functions. A hot
-/// read loads it with ``word(in:)`` and takes the object with ``object(at:)`` once it is nonzero.
+/// read loads it with ``word(in:)`` and uses the object with ``withObject(at:_:)``, checking for
+/// 0 itself (`SharedApplication.withShared` says why it is split so).
 @usableFromInline
 enum PublishedReference<Object: AnyObject> {
     /// The published word: the published object's address, or 0 before the first publication.
@@ -23,18 +24,23 @@ enum PublishedReference<Object: AnyObject> {
         bits.load(ordering: .acquiring)
     }
 
-    /// The object a nonzero ``word(in:)`` names. Safe without a retain of its own: published
-    /// objects are never released (see the type's policy).
+    /// Runs `body` with the object a nonzero ``word(in:)`` names, without retaining it.
+    ///
+    /// `body` is `throws` although no caller throws: inlined, a caller's non-throwing closure is
+    /// then called through a conversion, and the client module keeps no retain of the object
+    /// (measured: see `SharedApplication.withShared`).
     @inlinable @inline(__always)
-    static func object(at word: UInt) -> Object {
-        Unmanaged<Object>.fromOpaque(UnsafeRawPointer(bitPattern: word)!).takeUnretainedValue()
+    static func withObject<Result>(at word: UInt, _ body: (Object) throws -> Result) rethrows -> Result {
+        // Safe: published objects are never released (see the type's policy).
+        try Unmanaged<Object>.fromOpaque(UnsafeRawPointer(bitPattern: word)!)._withUnsafeGuaranteedRef(body)
     }
 
     /// The published object, or `nil` before the first publication.
     @inlinable
     static func published(in bits: borrowing Atomic<UInt>) -> Object? {
         let bits = word(in: bits)
-        return bits == 0 ? nil : object(at: bits)
+        guard bits != 0 else { return nil }
+        return Unmanaged<Object>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeUnretainedValue()
     }
 
     /// Publishes `object` unless an object is published already; returns the published one.
