@@ -14,7 +14,8 @@
 /// `Value` is what the entry keeps: the dependency's value or something derived from it once
 /// (a file manager's atomic operations).
 final class DependencyMemo<Value: Sendable>: Sendable {
-    /// The last resolution, replaced whole (see ``ReadMostlyReference``).
+    /// The last resolution, replaced whole and read without a lock: a read that finds nothing
+    /// changed takes no lock (see ``ReadMostlyReference``).
     private let resolved = ReadMostlyReference<Resolved>()
 
     /// One resolution: the value and what it is valid for. Immutable, so a kept read (see

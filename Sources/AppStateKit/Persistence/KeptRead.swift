@@ -1,7 +1,7 @@
 /// What a persisted entry's read keeps for the next read (``KeptStoredRead``, ``KeptFileRead``):
 /// the value, and what tells whether it is still the one a read would return.
 ///
-/// Kept in a ``ReadMostlyReference`` and checked by
+/// Kept in a ``ReadMostlyReference`` and checked without a lock by
 /// ``PersistedEntry/read(keptIn:orElse:)``.
 protocol KeptRead: AnyObject {
     associatedtype Value: Sendable

@@ -28,6 +28,15 @@ enum ThreadLocalKey {
         return key
     }
 
+    /// A new key for plain values (an integer as a pointer's bits): no destructor, as there is
+    /// nothing to release.
+    static func plainValues() -> pthread_key_t {
+        var key = pthread_key_t()
+        let result = pthread_key_create(&key, nil)
+        precondition(result == 0, "AppStateKit: pthread_key_create failed with \(result)")
+        return key
+    }
+
     /// Releases the object `pointer` holds retained on a new, detached thread, or here if no
     /// thread can be made.
     ///

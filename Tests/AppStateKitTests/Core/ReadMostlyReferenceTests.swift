@@ -3,7 +3,7 @@ import Synchronization
 import Testing
 @testable import AppStateKit
 
-@Suite("Read-mostly reference", .isolatedApplication)
+@Suite("Lock-free read-mostly reference", .isolatedApplication)
 struct ReadMostlyReferenceTests {
     private final class Counted: Sendable {
         static let released = Atomic<Int>(0)
@@ -38,7 +38,7 @@ struct ReadMostlyReferenceTests {
         #expect(reference.withObject(none: nil) { $0 } == nil)
     }
 
-    @Test("an object replaced while a read uses it stays alive until that read is done")
+    @Test("an object replaced while a read uses it stays alive until a replacement finds no read in flight")
     func keepsWhatAReadUses() {
         let reference = ReadMostlyReference<Probe>()
         reference.replace(with: Probe())
@@ -46,9 +46,51 @@ struct ReadMostlyReferenceTests {
         reference.withObject(none: ()) { old in
             weakOld = old
             reference.replace(with: Probe())
-            #expect(weakOld != nil, "the reader still uses it")
         }
-        #expect(weakOld == nil, "released when the read ended")
+        #expect(weakOld != nil)
+        reference.replace(with: Probe())
+        #expect(weakOld == nil)
+    }
+
+    @Test("a replacement waits only for the readers that started before it: a newer reader still in flight doesn't keep the replaced object")
+    func releasesWhileNewerReadersRead() {
+        let reference = ReadMostlyReference<Probe>(patience: .max)
+        weak var weakOld: Probe?
+        do {
+            let old = Probe()
+            weakOld = old
+            reference.replace(with: old)
+        }
+        let (firstIn, firstGo, secondIn, secondGo, replaced) = (
+            DispatchSemaphore(value: 0), DispatchSemaphore(value: 0), DispatchSemaphore(value: 0),
+            DispatchSemaphore(value: 0), DispatchSemaphore(value: 0)
+        )
+        Thread.detachNewThread {
+            reference.withObject(none: ()) { _ in
+                firstIn.signal()
+                firstGo.wait()
+            }
+        }
+        firstIn.wait()
+        let epoch = reference.epochForTesting
+        Thread.detachNewThread {
+            reference.replace(with: Probe())
+            replaced.signal()
+        }
+        // The replacement's grace period has begun: readers from now on use the other counter.
+        while reference.epochForTesting == epoch { sched_yield() }
+        Thread.detachNewThread {
+            reference.withObject(none: ()) { _ in
+                secondIn.signal()
+                secondGo.wait()
+            }
+        }
+        secondIn.wait()
+        #expect(weakOld != nil, "the first reader still uses it")
+        firstGo.signal()
+        replaced.wait()
+        #expect(weakOld == nil, "released once the readers from before the replacement left, while a newer one still reads")
+        secondGo.signal()
     }
 
     @Test("readers on several threads only ever see live objects, and every object is released in the end")
@@ -74,6 +116,7 @@ struct ReadMostlyReferenceTests {
             for await allLive in group { #expect(allLive) }
         }
         #expect(shared.withObject(none: nil) { $0.number } == 1_999)
+        // With the readers gone, one more replacement releases everything replaced before.
         shared.replace(with: Counted(2_000))
         #expect(Counted.released.load(ordering: .relaxed) - before == 2_000, "every replaced object is released while the reference lives")
         reference = nil

@@ -23,7 +23,7 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
     /// Whether `cache` is still the file's without a `stat`: the file's generation counter.
     private let freshness = FileStateFreshness()
     /// The value the last check of the file found (``initial`` for no file) and what vouches
-    /// that it is still the file's; nothing published: check the file.
+    /// that it is still the file's; nothing published: check the file. Read without a lock.
     private let kept = ReadMostlyReference<KeptFileRead<Value>>()
     /// The application's `\.fileManager` operations as last resolved, while still current.
     private let fileManagerMemo = DependencyMemo<ResolvedFiles>()

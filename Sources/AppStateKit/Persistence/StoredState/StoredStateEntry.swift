@@ -24,7 +24,8 @@ final class StoredStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, 
     private let hasOwnStore: Bool
     /// The application's `\.userDefaults` as last resolved, while still current.
     private let defaultStoreMemo = DependencyMemo<ResolvedStore>()
-    /// What the last read from a ``FileKeyValueStore`` decoded, and what vouches for it.
+    /// What the last read from a ``FileKeyValueStore`` decoded, and what vouches for it; read
+    /// without a lock.
     private let kept = ReadMostlyReference<KeptStoredRead<Value>>()
 
     init(key: EntryKey, feature: String, id: String, initial: Value, store: (any UserDefaultsManaging)?, owner: EntryOwner) {
