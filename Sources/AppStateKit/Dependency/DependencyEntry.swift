@@ -20,35 +20,37 @@ import Synchronization
 /// memoises the box it last read with its version and reuses it while the version is unchanged.
 @usableFromInline
 final class DependencyEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable {
-    // Safe: the mutable state is only reached through its locked box; boxes are immutable;
-    // `version` and `lacksValue` are atomic.
-    private let storage: LockedBox<Storage>
+    // Safe: `instance`, `overrides`, `nextToken` and `current` are only accessed while `lock`
+    // is held; boxes are immutable; `version` and `lacksValue` are atomic. A bare lock rather
+    // than a `LockedBox<Storage>`: the box's type depends on `Value`, so unspecialised code (a
+    // creation, a scoped override's key capture) looked its metadata up on every access
+    // (`scoped-override` measured 17,219 instructions with the box, 15,394 without).
+    private let lock = Lock()
+    /// The factory's or a promoted instance; `nil` until one of them provides it.
+    private var instance: Value?
+    private var overrides: [(token: UInt64, value: Value)] = []
+    private var nextToken: UInt64 = 0
+    /// The newest override or the instance; `nil` while the entry has no value.
+    private var current: ValueBox<Value>?
     @usableFromInline let version = AtomicWord(0)
     /// 1 while `current` is `nil`: read under the registry's lock by a fill
     /// (``Registry/fill(_:isFilled:fill:)``), which may only load atomics there.
     private let lacksValue = AtomicWord(0)
 
-    private struct Storage {
-        /// The factory's or a promoted instance; `nil` until one of them provides it.
-        var instance: Value?
-        var overrides: [(token: UInt64, value: Value)] = []
-        var nextToken: UInt64 = 0
-        /// The newest override or the instance; `nil` while the entry has no value.
-        var current: ValueBox<Value>?
-    }
-
     @usableFromInline
     init(key: EntryKey, value: Value) {
-        storage = LockedBox(Storage(instance: value, current: ValueBox(value)))
+        self.instance = value
+        self.current = ValueBox(value)
         super.init(key: key)
     }
 
     /// An entry without an instance, overridden with `value`; the override's token is
     /// ``firstOverrideToken``.
     init(key: EntryKey, firstOverride value: Value) {
-        storage = LockedBox(Storage(
-            instance: nil, overrides: [(Self.firstOverrideToken, value)], nextToken: Self.firstOverrideToken, current: ValueBox(value)
-        ))
+        self.instance = nil
+        self.overrides = [(Self.firstOverrideToken, value)]
+        self.nextToken = Self.firstOverrideToken
+        self.current = ValueBox(value)
         super.init(key: key)
     }
 
@@ -58,7 +60,7 @@ final class DependencyEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable
     override var kindName: String { "Dependency" }
     override var valueTypeName: String { String(reflecting: Value.self) }
     override var valueDescription: String {
-        storage.withLock { $0.current }.map { String(describing: $0.value) } ?? "(not created yet)"
+        lock.withLock { current }.map { String(describing: $0.value) } ?? "(not created yet)"
     }
     override var awaitsValue: Bool { lacksValue.loadAcquiring() != 0 }
 
@@ -66,7 +68,7 @@ final class DependencyEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable
     /// (see the type's comment).
     @usableFromInline
     func snapshot() -> (box: ValueBox<Value>, version: UInt64)? {
-        storage.withLock { storage in storage.current.map { ($0, version.loadRelaxed()) } }
+        lock.withLock { current.map { ($0, version.loadRelaxed()) } }
     }
 
     /// The current box and the version it was published at, after `fill` — a read of the
@@ -132,11 +134,11 @@ final class DependencyEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable
             registry.fill(key, isFilled: { lacksValue.loadAcquiring() == 0 }) {
                 let made = object()
                 notifyingObservers {
-                    storage.withLock { storage in
+                    lock.withLock {
                         // A promotion while the factory ran gave the entry its instance already.
-                        guard storage.instance == nil else { return }
-                        storage.instance = made
-                        if storage.overrides.isEmpty { publish(made, in: &storage) }
+                        guard instance == nil else { return }
+                        instance = made
+                        if overrides.isEmpty { publish(made) }
                     }
                 }
                 Application.announceCreation(of: self)
@@ -147,11 +149,11 @@ final class DependencyEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable
     /// Puts `value` on top of the override stack and returns the token that removes it.
     func pushOverride(_ value: Value) -> UInt64 {
         notifyingObservers {
-            storage.withLock { storage in
-                storage.nextToken += 1
-                storage.overrides.append((storage.nextToken, value))
-                publish(value, in: &storage)
-                return storage.nextToken
+            lock.withLock {
+                nextToken += 1
+                overrides.append((nextToken, value))
+                publish(value)
+                return nextToken
             }
         }
     }
@@ -160,9 +162,9 @@ final class DependencyEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable
     /// has no instance, removing its last override leaves it without a value.
     func removeOverride(_ token: UInt64) {
         notifyingObservers {
-            storage.withLock { storage in
-                storage.overrides.removeAll { $0.token == token }
-                publish(storage.overrides.last?.value ?? storage.instance, in: &storage)
+            lock.withLock {
+                overrides.removeAll { $0.token == token }
+                publish(overrides.last?.value ?? instance)
             }
         }
     }
@@ -170,9 +172,9 @@ final class DependencyEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable
     /// Replaces the instance for good (overrides, if any, stay on top).
     func promote(to value: Value) {
         notifyingObservers {
-            storage.withLock { storage in
-                storage.instance = value
-                if storage.overrides.isEmpty { publish(value, in: &storage) }
+            lock.withLock {
+                instance = value
+                if overrides.isEmpty { publish(value) }
             }
         }
     }
@@ -182,22 +184,22 @@ final class DependencyEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable
     /// of the override it would have changed, and is dropped with it.
     func modifyCurrent(_ body: (inout Value) -> Void) {
         notifyingObservers {
-            storage.withLock { storage in
-                if !storage.overrides.isEmpty {
-                    body(&storage.overrides[storage.overrides.count - 1].value)
-                    publish(storage.overrides[storage.overrides.count - 1].value, in: &storage)
-                } else if storage.instance != nil {
-                    body(&storage.instance!)
-                    publish(storage.instance!, in: &storage)
+            lock.withLock {
+                if !overrides.isEmpty {
+                    body(&overrides[overrides.count - 1].value)
+                    publish(overrides[overrides.count - 1].value)
+                } else if instance != nil {
+                    body(&instance!)
+                    publish(instance!)
                 }
             }
         }
     }
 
     /// Makes `value` the current instance, or leaves the entry without a value for `nil`.
-    /// Called with the storage's lock held.
-    private func publish(_ value: Value?, in storage: inout Storage) {
-        storage.current = value.map { ValueBox($0) }
+    /// Called with `lock` held.
+    private func publish(_ value: Value?) {
+        current = value.map { ValueBox($0) }
         lacksValue.storeSequentiallyConsistent(value == nil ? 1 : 0)
         version.incrementReleasing()
     }
