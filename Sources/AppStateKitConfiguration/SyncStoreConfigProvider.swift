@@ -23,8 +23,10 @@ import Foundation
 ///   `"info"` as a string, a base64 string as bytes, arrays as arrays. A value that does not
 ///   read as the type asked for throws ``ConfigStoreError`` naming the key, never the value.
 /// - ``value(forKey:type:)`` and ``snapshot()`` answer from memory: the namespace as read when
-///   the provider was created, kept current by the store's change feed (a detached task that
-///   ends when the provider is released).
+///   the provider was created, kept current by the store's change feed
+///   (``AppStateKit/SyncStore/changeFeed()``, followed by a detached task that ends when the
+///   provider is released). When the store says its data was replaced (a restore, a truncation,
+///   its file replaced), the provider takes the store's records whatever their versions.
 /// - ``fetchValue(forKey:type:)`` asks the store itself (a round trip for PostgreSQL) and
 ///   updates the memory.
 /// - ``watchValue(forKey:type:updatesHandler:)`` and ``watchSnapshot(updatesHandler:)`` emit the
@@ -52,7 +54,7 @@ public final class SyncStoreConfigProvider: Sendable {
     public init(store: any SyncStore, namespace: String = "Configuration", secrets: SecretsSpecifier<String, ConfigContent> = .none) async throws {
         let configNamespace = ConfigNamespace(namespace)
         // Subscribed before the snapshot, so nothing committed between the two is missed.
-        let changes = store.changes()
+        let changes = store.changeFeed()
         let records = try await store.snapshot()
         let mirror = ConfigMirror(
             providerName: "SyncStoreConfigProvider[\(namespace)]", namespace: configNamespace, secrets: secrets,
@@ -62,9 +64,16 @@ public final class SyncStoreConfigProvider: Sendable {
         self.namespace = namespace
         self.mirror = mirror
         self.feed = Task.detached {
-            for await record in changes {
-                guard configNamespace.contains(record.key) else { continue }
-                mirror.apply([record.key: Self.entry(record)], precedence: .newerVersion)
+            for await change in changes {
+                switch change {
+                case let .changed(record):
+                    guard configNamespace.contains(record.key) else { continue }
+                    mirror.apply([record.key: Self.entry(record)], precedence: .newerVersion)
+                case let .replaced(records):
+                    // The store's data was replaced (restored, truncated, its file replaced):
+                    // its records win whatever their versions, and keys missing are gone.
+                    mirror.replaceAll(with: Self.entries(records, in: configNamespace))
+                }
             }
         }
     }
@@ -91,8 +100,9 @@ public final class SyncStoreConfigProvider: Sendable {
     /// Reads the whole namespace from the store again and replaces what the provider holds
     /// (keys gone from the store are removed), telling watchers of what changed.
     ///
-    /// The change feed keeps the provider current without it; call it after the store may have
-    /// lost changes (restored from a backup) to take the store's values whatever their versions.
+    /// The change feed keeps the provider current without it, replacements included; call it to
+    /// take the store's values whatever their versions when the store can't tell its data was
+    /// replaced.
     ///
     /// - Throws: The store's error when its snapshot fails; the provider then keeps its values.
     public func reload() async throws {

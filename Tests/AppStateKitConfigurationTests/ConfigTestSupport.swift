@@ -96,6 +96,25 @@ final class UnreachableSyncStore: SyncStore {
     }
 
     func changes() -> AsyncStream<SyncRecord> { inner.changes() }
+
+    private let replacementFeeds = Mutex<[AsyncStream<SyncChange>.Continuation]>([])
+
+    /// The inner store's records as `changed`, and the replacements `announceReplacement` makes.
+    func changeFeed() -> AsyncStream<SyncChange> {
+        let (stream, continuation) = AsyncStream.makeStream(of: SyncChange.self)
+        replacementFeeds.withLock { $0.append(continuation) }
+        let records = inner.changes()
+        let forwarding = Task {
+            for await record in records { continuation.yield(.changed(record)) }
+        }
+        continuation.onTermination = { _ in forwarding.cancel() }
+        return stream
+    }
+
+    /// Tells every feed that the store's data was replaced by `records`.
+    func announceReplacement(_ records: [SyncRecord]) {
+        for feed in replacementFeeds.withLock({ $0 }) { feed.yield(.replaced(records)) }
+    }
 }
 
 /// Waits for the first update of `updates` that `matches` accepts, and returns it.

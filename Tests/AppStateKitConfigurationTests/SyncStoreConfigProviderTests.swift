@@ -157,6 +157,23 @@ struct SyncStoreConfigProviderTests {
         #expect(try provider.value(forKey: ["http", "rateLimit"], type: .int).value?.content == .int(7))
     }
 
+    @Test("a replacement on the change feed wins whatever the versions; keys missing from it are gone")
+    func takesReplacements() async throws {
+        let store = UnreachableSyncStore()
+        _ = try await store.write(Data("100".utf8), forKey: "Configuration/http.rateLimit")
+        _ = try await store.write(Data("100".utf8), forKey: "Configuration/http.rateLimit")
+        _ = try await store.write(Data("true".utf8), forKey: "Configuration/flags.readOnly")
+        let provider = try await SyncStoreConfigProvider(store: store)
+        let seen = try await provider.watchValue(forKey: ["http", "rateLimit"], type: .int) { updates in
+            var iterator = updates.makeAsyncIterator()
+            #expect(try await iterator.next()?.get().value?.content == .int(100))
+            store.announceReplacement([SyncRecord(key: "Configuration/http.rateLimit", value: Data("7".utf8), version: 1)])
+            return try await iterator.next()?.get().value?.content
+        }
+        #expect(seen == .int(7))
+        #expect(try provider.value(forKey: ["flags", "readOnly"], type: .bool).value == nil)
+    }
+
     @Test("a provider can't be created while the store can't take a snapshot")
     func creationNeedsTheStore() async throws {
         let store = UnreachableSyncStore()
