@@ -14,6 +14,11 @@ extension Application {
     var motd: SyncState<String?> { syncState(feature: "App", id: "motd") }     // nil until set
 }
 
+// Declared for the flushing snippet, which assigns it.
+extension Application {
+    var maintenance: SyncState<Bool> { syncState(initial: false, feature: "App", id: "maintenance") }
+}
+
 struct CheckoutHandler {
     @SyncState(\.flags) var flags
 
@@ -79,5 +84,24 @@ struct SyncStateSnippets {
         Application.promote(\.syncStore, with: InMemorySyncStore())
 
         #expect(Application.dependency(\.syncStore) is InMemorySyncStore)
+    }
+
+    @Test("flushing setter writes")
+    func flushing() async throws {
+        let store = InMemorySyncStore()
+        Application.promote(\.syncStore, with: store)
+        var maintenance = Application.syncState(\.maintenance)
+        maintenance.value = true
+        try await Application.flushSyncWrites(timeout: .seconds(10))   // committed, or throws naming the key
+
+        #expect(try store.cachedRecord(forKey: "App/maintenance")?.value == Data("true".utf8))
+    }
+
+    @Test("readiness")
+    func readiness() async throws {
+        Application.promote(\.syncStore, with: InMemorySyncStore())
+        try await Application.dependency(\.syncStore).waitUntilReady(timeout: .seconds(10))
+
+        #expect(Application.pendingSyncWrites == 0)
     }
 }
