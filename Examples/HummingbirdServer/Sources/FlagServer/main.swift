@@ -76,7 +76,8 @@ if CommandLine.arguments.dropFirst().first == "print-migration-sql" {
         host: host,
         port: environment["APPSTATEKIT_POSTGRES_PORT"].flatMap(Int.init) ?? 5432,
         username: environment["APPSTATEKIT_POSTGRES_APP_USER"] ?? environment["APPSTATEKIT_POSTGRES_USER"] ?? "postgres",
-        password: environment["APPSTATEKIT_POSTGRES_APP_PASSWORD"] ?? environment["APPSTATEKIT_POSTGRES_PASSWORD"],
+        // $CREDENTIALS_DIRECTORY/dbPassword, /run/secrets/dbPassword or DB_PASSWORD, else the variables (see README).
+        password: try databasePassword(legacyVariable: environment["APPSTATEKIT_POSTGRES_APP_PASSWORD"] ?? environment["APPSTATEKIT_POSTGRES_PASSWORD"]),
         database: environment["APPSTATEKIT_POSTGRES_DATABASE"],
         tls: .disable
     ))
