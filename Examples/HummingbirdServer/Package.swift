@@ -12,7 +12,10 @@ let package = Package(
     platforms: [.macOS(.v15)],
     dependencies: [
         // The PostgreSQL trait brings AppStateKitPostgres: instances share flags through PostgreSQL.
-        .package(path: "../..", traits: ["PostgreSQL"]),
+        // The Configuration trait brings AppStateKitConfiguration: live settings (LiveSettings.swift).
+        .package(path: "../..", traits: ["PostgreSQL", "Configuration"]),
+        // ConfigReader and EnvironmentVariablesProvider; none of its own traits is needed.
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: []),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
@@ -25,6 +28,8 @@ let package = Package(
             name: "FlagService",
             dependencies: [
                 .product(name: "AppStateKit", package: rootPackage),
+                .product(name: "AppStateKitConfiguration", package: rootPackage),
+                .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -36,6 +41,7 @@ let package = Package(
             dependencies: [
                 "FlagService",
                 .product(name: "AppStateKitPostgres", package: rootPackage),
+                .product(name: "AppStateKitConfiguration", package: rootPackage),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -47,6 +53,8 @@ let package = Package(
             dependencies: [
                 "FlagService",
                 .product(name: "AppStateKitTesting", package: rootPackage),
+                .product(name: "AppStateKitConfiguration", package: rootPackage),
+                .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],

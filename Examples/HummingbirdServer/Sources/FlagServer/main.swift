@@ -1,4 +1,5 @@
 import AppStateKit
+import AppStateKitConfiguration
 import AppStateKitPostgres
 import FlagService
 import Foundation
@@ -92,7 +93,25 @@ if CommandLine.arguments.dropFirst().first == "print-migration-sql" {
         gracefulShutdownSignals: [.sigterm, .sigint],
         logger: logger
     ))
-    try await services.run()
+    try await withThrowingDiscardingTaskGroup { group in
+        group.addTask { try await services.run() }
+        // Live settings shared by the fleet, in the same table, once PostgreSQL has answered
+        // (until then, and if it can't, the environment's and the defaults).
+        do {
+            let shared = try await SyncStoreConfigProvider(store: store)
+            AppStateKit.Application.promote(\.liveSettings, with: LiveSettings(shared: shared))
+            logger.info("live settings shared through PostgreSQL (\(shared.providerName))")
+        } catch {
+            logger.error("live settings from the environment only: \(error)")
+        }
+    }
 } else {
+    // Live settings shared by the processes using this data directory.
+    do {
+        let shared = try KeyValueStoreConfigProvider(store: FileKeyValueStore(path: ServerPaths.dataDirectory + "/settings.json"))
+        AppStateKit.Application.promote(\.liveSettings, with: LiveSettings(shared: shared))
+    } catch {
+        logger.error("live settings from the environment only: \(error)")
+    }
     try await server.runService()
 }

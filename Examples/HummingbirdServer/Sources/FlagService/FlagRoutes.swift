@@ -10,6 +10,8 @@ import Logging
 /// - `GET /api/maintenance`, `PUT /api/maintenance` `{"enabled": true}` — the fleet's
 ///   maintenance switch, a SyncState set with its setter
 /// - `PUT /api/config/default` `{"enabled": true}` — what unknown flags read as
+/// - `PUT /api/config/readOnly` `{"enabled": true}`, `DELETE /api/config/readOnly` — the live
+///   setting `flags.readOnly`, shared by every instance (`LiveSettings.swift`)
 /// - `GET /metrics` — request counts
 /// - `POST /api/visits`, `POST /api/visits/blocking` — persist a StoredState per request
 ///   (`VisitRoutes.swift`)
@@ -31,6 +33,7 @@ public func buildRouter() -> Router<BasicRequestContext> {
     let api = router.group("api")
         .add(middleware: MetricsMiddleware())
         .add(middleware: RequestScopeMiddleware())
+        .add(middleware: ReadOnlyFlagsMiddleware())
     api.get("flags") { _, _ -> [Flag] in
         try AppStateKit.Application.dependency(\.flagRepository).all()
     }
@@ -73,6 +76,7 @@ public func buildRouter() -> Router<BasicRequestContext> {
         return .noContent
     }
     addVisitRoutes(to: api)
+    addLiveSettingRoutes(to: api)
     router.get("metrics") { _, _ -> Metrics in
         Metrics(
             requests: AppStateKit.Application.state(\.requestCount).value,
