@@ -10,6 +10,7 @@ import Foundation
 /// commits (group commit), which is why there are more threads than cores: what they wait for
 /// is the disk, not the processor. (The number it serves: 8 writer tasks against one, section
 /// 6f of the benchmarks.)
+// @unchecked: `storage` is touched only under `lock`, which the idle wait needs as a bare lock (condition variable).
 final class BlockingIOPool: @unchecked Sendable {
     // Safe: `storage` is only accessed while `lock` is held; the rest is immutable.
 

@@ -4,6 +4,7 @@
 ///
 /// The entry never prints its value: its line in `Application.description` and every message
 /// it reports show `<redacted>` and the key.
+// @unchecked: restated for a RegistryEntry subclass; its one mutable field is touched only under `lock`.
 final class SecureStateEntry: RegistryEntry, @unchecked Sendable {
     // Safe: `lastReported` is only accessed while `lock` is held; everything else is immutable.
     let secretKey: String

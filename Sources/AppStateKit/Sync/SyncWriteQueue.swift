@@ -24,6 +24,7 @@ import Foundation
 /// committed or failed (``Mode/committed``, `flushSyncWrites`), or until each settled or failed
 /// once more after the barrier began (``Mode/attempted``, what `read()` and `update` wait for,
 /// so that they see a write the store accepts again, but don't wait out an outage).
+// @unchecked: `state` is touched only under `lock` (a LockedBox is the follow-up, see the closing note).
 final class SyncWriteQueue: @unchecked Sendable {
     // Safe: `state` is only accessed while `lock` is held.
     private let lock = Lock()
