@@ -10,10 +10,7 @@ import Foundation
 /// commits (group commit), which is why there are more threads than cores: what they wait for
 /// is the disk, not the processor. (The number it serves: 8 writer tasks against one, section
 /// 6f of the benchmarks.)
-// @unchecked: `storage` is touched only under `lock`, which the idle wait needs as a bare lock (condition variable).
-final class BlockingIOPool: @unchecked Sendable {
-    // Safe: `storage` is only accessed while `lock` is held; the rest is immutable.
-
+final class BlockingIOPool: Sendable {
     /// The pool AppStateKit's `async` persistence operations use.
     static let shared = BlockingIOPool(maximumThreads: 16, idleTimeout: .seconds(10))
 
@@ -25,10 +22,9 @@ final class BlockingIOPool: @unchecked Sendable {
     /// How long a thread waits for work before it ends.
     let idleTimeout: Duration
 
-    private let lock = Lock()
     /// Signalled once for each job queued while a thread is idle.
     private let workQueued = Condition()
-    private var storage = Storage()
+    private let storage = LockedBox(Storage())
 
     private struct Storage {
         /// Jobs not yet taken by a thread, first queued first.
@@ -74,13 +70,13 @@ final class BlockingIOPool: @unchecked Sendable {
 
     /// What the pool is doing, for tests.
     var status: Status {
-        lock.withLock { Status(threads: storage.threads, idle: storage.idle, queued: storage.queued) }
+        storage.withLock { Status(threads: $0.threads, idle: $0.idle, queued: $0.queued) }
     }
 
     /// Runs `job` on one of the pool's threads, starting one if none is idle and the maximum
     /// allows; returns at once.
     func submit(_ job: @escaping @Sendable () -> Void) {
-        let startsThread: Bool = lock.withLock {
+        let startsThread: Bool = storage.withLock { storage in
             storage.jobs.append(job)
             if storage.idle > 0 { workQueued.signal() }
             // Idle threads already signalled count against the jobs they will take.
@@ -124,22 +120,32 @@ final class BlockingIOPool: @unchecked Sendable {
 
     /// A thread's loop: takes jobs until none arrives for ``idleTimeout``.
     private func work() {
-        lock.lock()
-        while true {
-            if let job = storage.take() {
-                lock.unlock()
-                job()
-                lock.lock()
-                continue
+        while case let .run(job) = next() { job() }
+    }
+
+    /// What a thread does next.
+    private enum Next {
+        case run(@Sendable () -> Void)
+        /// No job arrived for ``idleTimeout``: the thread ends (already uncounted).
+        case end
+    }
+
+    /// The next job, waiting for one up to ``idleTimeout`` at a time (counted idle meanwhile).
+    private func next() -> Next {
+        var isIdle = false
+        return storage.withLock(waitingOn: workQueued, timeout: idleTimeout) { storage, timedOut in
+            if isIdle {
+                storage.idle -= 1
+                isIdle = false
+            }
+            if let job = storage.take() { return .run(job) }
+            if timedOut {
+                storage.threads -= 1
+                return .end
             }
             storage.idle += 1
-            let signalled = lock.wait(on: workQueued, until: Condition.deadline(after: idleTimeout))
-            storage.idle -= 1
-            if !signalled && storage.queued == 0 {
-                storage.threads -= 1
-                lock.unlock()
-                return
-            }
+            isIdle = true
+            return nil
         }
     }
 }

@@ -32,25 +32,22 @@ extension Application {
 
 /// Storage for ``Application/storageName``.
 enum StorageName {
-    private static let lock = Lock()
-    // Safe: only accessed while `lock` is held.
-    nonisolated(unsafe) private static var name: String?
-    // Safe: only accessed while `lock` is held.
-    nonisolated(unsafe) private static var isUsed = false
+    /// The name set or resolved so far, and whether a default location used it.
+    private static let state = LockedBox<(name: String?, isUsed: Bool)>((nil, false))
 
     /// The name, without marking it used.
     static var current: String {
-        lock.withLock { name } ?? executableName
+        state.withLock { $0.name } ?? executableName
     }
 
     /// The name, marking it used by a default location: from now on it can't change.
     static func resolvedForDefaultLocation() -> String {
         // Looked up outside the lock: it reads the file system.
         let fallback = executableName
-        return lock.withLock {
-            isUsed = true
-            let resolved = name ?? fallback
-            name = resolved
+        return state.withLock { state in
+            state.isUsed = true
+            let resolved = state.name ?? fallback
+            state.name = resolved
             return resolved
         }
     }
@@ -59,9 +56,9 @@ enum StorageName {
         if let problem = problemDescription(newValue) {
             preconditionFailure("AppStateKit: Application.storageName \"\(newValue)\" is not usable: \(problem); use a single path component such as \"my-tool\"")
         }
-        let previous: String? = lock.withLock {
-            if isUsed, let name, name != newValue { return name }
-            name = newValue
+        let previous: String? = state.withLock { state in
+            if state.isUsed, let name = state.name, name != newValue { return name }
+            state.name = newValue
             return nil
         }
         if let previous {

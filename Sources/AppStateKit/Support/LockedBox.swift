@@ -17,4 +17,18 @@ final class LockedBox<Value>: @unchecked Sendable {
         defer { lock.unlock() }
         return try body(&value)
     }
+
+    /// Runs `body` on the value with the lock held until it returns a result: each time it
+    /// returns `nil`, waits on `condition` (the lock released meanwhile, so others can change
+    /// the value and signal) until signalled or `timeout` passes, then runs it again, telling it
+    /// whether that wait ran out.
+    func withLock<Result>(waitingOn condition: Condition, timeout: Duration, _ body: (inout Value, _ timedOut: Bool) -> Result?) -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        var timedOut = false
+        while true {
+            if let result = body(&value, timedOut) { return result }
+            timedOut = !lock.wait(on: condition, until: Condition.deadline(after: timeout))
+        }
+    }
 }

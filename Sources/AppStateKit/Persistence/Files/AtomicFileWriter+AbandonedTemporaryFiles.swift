@@ -38,7 +38,7 @@ extension AtomicFileWriter {
     /// - Returns: The paths removed.
     @discardableResult
     static func removeAbandonedTemporaryFiles(of path: String, in fileSystem: some FileSystem = POSIXFileSystem()) -> [String] {
-        guard SweptPaths.shared.insert(path) else { return [] }
+        guard SweptPaths.insert(path) else { return [] }
         let directory = directory(of: path)
         let listed = directory.isEmpty ? "." : directory
         let prefix = (temporaryPrefix(for: path) as NSString).lastPathComponent
@@ -85,14 +85,11 @@ extension AtomicFileWriter {
 }
 
 /// The paths already swept in this process.
-private final class SweptPaths: @unchecked Sendable {
-    // Safe: `paths` is only accessed while `lock` is held.
-    static let shared = SweptPaths()
-    private let lock = Lock()
-    private var paths: Set<String> = []
+private enum SweptPaths {
+    private static let paths = LockedBox<Set<String>>([])
 
     /// Records `path`; returns `false` when it was already recorded.
-    func insert(_ path: String) -> Bool {
-        lock.withLock { paths.insert(path).inserted }
+    static func insert(_ path: String) -> Bool {
+        paths.withLock { $0.insert(path).inserted }
     }
 }

@@ -33,21 +33,17 @@ final class SandboxDirectory: Sendable {
 
 /// The roots of sandboxes whose application is alive, removed at process exit.
 private enum LiveSandboxes {
-    static let lock = Lock()
-    // Safe: only accessed while `lock` is held.
-    nonisolated(unsafe) static var roots: Set<String> = []
-    // Safe: only accessed while `lock` is held.
-    nonisolated(unsafe) static var exitHandlerInstalled = false
+    private static let state = LockedBox<(roots: Set<String>, exitHandlerInstalled: Bool)>(([], false))
 
     static func add(_ root: String) {
-        let install = lock.withLock {
-            roots.insert(root)
-            defer { exitHandlerInstalled = true }
-            return !exitHandlerInstalled
+        let install = state.withLock { state in
+            state.roots.insert(root)
+            defer { state.exitHandlerInstalled = true }
+            return !state.exitHandlerInstalled
         }
         if install {
             atexit {
-                for root in LiveSandboxes.lock.withLock({ LiveSandboxes.roots }) {
+                for root in LiveSandboxes.state.withLock({ $0.roots }) {
                     SandboxDirectory.remove(root)
                 }
             }
@@ -55,6 +51,6 @@ private enum LiveSandboxes {
     }
 
     static func remove(_ root: String) {
-        _ = lock.withLock { roots.remove(root) }
+        _ = state.withLock { $0.roots.remove(root) }
     }
 }

@@ -12,23 +12,82 @@ import Dispatch
 /// and the writer that completes the group commits it at once — it is running already, so
 /// nobody has to be woken to start the batch. A writer alone never waits: the only writer its
 /// batch acknowledged is itself.
-final class CommitQueue: @unchecked Sendable {
-    // Safe: every stored `var` here and every waiter's `state` are only accessed while `lock`
-    // is held.
-    private let lock = Lock()
-    private var pending: [Waiter] = []
-    /// Whether a thread gathers or commits a batch: others queue for the next batch.
-    private var isLeading = false
-    /// The writer waiting for the writers of the previous batch; whoever completes the group
-    /// commits in its place.
-    private var gatherer: Waiter?
-    /// Writers the last batch acknowledged that haven't queued again since (any writer queueing
-    /// counts as one of them): the next batch waits for them.
-    private var returning = 0
-    /// How long the last batch took to commit, in nanoseconds.
-    private var lastCommitNanoseconds: UInt64 = 0
-    private var delayPolicy: Delay
-    private var delayedBatches = 0
+final class CommitQueue: Sendable {
+    private let state: LockedBox<State>
+
+    /// What the queue's lock guards.
+    private struct State {
+        var pending: [Waiter] = []
+        /// Whether a thread gathers or commits a batch: others queue for the next batch.
+        var isLeading = false
+        /// The writer waiting for the writers of the previous batch; whoever completes the
+        /// group commits in its place.
+        var gatherer: Waiter?
+        /// Writers the last batch acknowledged that haven't queued again since (any writer
+        /// queueing counts as one of them): the next batch waits for them.
+        var returning = 0
+        /// How long the last batch took to commit, in nanoseconds.
+        var lastCommitNanoseconds: UInt64 = 0
+        var delay: Delay
+        var delayedBatches = 0
+        /// What waiters were told and haven't seen yet (a waiter without an entry waits on).
+        var news: [ObjectIdentifier: News] = [:]
+
+        /// Queues `waiter`.
+        mutating func queue(_ waiter: Waiter) -> Step {
+            pending.append(waiter)
+            if returning > 0 { returning -= 1 }
+            guard isLeading else {
+                isLeading = true
+                return lead(waiter)
+            }
+            guard returning == 0, gatherer != nil else { return .wait }
+            // The group is complete: commit it now; the gatherer is one of its members.
+            gatherer = nil
+            return .commit
+        }
+
+        /// Starts leading the next batch: waits for the writers the last batch
+        /// acknowledged, if any and if the delay allows, else commits at once.
+        mutating func lead(_ waiter: Waiter) -> Step {
+            let commitTime = Duration.nanoseconds(Int64(clamping: lastCommitNanoseconds))
+            let limit = delay.isBoundedByCommitTime ? min(delay.maximum, commitTime) : delay.maximum
+            guard returning > 0, limit > .zero else { return .commit }
+            gatherer = waiter
+            delayedBatches += 1
+            let (seconds, attoseconds) = limit.components
+            let nanoseconds = UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
+            return .gather(until: DispatchTime.now() + .nanoseconds(Int(clamping: nanoseconds)))
+        }
+
+        /// What `waiter` does after its semaphore was signalled.
+        mutating func woken(_ waiter: Waiter) -> Step {
+            switch news.removeValue(forKey: ObjectIdentifier(waiter)) {
+            case nil:
+                return .wait
+            case .lead:
+                return lead(waiter)
+            case let .done(outcome):
+                return .done(outcome)
+            }
+        }
+
+        /// What a gathering `waiter` does when its wait ran out: commit what is
+        /// queued, unless a returning writer completed the group first (then it commits this
+        /// waiter's change, and signals it as it does every member).
+        mutating func gatheringTimedOut(_ waiter: Waiter) -> Step {
+            guard gatherer === waiter else { return .wait }
+            gatherer = nil
+            return .commit
+        }
+    }
+
+    /// What a waiter is told before its semaphore is signalled.
+    private enum News {
+        /// The previous leader handed over: gather and commit the next batch.
+        case lead
+        case done(Outcome)
+    }
 
     typealias Outcome = Result<Bool, any Error>
 
@@ -54,19 +113,10 @@ final class CommitQueue: @unchecked Sendable {
         var delayedBatches: Int
     }
 
-    private final class Waiter: @unchecked Sendable {
-        // Safe: `state` is only accessed while the queue's `lock` is held.
+    private final class Waiter: Sendable {
         let change: FileKeyValueStore.Change
-        /// Signalled once for each change of `state` to `lead` or `done`.
+        /// Signalled once for each news it is told.
         let wakeUp = DispatchSemaphore(value: 0)
-        var state: State = .waiting
-
-        enum State {
-            case waiting
-            /// The previous leader handed over: gather and commit the next batch.
-            case lead
-            case done(Outcome)
-        }
 
         init(_ change: FileKeyValueStore.Change) {
             self.change = change
@@ -85,35 +135,35 @@ final class CommitQueue: @unchecked Sendable {
     }
 
     init(delay: Delay = .standard) {
-        delayPolicy = delay
+        state = LockedBox(State(delay: delay))
     }
 
     /// How long a batch may wait for the writers the previous batch acknowledged.
     var delay: Delay {
-        get { lock.withLock { delayPolicy } }
-        set { lock.withLock { delayPolicy = newValue } }
+        get { state.withLock { $0.delay } }
+        set { state.withLock { $0.delay = newValue } }
     }
 
     /// What the queue is doing, for tests.
     var status: Status {
-        lock.withLock { Status(queued: pending.count, isLeading: isLeading, delayedBatches: delayedBatches) }
+        state.withLock { Status(queued: $0.pending.count, isLeading: $0.isLeading, delayedBatches: $0.delayedBatches) }
     }
 
     /// Queues `change` and returns its outcome once a batch holding it was committed by `commit`
     /// (which this thread runs when it leads; `commit` returns one outcome per change, in order).
     func submit(_ change: FileKeyValueStore.Change, commit: ([FileKeyValueStore.Change]) -> [Outcome]) -> Outcome {
         let waiter = Waiter(change)
-        var step = lock.withLock { queue(waiter) }
+        var step = state.withLock { $0.queue(waiter) }
         while true {
             switch step {
             case .wait:
                 waiter.wakeUp.wait()
-                step = lock.withLock { woken(waiter) }
+                step = state.withLock { $0.woken(waiter) }
             case let .gather(deadline):
                 if waiter.wakeUp.wait(timeout: deadline) == .success {
-                    step = lock.withLock { woken(waiter) }
+                    step = state.withLock { $0.woken(waiter) }
                 } else {
-                    step = lock.withLock { gatheringTimedOut(waiter) }
+                    step = state.withLock { $0.gatheringTimedOut(waiter) }
                 }
             case .commit:
                 return commitQueued(by: waiter, commit)
@@ -123,80 +173,31 @@ final class CommitQueue: @unchecked Sendable {
         }
     }
 
-    /// Queues `waiter` (with `lock` held).
-    private func queue(_ waiter: Waiter) -> Step {
-        pending.append(waiter)
-        if returning > 0 { returning -= 1 }
-        guard isLeading else {
-            isLeading = true
-            return lead(waiter)
-        }
-        guard returning == 0, gatherer != nil else { return .wait }
-        // The group is complete: commit it now; the gatherer is one of its members.
-        gatherer = nil
-        return .commit
-    }
-
-    /// Starts leading the next batch (with `lock` held): waits for the writers the last batch
-    /// acknowledged, if any and if the delay allows, else commits at once.
-    private func lead(_ waiter: Waiter) -> Step {
-        let commitTime = Duration.nanoseconds(Int64(clamping: lastCommitNanoseconds))
-        let limit = delayPolicy.isBoundedByCommitTime ? min(delayPolicy.maximum, commitTime) : delayPolicy.maximum
-        guard returning > 0, limit > .zero else { return .commit }
-        gatherer = waiter
-        delayedBatches += 1
-        let (seconds, attoseconds) = limit.components
-        let nanoseconds = UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
-        return .gather(until: DispatchTime.now() + .nanoseconds(Int(clamping: nanoseconds)))
-    }
-
-    /// What `waiter` does after its semaphore was signalled (with `lock` held).
-    private func woken(_ waiter: Waiter) -> Step {
-        switch waiter.state {
-        case .waiting:
-            return .wait
-        case .lead:
-            waiter.state = .waiting
-            return lead(waiter)
-        case let .done(outcome):
-            return .done(outcome)
-        }
-    }
-
-    /// What a gathering `waiter` does when its wait ran out (with `lock` held): commit what is
-    /// queued, unless a returning writer completed the group first (then it commits this
-    /// waiter's change, and signals it as it does every member).
-    private func gatheringTimedOut(_ waiter: Waiter) -> Step {
-        guard gatherer === waiter else { return .wait }
-        gatherer = nil
-        return .commit
-    }
-
     /// Commits everything queued, then hands over to the first writer queued meanwhile, or
     /// stops leading.
     private func commitQueued(by waiter: Waiter, _ commit: ([FileKeyValueStore.Change]) -> [Outcome]) -> Outcome {
-        let batch = lock.withLock {
+        let batch = state.withLock { state in
             // Whoever hasn't returned by now is not awaited.
-            returning = 0
-            defer { pending.removeAll(keepingCapacity: true) }
-            return pending
+            state.returning = 0
+            defer { state.pending.removeAll(keepingCapacity: true) }
+            return state.pending
         }
         let start = DispatchTime.now().uptimeNanoseconds
         let outcomes = commit(batch.map(\.change))
         let elapsed = DispatchTime.now().uptimeNanoseconds - start
         var mine: Outcome?
-        let next: Waiter? = lock.withLock {
+        let next: Waiter? = state.withLock { state in
             for (member, outcome) in zip(batch, outcomes) {
-                if member === waiter { mine = outcome } else { member.state = .done(outcome) }
+                if member === waiter { mine = outcome } else { state.news[ObjectIdentifier(member)] = .done(outcome) }
             }
             // Every member may write again at once; writers already queued are not awaited.
-            returning = batch.count
-            lastCommitNanoseconds = elapsed
-            guard let next = pending.first else {
-                isLeading = false
+            state.returning = batch.count
+            state.lastCommitNanoseconds = elapsed
+            guard let next = state.pending.first else {
+                state.isLeading = false
                 return nil
             }
-            next.state = .lead
+            state.news[ObjectIdentifier(next)] = .lead
             return next
         }
         for member in batch where member !== waiter { member.wakeUp.signal() }
@@ -204,3 +205,4 @@ final class CommitQueue: @unchecked Sendable {
         return mine!
     }
 }
+

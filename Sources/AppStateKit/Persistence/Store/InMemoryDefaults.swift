@@ -6,33 +6,31 @@
 /// ```swift
 /// Application.promote(\.userDefaults, with: InMemoryDefaults())
 /// ```
-public final class InMemoryDefaults: UserDefaultsManaging, @unchecked Sendable {
-    // Safe: `values` is only accessed while `lock` is held.
-    private let lock = Lock()
-    private var values: [String: Any]
+public final class InMemoryDefaults: UserDefaultsManaging, Sendable {
+    private let values: LockedBox<[String: Any]>
 
     /// Creates a store holding `values`.
     public init(_ values: [String: any Sendable] = [:]) {
-        self.values = values
+        self.values = LockedBox(values)
     }
 
     /// The value stored for `key`.
     public func object(forKey key: String) -> Any? {
-        lock.withLock { values[key] }
+        values.withLock { $0[key] }
     }
 
     /// Stores `value` for `key`; `nil` removes it.
     public func set(_ value: Any?, forKey key: String) {
-        lock.withLock { values[key] = value }
+        values.withLock { $0[key] = value }
     }
 
     /// Removes the value for `key`.
     public func removeObject(forKey key: String) {
-        lock.withLock { values[key] = nil }
+        values.withLock { $0[key] = nil }
     }
 
     /// Every stored key, sorted.
     public var keys: [String] {
-        lock.withLock { values.keys.sorted() }
+        values.withLock { $0.keys.sorted() }
     }
 }
