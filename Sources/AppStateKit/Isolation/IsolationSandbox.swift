@@ -15,7 +15,7 @@ struct IsolationSandbox {
 
     init() {
         directory = SandboxDirectory(root: (NSTemporaryDirectory() as NSString).appendingPathComponent("AppStateKit-isolated-\(UUID().uuidString)"))
-        let files = SandboxFileManager(directory: directory)
+        let sandbox = SandboxFileManager(directory: directory)
         // Built outside every scope so the two entries are created in the new registry itself.
         let application = TaskContext.bind(.none) {
             Application { application in
@@ -26,9 +26,15 @@ struct IsolationSandbox {
                 _ = application.registry.entry(for: key) {
                     DependencyEntry<any UserDefaultsManaging>(key: key, value: InMemoryDefaults())
                 }
-                application.fileManager.entry?.promote(to: files)
+                // Likewise the sandbox is the file manager from the start: the default one is
+                // never made (nor reported as a test's use of the real file system).
+                let files = Application.fileManagerName
+                let filesKey = EntryKey(kind: .dependency, valueType: (any FileManaging).self, name: EntryName(feature: files.feature, id: files.id))
+                _ = application.registry.entry(for: filesKey) {
+                    DependencyEntry<any FileManaging>(key: filesKey, value: sandbox)
+                }
                 Application.installIsolatedSyncStore(in: application)
-                Application.installIsolatedKeychain(in: application, files: files)
+                Application.installIsolatedKeychain(in: application, files: sandbox)
             }
         }
         isolatedApplication = IsolatedApplication(application)

@@ -1,12 +1,16 @@
+import Foundation
 import Synchronization
 
 /// Tells a test that forgot `.isolatedApplication` where its persisted state goes.
 ///
-/// A test outside an isolated application that touches a `StoredState` writes to the real
-/// default store (`~/.config/<test bundle>/defaults.json`), and what it stores there carries
-/// over into the next run. The first time the real default store is created while a test is
-/// running, this reports it once per process through the logger, naming the store's path and
-/// the trait that avoids it.
+/// A test outside an isolated application that touches a `StoredState`, `FileState` or
+/// `SyncState` writes to the real locations (`~/.config/<test bundle>/defaults.json`, the file
+/// states' directories, `~/.config/<test bundle>/sync.json`), and what it stores there carries
+/// over into the next run. The first time one of the real defaults behind them — the
+/// `\.userDefaults` store, the `\.fileManager` or the `\.syncStore` — is created while a test
+/// is running, this reports it once per process (one notice for all three) through the logger,
+/// naming where the data goes and the trait that avoids it. An isolated application creates its
+/// own in-memory or sandboxed collaborators directly, so it never reaches these factories.
 ///
 /// The library can't know that a test is running, and doesn't guess from the process: the
 /// testing product tells it. AppStateKitTesting installs ``install(runningTest:)`` (the name of
@@ -29,12 +33,30 @@ package enum UnisolatedPersistenceNotice {
 
     /// `store`, the default key-value store just created; reports it if a test is running.
     static func noted(_ store: FileKeyValueStore) -> FileKeyValueStore {
-        // In an isolated application's task, a real store is a standalone `Application()`'s,
-        // which the test made on purpose.
+        noted(store, uses: "the real StoredState store \(store.path)")
+    }
+
+    /// `store`, the default sync store just created; reports it if a test is running.
+    static func noted(_ store: LocalSyncStore) -> LocalSyncStore {
+        noted(store, uses: "the real SyncState store \(store.path)")
+    }
+
+    /// `manager`, the default file manager just created; reports it if a test is running. The
+    /// notice names the directory of file states declared without a path, without fixing the
+    /// storage name (which a test may still set).
+    static func noted(_ manager: FileManager) -> FileManager {
+        noted(manager, uses: "the real file system for FileState (a file state declared without a path is written in \(DefaultFileStatePath.pathWithoutFixingName()))")
+    }
+
+    /// `collaborator`, a real default just created; reports `location` once per process if a
+    /// test is running outside an isolated application.
+    private static func noted<Collaborator>(_ collaborator: Collaborator, uses location: @autoclosure () -> String) -> Collaborator {
+        // In an isolated application's task, a real collaborator is a standalone
+        // `Application()`'s, which the test made on purpose.
         guard !given.load(ordering: .relaxed), TaskContext.current.isolatedApplication == nil, let runningTest = runningTest.withLock({ $0 }), let test = runningTest(),
             given.compareExchange(expected: false, desired: true, ordering: .relaxed).exchanged
-        else { return store }
-        Diagnostics.report(error: "AppStateKit: the test \(test) runs outside an isolated application and uses the real StoredState store \(store.path): what it stores there carries over into the next run. Run the test or its suite under .isolatedApplication (AppStateKitTesting) to keep stored and file state private to it (reported once per process)")
-        return store
+        else { return collaborator }
+        Diagnostics.report(error: "AppStateKit: the test \(test) runs outside an isolated application and uses \(location()): what it stores there carries over into the next run. Run the test or its suite under .isolatedApplication (AppStateKitTesting) to keep stored, file and sync state private to it (reported once per process)")
+        return collaborator
     }
 }

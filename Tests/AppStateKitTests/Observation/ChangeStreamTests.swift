@@ -346,9 +346,10 @@ fileprivate extension Application {
 
 /// Real files and a real second process, so these run on the shared application, with the other
 /// tests of process globals, one at a time; each removes the files it made (the child re-creates
-/// the directory).
+/// the directory). Using the real file manager outside an isolated application is what they mean
+/// to do, so the notice that tells a test so is a diagnostic here.
 extension ProcessGlobalTests {
-    @Suite("Change streams across processes")
+    @Suite("Change streams across processes", .reportsAsDiagnosticsInEveryApplication)
     struct ObservationCrossProcessTests {
         @Test("a file state stream sees another process's writes by polling the file's stamp")
         func fileStateFromAnotherProcess() async throws {

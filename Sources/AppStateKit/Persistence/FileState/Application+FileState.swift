@@ -179,6 +179,10 @@ extension Application {
 
     /// The file operations ``FileState`` performs. `FileManager.default` unless replaced.
     public var fileManager: Dependency<any FileManaging> {
-        dependency(FileManager.default, feature: "AppStateKit", id: "fileManager")
+        dependency(UnisolatedPersistenceNotice.noted(FileManager.default), feature: Self.fileManagerName.feature, id: Self.fileManagerName.id)
     }
+
+    /// The name of the `\.fileManager` dependency, so an isolated application can create it
+    /// with its sandbox without making the default one.
+    static let fileManagerName = (feature: "AppStateKit", id: "fileManager")
 }

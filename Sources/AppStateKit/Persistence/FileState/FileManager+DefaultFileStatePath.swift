@@ -29,8 +29,17 @@ enum DefaultFileStatePath {
     static let setting = LockedBox<String?>(nil)
 
     static func initialValue() -> String {
+        initialValue(name: StorageName.resolvedForDefaultLocation())
+    }
+
+    /// The path as set, or as it would be computed now, leaving the storage name settable (for
+    /// a message naming it).
+    static func pathWithoutFixingName() -> String {
+        setting.withLock { $0 } ?? initialValue(name: StorageName.current)
+    }
+
+    private static func initialValue(name: String) -> String {
         let environment = ProcessInfo.processInfo.environment
-        let name = StorageName.resolvedForDefaultLocation()
         let home = environment["HOME"] ?? NSHomeDirectory()
         #if canImport(Darwin)
         let base = (home as NSString).appendingPathComponent("Library/Application Support")
