@@ -9,10 +9,12 @@ import Foundation
 /// holds the value and one newline, which reads remove. Files, or a directory, that other users
 /// can read or write are refused with an error naming the mode: permissions are the store's only
 /// protection (it does not encrypt).
+///
+/// Writes take no lock: two threads writing or removing one key are as safe as two processes
+/// are (each write renames a temporary file of its own over the old one; a directory created
+/// meanwhile by another writer is accepted), and the last rename wins, as between processes.
 final class SecretFileStore: Sendable {
     let files: SecretFiles
-    /// Serialises this process's writes through this store.
-    private let writes = Lock()
     /// Makes the directory's path, on first use: the default one names the storage name, which
     /// can't change once used, so merely creating a keychain must not fix it.
     private let makeDirectory: @Sendable () -> String
@@ -55,8 +57,6 @@ final class SecretFileStore: Sendable {
         let fileSystem = files.fileSystem
         let directoryPath = files.mapped(directory)
         let path = path(of: key)
-        writes.lock()
-        defer { writes.unlock() }
         try prepareDirectory(directoryPath, key: key, source: source)
         let existing: FileStatus?
         do {
@@ -87,8 +87,6 @@ final class SecretFileStore: Sendable {
         let source = sourceDescription(of: key)
         let fileSystem = files.fileSystem
         let path = path(of: key)
-        writes.lock()
-        defer { writes.unlock() }
         let existing: FileStatus?
         do {
             existing = try fileSystem.status(of: path)

@@ -4,15 +4,13 @@
 ///
 /// The entry never prints its value: its line in `Application.description` and every message
 /// it reports show `<redacted>` and the key.
-// @unchecked: restated for a RegistryEntry subclass; its one mutable field is touched only under `lock`.
+// @unchecked: restated, as Swift requires of a RegistryEntry subclass; its one mutable field is in a LockedBox.
 final class SecureStateEntry: RegistryEntry, @unchecked Sendable {
-    // Safe: `lastReported` is only accessed while `lock` is held; everything else is immutable.
     let secretKey: String
     let initial: String?
     let owner: EntryOwner
-    private let lock = Lock()
     /// The last failure reported, so one repeated on every read is reported once.
-    private var lastReported: String?
+    private let lastReported = LockedBox<String?>(nil)
 
     init(key: EntryKey, feature: String, id: String, initial: String?, owner: EntryOwner) {
         self.secretKey = SecretKey.key(feature: feature, id: id)
@@ -40,7 +38,7 @@ final class SecureStateEntry: RegistryEntry, @unchecked Sendable {
     var value: String? {
         do {
             let value = try read()
-            lock.withLock { lastReported = nil }
+            lastReported.withLock { $0 = nil }
             return value
         } catch {
             report(error)
@@ -72,7 +70,7 @@ final class SecureStateEntry: RegistryEntry, @unchecked Sendable {
     /// Reports `error` through the owner's logger, once per distinct message in a row.
     func report(_ error: SecureStateError) {
         let message = "AppStateKit: SecureState \(key.readable): \(error)"
-        let isNew = lock.withLock {
+        let isNew = lastReported.withLock { lastReported in
             defer { lastReported = message }
             return lastReported != message
         }

@@ -8,15 +8,14 @@ import Foundation
 /// while its caller is suspended awaiting the store: ``revoke()``, which the caller runs before
 /// it returns, drops the body after any call in progress, so a store task that outlives its
 /// deadline can never run the body afterwards (it gets `CancellationError` instead).
-final class CallerBoundTransform: @unchecked Sendable {
-    // Safe: `transform` is read, called and cleared only with `lock` held, so calls never overlap
-    // and none starts after `revoke()`; its caller stays suspended while a call runs.
-    private let lock = Lock()
-    private var transform: ((SyncRecord?) throws -> Data?)?
+final class CallerBoundTransform: Sendable {
+    /// Read, called and cleared only with the box's lock held, so calls never overlap and none
+    /// starts after `revoke()`; its caller stays suspended while a call runs.
+    private let transform: LockedBox<((SyncRecord?) throws -> Data?)?>
 
     /// Lends `transform` until ``revoke()``.
     init(_ transform: @escaping (SyncRecord?) throws -> Data?) {
-        self.transform = transform
+        self.transform = LockedBox(transform)
     }
 
     /// Runs the lent transform on `record`, with this box's own lock held (no other lock is
@@ -24,15 +23,17 @@ final class CallerBoundTransform: @unchecked Sendable {
     ///
     /// - Throws: What the transform throws, or `CancellationError` once revoked.
     func callAsFunction(_ record: SyncRecord?) throws -> Data? {
-        lock.lock()
-        defer { lock.unlock() }
-        guard let transform else { throw CancellationError() }
-        return try transform(record)
+        // The one box whose lock is held around user code, on purpose: see the type's comment.
+        try transform.withLock { transform in
+            guard let transform else { throw CancellationError() }
+            return try transform(record)
+        }
     }
 
-    /// Ends the loan: waits for a call in progress, then drops the transform.
+    /// Ends the loan: waits for a call in progress, then drops the transform (released after
+    /// the lock, so whatever it captured is not freed with the lock held).
     func revoke() {
-        let lent = lock.withLock { () -> ((SyncRecord?) throws -> Data?)? in
+        let lent = transform.withLock { transform in
             defer { transform = nil }
             return transform
         }

@@ -30,16 +30,26 @@ import Foundation
 ///   `shutDown`; ``statusUpdates()`` then says ``SyncStoreStatus/stopped``.
 /// - ``replaceContents(with:)`` replaces every record behind the writers' backs, as a restored
 ///   backup would, and tells ``changeFeed()`` feeds with ``SyncChange/replaced(_:)``.
-public final class InMemorySyncStore: SyncStore, @unchecked Sendable {
-    // Safe: `storage` is only read or written while `lock` is held.
-    private let lock = Lock()
-    private var storage = Storage()
+public final class InMemorySyncStore: SyncStore, Sendable {
+    private let storage = LockedBox(Storage())
 
     private struct Storage {
         var records: [String: SyncRecord] = [:]
         var feeds: [UInt64: SyncFeed] = [:]
         var nextFeed: UInt64 = 0
         var isShutDown = false
+
+        func checkRunning(key: String) throws {
+            if isShutDown {
+                throw SyncStoreError(.shutDown, key: key, detail: "the in-memory sync store was shut down")
+            }
+        }
+
+        mutating func commit(_ value: Data?, forKey key: String) -> SyncRecord {
+            let record = SyncRecord(key: key, value: value, version: (records[key]?.version ?? 0) + 1)
+            records[key] = record
+            return record
+        }
     }
     /// When the store was created: its values are live since then.
     private let createdAt = Date()
@@ -48,7 +58,7 @@ public final class InMemorySyncStore: SyncStore, @unchecked Sendable {
     public init() {}
 
     deinit {
-        for feed in storage.feeds.values {
+        for feed in storage.withLock({ $0.feeds.values }) {
             feed.finish()
         }
     }
@@ -58,8 +68,8 @@ public final class InMemorySyncStore: SyncStore, @unchecked Sendable {
     /// - Throws: ``SyncStoreError`` of kind `invalidKey` for a key ``SyncLimits`` refuses.
     public func cachedRecord(forKey key: String) throws -> SyncRecord? {
         try SyncLimits.check(key: key, value: nil)
-        return try lock.withLock {
-            try checkRunning(key: key)
+        return try storage.withLock { storage in
+            try storage.checkRunning(key: key)
             return storage.records[key]
         }
     }
@@ -72,9 +82,9 @@ public final class InMemorySyncStore: SyncStore, @unchecked Sendable {
     /// Commits `value` (removes the key for `nil`) and returns the new record.
     public func write(_ value: Data?, forKey key: String) async throws -> SyncRecord {
         try SyncLimits.check(key: key, value: value)
-        let (record, feeds) = try lock.withLock {
-            try checkRunning(key: key)
-            return (commit(value, forKey: key), Array(storage.feeds.values))
+        let (record, feeds) = try storage.withLock { storage in
+            try storage.checkRunning(key: key)
+            return (storage.commit(value, forKey: key), Array(storage.feeds.values))
         }
         deliver(record, to: feeds)
         return record
@@ -83,11 +93,11 @@ public final class InMemorySyncStore: SyncStore, @unchecked Sendable {
     /// Commits `value` only if `key` is at `expectedVersion` (0: never written).
     public func compareAndSet(_ value: Data?, forKey key: String, expectedVersion: Int64) async throws -> SyncCommit {
         try SyncLimits.check(key: key, value: value)
-        let (outcome, feeds): (SyncCommit, [SyncFeed]) = try lock.withLock {
-            try checkRunning(key: key)
+        let (outcome, feeds): (SyncCommit, [SyncFeed]) = try storage.withLock { storage in
+            try storage.checkRunning(key: key)
             let current = storage.records[key]
             guard (current?.version ?? 0) == expectedVersion else { return (.conflict(current: current), []) }
-            return (.committed(commit(value, forKey: key)), Array(storage.feeds.values))
+            return (.committed(storage.commit(value, forKey: key)), Array(storage.feeds.values))
         }
         if case let .committed(record) = outcome {
             deliver(record, to: feeds)
@@ -97,8 +107,8 @@ public final class InMemorySyncStore: SyncStore, @unchecked Sendable {
 
     /// Every record, tombstones included, in no particular order.
     public func snapshot() async throws -> [SyncRecord] {
-        try lock.withLock {
-            try checkRunning(key: "")
+        try storage.withLock { storage in
+            try storage.checkRunning(key: "")
             return Array(storage.records.values)
         }
     }
@@ -125,7 +135,7 @@ public final class InMemorySyncStore: SyncStore, @unchecked Sendable {
     /// ``SyncStoreStatus/stopped`` when it shuts down (at once if it has).
     public func statusUpdates() -> AsyncStream<SyncStoreStatus> {
         let (stream, continuation) = AsyncStream.makeStream(of: SyncStoreStatus.self, bufferingPolicy: .unbounded)
-        if !lock.withLock({ storage.isShutDown }) {
+        if !storage.withLock({ $0.isShutDown }) {
             continuation.yield(.live(since: createdAt))
         }
         // After a shutdown this yields `stopped` and ends the feed.
@@ -144,8 +154,8 @@ public final class InMemorySyncStore: SyncStore, @unchecked Sendable {
         for record in records {
             try SyncLimits.check(key: record.key, value: record.value)
         }
-        let feeds: [SyncFeed] = try lock.withLock {
-            try checkRunning(key: "")
+        let feeds: [SyncFeed] = try storage.withLock { storage in
+            try storage.checkRunning(key: "")
             storage.records = Dictionary(records.map { ($0.key, $0) }, uniquingKeysWith: { $0.version >= $1.version ? $0 : $1 })
             return Array(storage.feeds.values)
         }
@@ -156,7 +166,7 @@ public final class InMemorySyncStore: SyncStore, @unchecked Sendable {
     /// Registers `feed`, removed again when its consumer stops (or finishes it at once after a
     /// shutdown).
     private func subscribe(_ feed: SyncFeed) {
-        let token: UInt64? = lock.withLock {
+        let token: UInt64? = storage.withLock { storage in
             guard !storage.isShutDown else { return nil }
             storage.nextFeed += 1
             storage.feeds[storage.nextFeed] = feed
@@ -172,7 +182,7 @@ public final class InMemorySyncStore: SyncStore, @unchecked Sendable {
     /// Ends every feed and makes every later operation throw ``SyncStoreError`` of kind
     /// `shutDown`.
     public func shutDown() {
-        let feeds = lock.withLock {
+        let feeds = storage.withLock { storage in
             storage.isShutDown = true
             defer { storage.feeds = [:] }
             return Array(storage.feeds.values)
@@ -185,25 +195,11 @@ public final class InMemorySyncStore: SyncStore, @unchecked Sendable {
     /// The number of live feeds (``changes()``, ``changeFeed()``, ``statusUpdates()``), for tests
     /// and leak checks.
     public var feedCount: Int {
-        lock.withLock { storage.feeds.count }
+        storage.withLock { $0.feeds.count }
     }
 
     private func removeFeed(_ token: UInt64) {
-        lock.withLock { _ = storage.feeds.removeValue(forKey: token) }
-    }
-
-    /// Called with `lock` held.
-    private func checkRunning(key: String) throws {
-        if storage.isShutDown {
-            throw SyncStoreError(.shutDown, key: key, detail: "the in-memory sync store was shut down")
-        }
-    }
-
-    /// Called with `lock` held.
-    private func commit(_ value: Data?, forKey key: String) -> SyncRecord {
-        let record = SyncRecord(key: key, value: value, version: (storage.records[key]?.version ?? 0) + 1)
-        storage.records[key] = record
-        return record
+        storage.withLock { _ = $0.feeds.removeValue(forKey: token) }
     }
 
     private func deliver(_ record: SyncRecord, to feeds: [SyncFeed]) {

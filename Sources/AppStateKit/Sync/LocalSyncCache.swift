@@ -6,19 +6,17 @@ import Foundation
 /// and to hand records to the feeds (`yield` only buffers; it runs no consumer code), so feeds
 /// receive records in the order the cache learned them. It is never held while waiting for the
 /// inter-process lock, while writing or flushing the file, or while logging.
-final class LocalSyncCache: @unchecked Sendable {
-    // Safe: `contents` is only accessed inside `withLock`, while `lock` is held.
-    private let lock = Lock()
-    private var contents: Contents
+final class LocalSyncCache: Sendable {
+    private let contents: LockedBox<Contents>
 
     init(path: String, fileSystem: any FileSystem) {
-        contents = Contents(path: path, fileSystem: fileSystem)
+        contents = LockedBox(Contents(path: path, fileSystem: fileSystem))
     }
 
     /// Runs `body` with the lock held. `body` must not log, block on other processes or call
     /// back into the store.
     func withLock<Result>(_ body: (inout Contents) throws -> Result) rethrows -> Result {
-        try lock.withLock { try body(&contents) }
+        try contents.withLock(body)
     }
 
     /// What the lock guards.

@@ -33,9 +33,9 @@ import Observation
 ///
 /// **Writes** go through the application's ``SyncWriteQueue`` (a lane per key, retries of
 /// transient failures, barriers), each to the store that was bound when it was queued.
+// @unchecked: restated, as Swift requires of a RegistryEntry subclass; its mutable state lives in
+// `state` and `rebinding` (LockedBoxes), and the dependency entries synchronise themselves.
 final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
-    // Safe: `state` is only accessed while `lock` is held; `rebinding` serialises rebinding;
-    // the dependency entries synchronise themselves.
     private let storeEntry: DependencyEntry<any SyncStore>
     /// The `\.syncStore` entry's version word: it changes when the store is replaced.
     let storeVersion: AtomicWord.View
@@ -47,13 +47,14 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
     /// global override set before their first use went (see `DependencyEntry`). Weak: the
     /// registry owns the coordinator.
     private weak let registry: Registry?
-    private let lock = Lock()
-    private let rebinding = Lock()
-    private var state = State()
+    private let state = LockedBox(State())
+    /// The last binding generation handed out. Held for a whole rebind, which it serialises:
+    /// the one box of the coordinator held around user code (the store's factory and its
+    /// `changeFeed()`), never while `state` is held.
+    private let rebinding = LockedBox<UInt64>(0)
 
     private struct State {
         var binding: Binding?
-        var lastGeneration: UInt64 = 0
         var entries: [String: [WeakEntry]] = [:]
         var reportedScopedOverride = false
         /// How the current binding's feed ended, once it has.
@@ -62,6 +63,11 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
         /// the binding it happened under: a key attached while the store is first bound is
         /// loaded twice (by the binding and by its attach), and reported once.
         var unreadable: [String: (generation: UInt64, message: String)] = [:]
+
+        /// The entries still alive.
+        var liveEntries: [any SyncCacheEntry] {
+            entries.values.flatMap { $0.compactMap(\.entry) }
+        }
     }
 
     /// The store the coordinator consumes, and the dependency version it was read at.
@@ -97,7 +103,7 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
 
     /// Whether `generation` is the current binding's.
     func isBound(generation: UInt64) -> Bool {
-        lock.withLock { state.binding?.generation == generation }
+        state.withLock { $0.binding?.generation == generation }
     }
 
     /// Every coordinator alive in the process, for flushes that span applications.
@@ -128,7 +134,7 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
     }
 
     deinit {
-        state.binding?.feed.cancel()
+        state.withLock { $0.binding }?.feed.cancel()
         let id = ObjectIdentifier(self)
         SyncCoordinator.live.withLock { _ = $0.removeValue(forKey: id) }
     }
@@ -136,7 +142,7 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
     override var kindName: String { "SyncConnection" }
     override var valueTypeName: String { String(reflecting: type(of: storeSnapshot().box.value)) }
     override var valueDescription: String {
-        let keys = lock.withLock { state.entries.count }
+        let keys = state.withLock { $0.entries.count }
         return "keys cached: \(keys), writes queued: \(writes.pending.count)"
     }
 
@@ -164,25 +170,23 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
     /// `\.syncStore` dependency changed.
     func binding() -> (store: any SyncStore, generation: UInt64) {
         let version = storeSnapshot().version
-        if let current = lock.withLock({ state.binding }), current.storeVersion == version {
+        if let current = state.withLock({ $0.binding }), current.storeVersion == version {
             return (current.store, current.generation)
         }
         return rebind()
     }
 
     private func rebind() -> (store: any SyncStore, generation: UInt64) {
-        let (bound, entries): ((store: any SyncStore, generation: UInt64), [any SyncCacheEntry]) = rebinding.withLock {
+        let (bound, entries): ((store: any SyncStore, generation: UInt64), [any SyncCacheEntry]) = rebinding.withLock { lastGeneration in
             let (box, version) = storeSnapshot()
-            if let current = lock.withLock({ state.binding }), current.storeVersion == version {
+            if let current = state.withLock({ $0.binding }), current.storeVersion == version {
                 return ((current.store, current.generation), [])
             }
             let store = box.value
             // Subscribe before reloading, so nothing committed in between is missed.
             let feed = store.changeFeed()
-            let generation = lock.withLock {
-                state.lastGeneration += 1
-                return state.lastGeneration
-            }
+            lastGeneration += 1
+            let generation = lastGeneration
             let task = Task.detached { [weak self] in
                 for await change in feed {
                     guard let self else { return }
@@ -193,12 +197,12 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
                 }
                 if !Task.isCancelled { await self?.feedEnded(generation: generation, store: store) }
             }
-            let (old, entries) = lock.withLock {
+            let (old, entries) = state.withLock { state in
                 let old = state.binding
                 state.binding = Binding(store: store, storeVersion: version, generation: generation, feed: task)
                 state.feedEnd = nil
                 boundVersion.storeRelaxed(version)
-                return (old, liveEntries())
+                return (old, state.liveEntries)
             }
             old?.feed.cancel()
             return ((store, generation), entries)
@@ -223,7 +227,7 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
         watchStore()
         var delay = Duration.microseconds(100)
         for _ in 0..<12 {
-            let bound = lock.withLock { state.binding?.storeVersion }
+            let bound = state.withLock { $0.binding?.storeVersion }
             if storeSnapshot().version != bound {
                 _ = binding()
                 return
@@ -245,7 +249,7 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
             report("AppStateKit: SyncState \"\(entry.storeKey)\" can't be used and reads as its initial value: \(entry.keyProblem!)")
             return
         }
-        lock.withLock {
+        state.withLock { state in
             var list = state.entries[entry.storeKey, default: []].filter { $0.entry != nil }
             list.append(WeakEntry(entry: entry))
             state.entries[entry.storeKey] = list
@@ -260,10 +264,10 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
         let key = entry.storeKey
         do {
             entry.receive(try store.cachedRecord(forKey: key), generation: generation, force: false)
-            lock.withLock { _ = state.unreadable.removeValue(forKey: key) }
+            state.withLock { _ = $0.unreadable.removeValue(forKey: key) }
         } catch {
             let message = "AppStateKit: SyncState \"\(key)\" could not be read from the sync store's local copy: \(error)"
-            let isNew = lock.withLock {
+            let isNew = state.withLock { state in
                 let previous = state.unreadable.updateValue((generation, message), forKey: key)
                 return previous?.generation != generation || previous?.message != message
             }
@@ -271,13 +275,8 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
         }
     }
 
-    /// Called with `lock` held.
-    private func liveEntries() -> [any SyncCacheEntry] {
-        state.entries.values.flatMap { $0.compactMap(\.entry) }
-    }
-
     private func deliver(_ record: SyncRecord, generation: UInt64) {
-        let targets: [any SyncCacheEntry] = lock.withLock {
+        let targets: [any SyncCacheEntry] = state.withLock { state in
             guard state.binding?.generation == generation else { return [] }
             return state.entries[record.key]?.compactMap(\.entry) ?? []
         }
@@ -291,9 +290,9 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
     private func replace(with records: [SyncRecord], generation: UInt64) {
         var byKey: [String: SyncRecord] = [:]
         for record in records { byKey[record.key] = record }
-        let targets: [any SyncCacheEntry] = lock.withLock {
+        let targets: [any SyncCacheEntry] = state.withLock { state in
             guard state.binding?.generation == generation else { return [] }
-            return liveEntries()
+            return state.liveEntries
         }
         for entry in targets {
             entry.receive(byKey[entry.storeKey], generation: generation, force: true)
@@ -310,14 +309,14 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
 
     /// How the current binding's feed ended, once it has (`nil` while it runs).
     var feedEnd: FeedEnd? {
-        lock.withLock { state.feedEnd }
+        state.withLock { $0.feedEnd }
     }
 
     /// The current binding's feed ended: the store shut down. A store whose status says it
     /// stopped did so on purpose (a graceful shutdown, a normal exit): that is logged at debug
     /// level. Otherwise the end is reported as an error.
     private func feedEnded(generation: UInt64, store: any SyncStore) async {
-        let isCurrent = lock.withLock { state.binding?.generation == generation }
+        let isCurrent = state.withLock { $0.binding?.generation == generation }
         guard isCurrent else { return }
         var status: SyncStoreStatus?
         for await current in store.statusUpdates() {
@@ -330,7 +329,7 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
         } else {
             report("AppStateKit: the sync store's change feed ended while the store is \(status.map { "\($0)" } ?? "silent"); \(consequence)")
         }
-        lock.withLock {
+        state.withLock { state in
             if state.binding?.generation == generation { state.feedEnd = status == .stopped ? .stopped : .unexpectedly }
         }
     }
@@ -355,7 +354,7 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
     /// calling task is not used by SyncState `storeKey`.
     func noteScopedStoreOverride(storeKey: String) {
         guard !OverrideCensus.isEmpty, TaskContext.currentOverrides?.find(Application.syncStoreKey) != nil else { return }
-        let isFirst = lock.withLock {
+        let isFirst = state.withLock { state in
             defer { state.reportedScopedOverride = true }
             return !state.reportedScopedOverride
         }

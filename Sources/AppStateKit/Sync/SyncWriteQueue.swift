@@ -24,11 +24,8 @@ import Foundation
 /// committed or failed (``Mode/committed``, `flushSyncWrites`), or until each settled or failed
 /// once more after the barrier began (``Mode/attempted``, what `read()` and `update` wait for,
 /// so that they see a write the store accepts again, but don't wait out an outage).
-// @unchecked: `state` is touched only under `lock` (a LockedBox is the follow-up, see the closing note).
-final class SyncWriteQueue: @unchecked Sendable {
-    // Safe: `state` is only accessed while `lock` is held.
-    private let lock = Lock()
-    private var state = State()
+final class SyncWriteQueue: Sendable {
+    private let state = LockedBox(State())
     /// Whether writes under a binding generation may still be retried (its store is current).
     private let isCurrent: @Sendable (UInt64) -> Bool
     /// Reports a message through the owning application's logger.
@@ -117,6 +114,45 @@ final class SyncWriteQueue: @unchecked Sendable {
         var lanes: [LaneID: Lane] = [:]
         var barriers: [Barrier] = []
         var isWorking = false
+
+        /// Whether a write queued before `barrier` still holds it.
+        func isBlocked(_ barrier: Barrier) -> Bool {
+            !blockingKeys(barrier).isEmpty
+        }
+
+        /// The keys of the writes queued before `barrier` that still hold it.
+        func blockingKeys(_ barrier: Barrier) -> [String] {
+            var keys: Set<String> = []
+            for (id, lane) in lanes {
+                if barrier.mode == .attempted, lane.failedAt > barrier.sequence { continue }
+                if lane.items.contains(where: { $0.first < barrier.sequence && (barrier.storeID == nil || $0.storeID == barrier.storeID) }) {
+                    keys.insert(id.key)
+                }
+            }
+            return keys.sorted()
+        }
+
+        /// Removes and returns the barriers no write holds any more.
+        mutating func releasedBarriers() -> [(Barrier, BarrierOutcome)] {
+            var released: [(Barrier, BarrierOutcome)] = []
+            var waiting: [Barrier] = []
+            for barrier in barriers {
+                if isBlocked(barrier) {
+                    waiting.append(barrier)
+                } else {
+                    released.append((barrier, barrier.failedKeys.isEmpty ? .done : .failed(keys: barrier.failedKeys.sorted())))
+                }
+            }
+            barriers = waiting
+            return released
+        }
+
+        /// Marks the worker running; returns whether it must be started.
+        mutating func markWorking() -> Bool {
+            guard !isWorking else { return false }
+            isWorking = true
+            return true
+        }
     }
 
     /// The identity writes to `store` are compared by (a value type's boxes never match).
@@ -130,7 +166,7 @@ final class SyncWriteQueue: @unchecked Sendable {
     /// waiting at the lane's tail, if `write` is a setter's) and starts the worker if it is idle.
     func enqueue(_ write: QueuedWrite) {
         PendingSyncWrites.begin(write.key)
-        let start: Bool = lock.withLock {
+        let start: Bool = state.withLock { state in
             state.sequence += 1
             let id = LaneID(key: write.key, generation: write.generation)
             var lane = state.lanes[id] ?? Lane()
@@ -144,14 +180,14 @@ final class SyncWriteQueue: @unchecked Sendable {
                 lane.items.append(item)
             }
             state.lanes[id] = lane
-            return startWorkerLocked()
+            return state.markWorking()
         }
         if start { startWorker() }
     }
 
     /// The number of values waiting or being committed, and their keys (sorted, unique).
     var pending: (count: Int, keys: [String]) {
-        lock.withLock {
+        state.withLock { state in
             let count = state.lanes.values.reduce(0) { $0 + $1.items.count }
             let keys = Set(state.lanes.filter { !$0.value.items.isEmpty }.keys.map(\.key))
             return (count, keys.sorted())
@@ -166,10 +202,10 @@ final class SyncWriteQueue: @unchecked Sendable {
     func barrier(mode: Mode, store: (any SyncStore)? = nil, timeout: Duration? = nil) async -> BarrierOutcome {
         let storeID = store.map(Self.identity(of:))
         return await withCheckedContinuation { continuation in
-            let id: UInt64? = lock.withLock {
+            let id: UInt64? = state.withLock { state in
                 state.sequence += 1
                 let barrier = Barrier(id: state.sequence, sequence: state.sequence, mode: mode, storeID: storeID) { continuation.resume(returning: $0) }
-                guard isBlocked(barrier) else { return nil }
+                guard state.isBlocked(barrier) else { return nil }
                 state.barriers.append(barrier)
                 return barrier.id
             }
@@ -188,54 +224,15 @@ final class SyncWriteQueue: @unchecked Sendable {
 
     /// Ends barrier `id` with the keys still pending, if it is still waiting.
     private func expire(_ id: UInt64) {
-        let expired: (Barrier, [String])? = lock.withLock {
+        let expired: (Barrier, [String])? = state.withLock { state in
             guard let index = state.barriers.firstIndex(where: { $0.id == id }) else { return nil }
             let barrier = state.barriers.remove(at: index)
-            return (barrier, blockingKeys(barrier))
+            return (barrier, state.blockingKeys(barrier))
         }
         if let (barrier, keys) = expired { barrier.resume(.timedOut(keys: keys)) }
     }
 
-    /// Whether a write queued before `barrier` still holds it. Called with `lock` held.
-    private func isBlocked(_ barrier: Barrier) -> Bool {
-        !blockingKeys(barrier).isEmpty
-    }
-
-    /// The keys of the writes queued before `barrier` that still hold it. Called with `lock` held.
-    private func blockingKeys(_ barrier: Barrier) -> [String] {
-        var keys: Set<String> = []
-        for (id, lane) in state.lanes {
-            if barrier.mode == .attempted, lane.failedAt > barrier.sequence { continue }
-            if lane.items.contains(where: { $0.first < barrier.sequence && (barrier.storeID == nil || $0.storeID == barrier.storeID) }) {
-                keys.insert(id.key)
-            }
-        }
-        return keys.sorted()
-    }
-
-    /// Removes and returns the barriers no write holds any more. Called with `lock` held.
-    private func releasedBarriers() -> [(Barrier, BarrierOutcome)] {
-        var released: [(Barrier, BarrierOutcome)] = []
-        var waiting: [Barrier] = []
-        for barrier in state.barriers {
-            if isBlocked(barrier) {
-                waiting.append(barrier)
-            } else {
-                released.append((barrier, barrier.failedKeys.isEmpty ? .done : .failed(keys: barrier.failedKeys.sorted())))
-            }
-        }
-        state.barriers = waiting
-        return released
-    }
-
     // MARK: Worker
-
-    /// Marks the worker running; returns whether it must be started. Called with `lock` held.
-    private func startWorkerLocked() -> Bool {
-        guard !state.isWorking else { return false }
-        state.isWorking = true
-        return true
-    }
 
     private func startWorker() {
         Task.detached { [self] in await work() }
@@ -243,7 +240,7 @@ final class SyncWriteQueue: @unchecked Sendable {
 
     /// Starts the worker if it is idle (a parked lane's retry time came).
     private func wake() {
-        if lock.withLock({ startWorkerLocked() }) { startWorker() }
+        if state.withLock({ $0.markWorking() }) { startWorker() }
     }
 
     private enum Step {
@@ -279,7 +276,7 @@ final class SyncWriteQueue: @unchecked Sendable {
     /// The next write to commit: the head, made first, of a lane that is neither busy nor
     /// waiting to retry. Marks its lane busy, or the worker idle when there is none.
     private func nextStep() -> Step {
-        lock.withLock {
+        state.withLock { state in
             let now = ContinuousClock.now
             var best: (LaneID, Item)?
             var earliestRetry: ContinuousClock.Instant?
@@ -312,7 +309,7 @@ final class SyncWriteQueue: @unchecked Sendable {
         }
         var settled: [(Item, Result<SyncRecord, any Error>)] = []
         var messages: [String] = []
-        let released: [(Barrier, BarrierOutcome)] = lock.withLock {
+        let released: [(Barrier, BarrierOutcome)] = state.withLock { state in
             var lane = state.lanes[id]!
             lane.inFlight = false
             // The head may have been replaced by a newer setter value while it was attempted
@@ -358,7 +355,7 @@ final class SyncWriteQueue: @unchecked Sendable {
                     state.barriers[index].failedKeys.insert(id.key)
                 }
             }
-            return releasedBarriers()
+            return state.releasedBarriers()
         }
         for message in messages { report(message) }
         for (item, outcome) in settled {
