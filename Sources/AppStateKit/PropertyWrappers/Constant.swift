@@ -6,15 +6,14 @@
 /// }
 /// ```
 @propertyWrapper
-public struct Constant<SlicedState: MutableApplicationState, Value, SliceValue>: @unchecked Sendable
+public struct Constant<SlicedState: MutableApplicationState, Value, SliceValue>: Sendable
 where SlicedState.Value == Value {
-    // Safe: the stored properties are immutable key paths.
-    private let stateKeyPath: KeyPath<Application, SlicedState>
-    private let valueKeyPath: KeyPath<Value, SliceValue>
+    private let stateKeyPath: KeyPath<Application, SlicedState> & Sendable
+    private let valueKeyPath: KeyPath<Value, SliceValue> & Sendable
 
     /// Creates the wrapper for the member `valueKeyPath` (read-only or writable) of the state at
     /// `stateKeyPath`.
-    public init(_ stateKeyPath: KeyPath<Application, SlicedState>, _ valueKeyPath: KeyPath<Value, SliceValue>) {
+    public init(_ stateKeyPath: KeyPath<Application, SlicedState> & Sendable, _ valueKeyPath: KeyPath<Value, SliceValue> & Sendable) {
         self.stateKeyPath = stateKeyPath
         self.valueKeyPath = valueKeyPath
     }

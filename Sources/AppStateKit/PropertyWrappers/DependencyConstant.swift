@@ -6,16 +6,15 @@
 /// }
 /// ```
 @propertyWrapper
-public struct DependencyConstant<Value: Sendable, SliceValue>: @unchecked Sendable {
-    // Safe: the stored properties are immutable key paths.
-    private let dependencyKeyPath: KeyPath<Application, Application.Dependency<Value>>
-    private let valueKeyPath: KeyPath<Value, SliceValue>
+public struct DependencyConstant<Value: Sendable, SliceValue>: Sendable {
+    private let dependencyKeyPath: KeyPath<Application, Application.Dependency<Value>> & Sendable
+    private let valueKeyPath: KeyPath<Value, SliceValue> & Sendable
 
     /// Creates the wrapper for the member `valueKeyPath` (read-only or writable) of the
     /// dependency at `dependencyKeyPath`.
     public init(
-        _ dependencyKeyPath: KeyPath<Application, Application.Dependency<Value>>,
-        _ valueKeyPath: KeyPath<Value, SliceValue>
+        _ dependencyKeyPath: KeyPath<Application, Application.Dependency<Value>> & Sendable,
+        _ valueKeyPath: KeyPath<Value, SliceValue> & Sendable
     ) {
         self.dependencyKeyPath = dependencyKeyPath
         self.valueKeyPath = valueKeyPath

@@ -7,15 +7,14 @@
 /// }
 /// ```
 @propertyWrapper
-public struct DependencySlice<Value: Sendable, SliceValue>: @unchecked Sendable {
-    // Safe: the stored properties are immutable key paths.
-    private let dependencyKeyPath: KeyPath<Application, Application.Dependency<Value>>
-    private let valueKeyPath: WritableKeyPath<Value, SliceValue>
+public struct DependencySlice<Value: Sendable, SliceValue>: Sendable {
+    private let dependencyKeyPath: KeyPath<Application, Application.Dependency<Value>> & Sendable
+    private let valueKeyPath: WritableKeyPath<Value, SliceValue> & Sendable
 
     /// Creates the wrapper for the member `valueKeyPath` of the dependency at `dependencyKeyPath`.
     public init(
-        _ dependencyKeyPath: KeyPath<Application, Application.Dependency<Value>>,
-        _ valueKeyPath: WritableKeyPath<Value, SliceValue>
+        _ dependencyKeyPath: KeyPath<Application, Application.Dependency<Value>> & Sendable,
+        _ valueKeyPath: WritableKeyPath<Value, SliceValue> & Sendable
     ) {
         self.dependencyKeyPath = dependencyKeyPath
         self.valueKeyPath = valueKeyPath

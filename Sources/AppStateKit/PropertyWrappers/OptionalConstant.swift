@@ -6,20 +6,19 @@
 /// }
 /// ```
 @propertyWrapper
-public struct OptionalConstant<SlicedState: MutableApplicationState, Value, SliceValue>: @unchecked Sendable
+public struct OptionalConstant<SlicedState: MutableApplicationState, Value, SliceValue>: Sendable
 where SlicedState.Value == Value? {
-    // Safe: the stored properties are immutable key paths.
-    private let stateKeyPath: KeyPath<Application, SlicedState>
+    private let stateKeyPath: KeyPath<Application, SlicedState> & Sendable
     private let member: OptionalMember<Value, SliceValue>
 
     /// Creates the wrapper for a non-optional member of an optional state.
-    public init(_ stateKeyPath: KeyPath<Application, SlicedState>, _ valueKeyPath: KeyPath<Value, SliceValue>) {
+    public init(_ stateKeyPath: KeyPath<Application, SlicedState> & Sendable, _ valueKeyPath: KeyPath<Value, SliceValue> & Sendable) {
         self.stateKeyPath = stateKeyPath
         self.member = .value(valueKeyPath)
     }
 
     /// Creates the wrapper for an optional member of an optional state.
-    public init(_ stateKeyPath: KeyPath<Application, SlicedState>, _ valueKeyPath: KeyPath<Value, SliceValue?>) {
+    public init(_ stateKeyPath: KeyPath<Application, SlicedState> & Sendable, _ valueKeyPath: KeyPath<Value, SliceValue?> & Sendable) {
         self.stateKeyPath = stateKeyPath
         self.member = .optional(valueKeyPath)
     }

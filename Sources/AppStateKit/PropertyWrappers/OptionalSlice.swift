@@ -10,20 +10,19 @@
 /// For a non-optional member, assigning `nil` leaves it unchanged; for an optional member it
 /// clears it. Writes while the state is `nil` do nothing.
 @propertyWrapper
-public struct OptionalSlice<SlicedState: MutableApplicationState, Value, SliceValue>: @unchecked Sendable
+public struct OptionalSlice<SlicedState: MutableApplicationState, Value, SliceValue>: Sendable
 where SlicedState.Value == Value? {
-    // Safe: the stored properties are immutable key paths.
-    private let stateKeyPath: KeyPath<Application, SlicedState>
+    private let stateKeyPath: KeyPath<Application, SlicedState> & Sendable
     private let member: OptionalMember<Value, SliceValue>
 
     /// Creates the wrapper for a non-optional member of an optional state.
-    public init(_ stateKeyPath: KeyPath<Application, SlicedState>, _ valueKeyPath: WritableKeyPath<Value, SliceValue>) {
+    public init(_ stateKeyPath: KeyPath<Application, SlicedState> & Sendable, _ valueKeyPath: WritableKeyPath<Value, SliceValue> & Sendable) {
         self.stateKeyPath = stateKeyPath
         self.member = .value(valueKeyPath)
     }
 
     /// Creates the wrapper for an optional member of an optional state.
-    public init(_ stateKeyPath: KeyPath<Application, SlicedState>, _ valueKeyPath: WritableKeyPath<Value, SliceValue?>) {
+    public init(_ stateKeyPath: KeyPath<Application, SlicedState> & Sendable, _ valueKeyPath: WritableKeyPath<Value, SliceValue?> & Sendable) {
         self.stateKeyPath = stateKeyPath
         self.member = .optional(valueKeyPath)
     }

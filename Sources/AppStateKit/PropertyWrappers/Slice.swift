@@ -7,14 +7,13 @@
 /// }
 /// ```
 @propertyWrapper
-public struct Slice<SlicedState: MutableApplicationState, Value, SliceValue>: @unchecked Sendable
+public struct Slice<SlicedState: MutableApplicationState, Value, SliceValue>: Sendable
 where SlicedState.Value == Value {
-    // Safe: the stored properties are immutable key paths.
-    private let stateKeyPath: KeyPath<Application, SlicedState>
-    private let valueKeyPath: WritableKeyPath<Value, SliceValue>
+    private let stateKeyPath: KeyPath<Application, SlicedState> & Sendable
+    private let valueKeyPath: WritableKeyPath<Value, SliceValue> & Sendable
 
     /// Creates the wrapper for the member `valueKeyPath` of the state at `stateKeyPath`.
-    public init(_ stateKeyPath: KeyPath<Application, SlicedState>, _ valueKeyPath: WritableKeyPath<Value, SliceValue>) {
+    public init(_ stateKeyPath: KeyPath<Application, SlicedState> & Sendable, _ valueKeyPath: WritableKeyPath<Value, SliceValue> & Sendable) {
         self.stateKeyPath = stateKeyPath
         self.valueKeyPath = valueKeyPath
     }

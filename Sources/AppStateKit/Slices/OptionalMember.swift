@@ -1,7 +1,7 @@
 /// The member an optional slice or constant reads: optional or not.
-enum OptionalMember<Value, SliceValue> {
-    case value(KeyPath<Value, SliceValue>)
-    case optional(KeyPath<Value, SliceValue?>)
+enum OptionalMember<Value, SliceValue>: Sendable {
+    case value(KeyPath<Value, SliceValue> & Sendable)
+    case optional(KeyPath<Value, SliceValue?> & Sendable)
 
     func read(from parent: Value?) -> SliceValue? {
         guard let parent else { return nil }
