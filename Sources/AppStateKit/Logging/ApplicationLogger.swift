@@ -117,12 +117,12 @@ public struct ApplicationLogger: Sendable, CustomStringConvertible {
     }
 
     /// The line an error and its optional message make: `"<message> (<error>)"`, or `"<error>"`.
-    public static func line(for error: any Error, message: String?) -> String {
+    static func line(for error: any Error, message: String?) -> String {
         if let message { "\(message) (\(error))" } else { "\(error)" }
     }
 
     /// The default debug closure: one line on standard error.
-    public static let writeToStandardError: @Sendable (String) -> Void = { message in
+    @usableFromInline static let writeToStandardError: @Sendable (String) -> Void = { message in
         let line = message.hasSuffix("\n") ? message : message + "\n"
         var bytes = Array(line.utf8)
         var offset = 0
@@ -134,7 +134,7 @@ public struct ApplicationLogger: Sendable, CustomStringConvertible {
     }
 
     /// The default error closure: ``line(for:message:)`` on standard error.
-    public static let writeErrorToStandardError: @Sendable (any Error, String?) -> Void = { error, message in
+    @usableFromInline static let writeErrorToStandardError: @Sendable (any Error, String?) -> Void = { error, message in
         writeToStandardError(line(for: error, message: message))
     }
 }

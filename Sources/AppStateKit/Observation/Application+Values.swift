@@ -66,9 +66,6 @@ extension Application {
     /// The sequence itself holds no subscription: each `for await` loop over it subscribes on
     /// its own, so one sequence may be iterated by many tasks.
     public struct Values<Element: Sendable>: AsyncSequence, Sendable {
-        /// The sequence never throws.
-        public typealias Failure = Never
-
         /// The entry to watch; `nil` for a custom handle, whose value is delivered once.
         let entry: RegistryEntry?
         let pollInterval: Duration?
@@ -90,9 +87,6 @@ extension Application {
         ///
         /// Use an iterator from one task at a time (as `for await` does).
         public struct Iterator: AsyncIteratorProtocol, Sendable {
-            /// The iterator never throws.
-            public typealias Failure = Never
-
             private enum Mode: Sendable {
                 /// No entry to watch: deliver the value once.
                 case once

@@ -15,9 +15,9 @@ public struct UserDefaultsStore: UserDefaultsManaging, @unchecked Sendable {
     // Safe: UserDefaults is documented as thread-safe; the reference is immutable.
 
     /// The wrapped defaults.
-    public let defaults: UserDefaults
+    let defaults: UserDefaults
     /// Whether each write is followed by `synchronize()` (on by default).
-    public let synchronizesWrites: Bool
+    let synchronizesWrites: Bool
 
     /// Wraps `defaults`.
     public init(_ defaults: UserDefaults, synchronizesWrites: Bool = true) {
