@@ -1,10 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Foundation
 
 /// Where AppStateKit's messages go: the `\.logger` dependency.
@@ -123,14 +116,7 @@ public struct ApplicationLogger: Sendable, CustomStringConvertible {
 
     /// The default debug closure: one line on standard error.
     @usableFromInline static let writeToStandardError: @Sendable (String) -> Void = { message in
-        let line = message.hasSuffix("\n") ? message : message + "\n"
-        var bytes = Array(line.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeMutableBytes { write(2, $0.baseAddress! + offset, $0.count - offset) }
-            if written <= 0 { return }
-            offset += written
-        }
+        Diagnostics.writeToStandardError(message)
     }
 
     /// The default error closure: ``line(for:message:)`` on standard error.

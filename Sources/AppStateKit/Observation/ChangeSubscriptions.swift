@@ -12,12 +12,8 @@
 ///
 /// Writers only raise a flag in each mailbox, with no lock held; no user code runs here.
 enum ChangeSubscriptions {
-    /// The mailboxes by entry and token, and the last token handed out.
-    private struct Table {
-        var mailboxes: [ObjectIdentifier: [UInt64: ChangeMailbox]] = [:]
-        var nextToken: UInt64 = 0
-    }
-    private static let table = LockedBox(Table())
+    /// The mailboxes by entry.
+    private static let table = LockedBox<[ObjectIdentifier: Subscribers<ChangeMailbox>]>([:])
 
     /// The number of live subscriptions to `entry`.
     static func count(of entry: RegistryEntry) -> Int {
@@ -30,11 +26,10 @@ enum ChangeSubscriptions {
         // Before any stream count is raised, so every write that sees one reaches `notify`.
         EntryChangeHook.install { notify($0) }
         return table.withLock { table in
-            table.nextToken += 1
             let id = ObjectIdentifier(entry)
-            table.mailboxes[id, default: [:]][table.nextToken] = mailbox
-            entry.streamCount.storeRelaxed(UInt64(table.mailboxes[id]?.count ?? 0))
-            return table.nextToken
+            let token = table[id, default: Subscribers()].add(mailbox)
+            entry.streamCount.storeRelaxed(UInt64(table[id]?.count ?? 0))
+            return token
         }
     }
 
@@ -42,16 +37,16 @@ enum ChangeSubscriptions {
     static func unsubscribe(_ entry: RegistryEntry, token: UInt64) {
         table.withLock { table in
             let id = ObjectIdentifier(entry)
-            guard table.mailboxes[id]?.removeValue(forKey: token) != nil else { return }
-            let remaining = table.mailboxes[id]?.count ?? 0
-            if remaining == 0 { table.mailboxes[id] = nil }
+            guard table[id]?.remove(token) == true else { return }
+            let remaining = table[id]?.count ?? 0
+            if remaining == 0 { table[id] = nil }
             entry.streamCount.storeRelaxed(UInt64(remaining))
         }
     }
 
     /// Signals every mailbox subscribed to `entry`, after releasing the table's lock.
     static func notify(_ entry: RegistryEntry) {
-        let subscribed = table.withLock { $0.mailboxes[ObjectIdentifier(entry)].map { Array($0.values) } ?? [] }
+        let subscribed = table.withLock { $0[ObjectIdentifier(entry)].map { Array($0.all) } ?? [] }
         for mailbox in subscribed {
             mailbox.signalChange()
         }

@@ -43,6 +43,12 @@ enum Diagnostics {
             sink.error(message)
             return
         }
+        writeToStandardError(message)
+    }
+
+    /// Writes `message` to standard error as one line (a newline added unless it ends with one):
+    /// what an error report does without a sink, and the default logger's sinks.
+    static func writeToStandardError(_ message: String) {
         var bytes = Array((message.hasSuffix("\n") ? message : message + "\n").utf8)
         var offset = 0
         while offset < bytes.count {

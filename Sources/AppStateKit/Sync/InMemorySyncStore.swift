@@ -35,8 +35,7 @@ public final class InMemorySyncStore: SyncStore, Sendable {
 
     private struct Storage {
         var records: [String: SyncRecord] = [:]
-        var feeds: [UInt64: SyncFeed] = [:]
-        var nextFeed: UInt64 = 0
+        var feeds = Subscribers<SyncFeed>()
         var isShutDown = false
 
         func checkRunning(key: String) throws {
@@ -58,7 +57,7 @@ public final class InMemorySyncStore: SyncStore, Sendable {
     public init() {}
 
     deinit {
-        for feed in storage.withLock({ $0.feeds.values }) {
+        for feed in storage.withLock({ $0.feeds.removeAll() }) {
             feed.finish()
         }
     }
@@ -84,7 +83,7 @@ public final class InMemorySyncStore: SyncStore, Sendable {
         try SyncLimits.check(key: key, value: value)
         let (record, feeds) = try storage.withLock { storage in
             try storage.checkRunning(key: key)
-            return (storage.commit(value, forKey: key), Array(storage.feeds.values))
+            return (storage.commit(value, forKey: key), Array(storage.feeds.all))
         }
         deliver(record, to: feeds)
         return record
@@ -97,7 +96,7 @@ public final class InMemorySyncStore: SyncStore, Sendable {
             try storage.checkRunning(key: key)
             let current = storage.records[key]
             guard (current?.version ?? 0) == expectedVersion else { return (.conflict(current: current), []) }
-            return (.committed(storage.commit(value, forKey: key)), Array(storage.feeds.values))
+            return (.committed(storage.commit(value, forKey: key)), Array(storage.feeds.all))
         }
         if case let .committed(record) = outcome {
             deliver(record, to: feeds)
@@ -157,7 +156,7 @@ public final class InMemorySyncStore: SyncStore, Sendable {
         let feeds: [SyncFeed] = try storage.withLock { storage in
             try storage.checkRunning(key: "")
             storage.records = Dictionary(records.map { ($0.key, $0) }, uniquingKeysWith: { $0.version >= $1.version ? $0 : $1 })
-            return Array(storage.feeds.values)
+            return Array(storage.feeds.all)
         }
         let replacement = SyncChange.replaced(records)
         for feed in feeds { feed.send(replacement) }
@@ -168,9 +167,7 @@ public final class InMemorySyncStore: SyncStore, Sendable {
     private func subscribe(_ feed: SyncFeed) {
         let token: UInt64? = storage.withLock { storage in
             guard !storage.isShutDown else { return nil }
-            storage.nextFeed += 1
-            storage.feeds[storage.nextFeed] = feed
-            return storage.nextFeed
+            return storage.feeds.add(feed)
         }
         guard let token else {
             feed.finish()
@@ -184,8 +181,7 @@ public final class InMemorySyncStore: SyncStore, Sendable {
     public func shutDown() {
         let feeds = storage.withLock { storage in
             storage.isShutDown = true
-            defer { storage.feeds = [:] }
-            return Array(storage.feeds.values)
+            return storage.feeds.removeAll()
         }
         for feed in feeds {
             feed.finish()
@@ -199,7 +195,7 @@ public final class InMemorySyncStore: SyncStore, Sendable {
     }
 
     private func removeFeed(_ token: UInt64) {
-        storage.withLock { _ = $0.feeds.removeValue(forKey: token) }
+        storage.withLock { _ = $0.feeds.remove(token) }
     }
 
     private func deliver(_ record: SyncRecord, to feeds: [SyncFeed]) {

@@ -34,11 +34,10 @@ final class LocalSyncCache: Sendable {
         /// The highest version this process has seen in any version of the file, so a file
         /// started afresh (after a corrupt one was moved aside) continues above it.
         var highestKnownVersion: Int64 = 0
-        /// The open feeds (of records, changes and statuses), by id.
-        var feeds: [Int: SyncFeed] = [:]
+        /// The open feeds (of records, changes and statuses).
+        var feeds = Subscribers<SyncFeed>()
         /// The store's status, as the last read of the file left it.
         var status: SyncStoreStatus = .starting
-        var nextFeedID = 0
         /// The watcher, running while `feeds` is not empty.
         var watcher: LocalSyncWatcher?
         /// What was last reported about the file, so a damaged file or record is reported once
@@ -99,7 +98,7 @@ final class LocalSyncCache: Sendable {
         mutating func install(_ new: LocalSyncFile, stamp newStamp: FileStamp?, announce: Bool = true) {
             if isLoaded, announce, file.isReplaced(by: new) {
                 let replacement = SyncChange.replaced(new.intactRecords)
-                for feed in feeds.values { feed.send(replacement) }
+                for feed in feeds.all { feed.send(replacement) }
             } else if isLoaded, announce {
                 var changed: [SyncRecord] = []
                 for (key, slot) in new.slots {
@@ -109,7 +108,7 @@ final class LocalSyncCache: Sendable {
                 }
                 // Versions come from one sequence per file: this is the order of the commits.
                 for record in changed.sorted(by: { $0.version < $1.version }) {
-                    for feed in feeds.values { feed.send(.changed(record)) }
+                    for feed in feeds.all { feed.send(.changed(record)) }
                 }
             }
             file = new
@@ -122,7 +121,7 @@ final class LocalSyncCache: Sendable {
         mutating func setStatus(_ new: SyncStoreStatus) {
             guard new != status else { return }
             status = new
-            for feed in feeds.values { feed.send(new) }
+            for feed in feeds.all { feed.send(new) }
         }
 
         /// The status after a failed read: `stale` when values were loaded before (consumers

@@ -77,11 +77,8 @@ public final class LocalSyncStore: SyncStore {
 
     deinit {
         let (feeds, watcher) = cache.withLock { contents in
-            defer {
-                contents.feeds = [:]
-                contents.watcher = nil
-            }
-            return (contents.feeds.values, contents.watcher)
+            defer { contents.watcher = nil }
+            return (contents.feeds.removeAll(), contents.watcher)
         }
         watcher?.stop()
         for feed in feeds { feed.finish() }
@@ -193,20 +190,18 @@ public final class LocalSyncStore: SyncStore {
 
     /// Registers `feed` and starts the watcher if it is the first.
     private func subscribe(_ feed: SyncFeed) {
-        let (id, reports) = cache.withLock { contents in
+        let (token, reports) = cache.withLock { contents in
             // The baseline the feed's changes are measured from.
             let reports = contents.isLoaded ? [] : contents.refresh()
-            defer { contents.nextFeedID += 1 }
-            return (contents.nextFeedID, reports)
+            return (contents.feeds.add(feed), reports)
         }
         log(reports)
-        feed.onTermination { [weak self] in self?.endFeed(id) }
+        feed.onTermination { [weak self] in self?.endFeed(token) }
         // The watcher's thread has no task: it reports to the logger of the application that
         // opened the first feed.
         let logger = Application.logger
         let started: Result<Void, any Error> = cache.withLock { contents in
-            contents.feeds[id] = feed
-            guard contents.watcher == nil else { return .success(()) }
+            guard contents.watcher == nil, !contents.feeds.isEmpty else { return .success(()) }
             do {
                 // A link's target is replaced in its own directory: watch that one.
                 let directory = AtomicFileWriter.directory(of: try AtomicFileWriter.resolvingLinks(path, in: fileSystem))
@@ -232,9 +227,9 @@ public final class LocalSyncStore: SyncStore {
         cache.withLock { $0.watcher }
     }
 
-    private func endFeed(_ id: Int) {
+    private func endFeed(_ token: UInt64) {
         let watcher: LocalSyncWatcher? = cache.withLock { contents in
-            contents.feeds[id] = nil
+            contents.feeds.remove(token)
             guard contents.feeds.isEmpty else { return nil }
             defer { contents.watcher = nil }
             return contents.watcher

@@ -5,7 +5,7 @@
 ///
 /// - A feature without `/` and `%` is used as it is, so the key is byte-identical to what earlier
 ///   versions and AppState wrote (`"App/port"`).
-/// - Otherwise `%` becomes `%25` and `/` becomes `%2F` (`"Settings%2FDisplay/theme"`). The
+/// - Otherwise it is escaped as ``KeyPartEscaping`` says (`"Settings%2FDisplay/theme"`): the
 ///   escaped feature holds no `/`, so the first `/` of a key always ends the feature.
 ///
 /// Earlier versions stored such entries under the raw `"<feature>/<id>"`. That legacy key is read
@@ -16,43 +16,15 @@
 enum StoredStateKey {
     /// The key for `feature` and `id`.
     static func key(feature: String, id: String) -> String {
-        "\(escape(feature))/\(id)"
+        "\(KeyPartEscaping.escape(feature))/\(id)"
     }
 
     /// The key earlier versions used, when it differs from ``key(feature:id:)`` and reading it
     /// can't return another declaration's value; otherwise `nil`.
     static func legacyKey(feature: String, id: String) -> String? {
-        guard needsEscaping(feature) else { return nil }
+        guard KeyPartEscaping.needsEscaping(feature) else { return nil }
         let legacy = "\(feature)/\(id)"
         let prefix = legacy.prefix { $0 != "/" }
-        return isEscapedFeature(prefix) ? nil : legacy
-    }
-
-    private static func needsEscaping(_ feature: String) -> Bool {
-        feature.utf8.contains { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "%") }
-    }
-
-    static func escape(_ feature: String) -> String {
-        guard needsEscaping(feature) else { return feature }
-        var escaped = ""
-        for character in feature.unicodeScalars {
-            switch character {
-            case "%": escaped += "%25"
-            case "/": escaped += "%2F"
-            default: escaped.unicodeScalars.append(character)
-            }
-        }
-        return escaped
-    }
-
-    /// Whether `text` is what ``escape(_:)`` makes of some feature: every `%` starts `%25` or `%2F`.
-    private static func isEscapedFeature(_ text: Substring) -> Bool {
-        var rest = text[...]
-        while let percent = rest.firstIndex(of: "%") {
-            let after = rest[rest.index(after: percent)...]
-            guard after.hasPrefix("25") || after.hasPrefix("2F") else { return false }
-            rest = after.dropFirst(2)
-        }
-        return true
+        return KeyPartEscaping.isEscaped(prefix) ? nil : legacy
     }
 }

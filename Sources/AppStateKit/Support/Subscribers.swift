@@ -1,0 +1,35 @@
+/// The subscribers of one change fan-out — the change streams of an entry, the feeds of a sync
+/// store — by the token that removes each.
+///
+/// Not synchronised: keep it in the owner's `LockedBox`, and deliver to subscribers that may run
+/// code of their own after releasing the lock (copy ``all`` out). A value that only buffers,
+/// such as an `AsyncStream` continuation, may be sent to with the lock held, so subscribers see
+/// changes in the order the owner made them.
+struct Subscribers<Subscriber> {
+    private var byToken: [UInt64: Subscriber] = [:]
+    private var lastToken: UInt64 = 0
+
+    /// Every subscriber, in no particular order.
+    var all: Dictionary<UInt64, Subscriber>.Values { byToken.values }
+    var count: Int { byToken.count }
+    var isEmpty: Bool { byToken.isEmpty }
+
+    /// Adds `subscriber`; returns the token that removes it.
+    mutating func add(_ subscriber: Subscriber) -> UInt64 {
+        lastToken += 1
+        byToken[lastToken] = subscriber
+        return lastToken
+    }
+
+    /// Removes the subscriber of `token`; returns whether there was one.
+    @discardableResult
+    mutating func remove(_ token: UInt64) -> Bool {
+        byToken.removeValue(forKey: token) != nil
+    }
+
+    /// Removes every subscriber and returns them.
+    mutating func removeAll() -> [Subscriber] {
+        defer { byToken = [:] }
+        return Array(byToken.values)
+    }
+}
