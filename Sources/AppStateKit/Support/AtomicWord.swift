@@ -90,5 +90,10 @@ struct AtomicWord: ~Copyable, @unchecked Sendable {
         func storeRelaxed(_ value: UInt64) {
             pointer.pointee.store(value, ordering: .relaxed)
         }
+
+        /// Adds one with release ordering, publishing the writes made before it.
+        func incrementReleasing() {
+            pointer.pointee.add(1, ordering: .releasing)
+        }
     }
 }

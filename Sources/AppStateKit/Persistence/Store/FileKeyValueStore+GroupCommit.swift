@@ -64,11 +64,12 @@ extension FileKeyValueStore {
         var applied = [Bool](repeating: false, count: batch.count)
         do {
             try FileLock.withExclusiveLock(lockPath, in: fileSystem) {
-                let (changed, corruption, snapshot, log, mark, counter) = try lock.withLock {
+                let (changed, corruption, snapshot, log, mark, counter) = try locked.withLock { locked in
                     // The lock file exists now: map its counter if that hasn't happened yet.
-                    cache.freshness.attach(lockPath: lockPath, in: fileSystem, create: true)
-                    let mark = cache.freshness.mark()
-                    try reloadIfChanged(&notes)
+                    locked.cache.freshness.attach(lockPath: lockPath, in: fileSystem, create: true)
+                    let mark = locked.cache.freshness.mark()
+                    try reloadIfChanged(&locked.cache, &notes)
+                    let cache = locked.cache
                     // (With a corrupt file, `cache.entries` holds the log's records alone.)
                     var changed: StoreLog.Batch = [:]
                     for (index, change) in batch.enumerated() {
@@ -83,22 +84,22 @@ extension FileKeyValueStore {
                     notes.append(.error("AppStateKit: corrupt data for \(path): \(corruption); the file was moved to \(aside)"))
                     notes.append(.debug("AppStateKit: moved corrupt data aside: \(path) → \(aside)"))
                     // (`moveAside` counted the change for other processes.)
-                    lock.withLock {
-                        cache.stamp = nil
-                        cache.corruption = nil
-                        cache.freshness.invalidate()
+                    locked.withLock { locked in
+                        locked.cache.stamp = nil
+                        locked.cache.corruption = nil
+                        locked.cache.freshness.invalidate()
                     }
                     snapshotStamp = nil
                 }
                 let written = try writeBatch(changed, snapshot: snapshotStamp, log: log, notes: &notes)
                 let previous = counter?.increment()
-                lock.withLock {
+                locked.withLock { locked in
                     // In place: nothing else holds the dictionary, so this costs the batch's size.
-                    StoreLog.apply([changed], to: &cache.entries)
-                    cache.stamp = written.snapshot
-                    cache.corruption = nil
-                    cache.log = written.log
-                    cache.freshness.recordOwnWrite(after: mark, previous: previous)
+                    StoreLog.apply([changed], to: &locked.cache.entries)
+                    locked.cache.stamp = written.snapshot
+                    locked.cache.corruption = nil
+                    locked.cache.log = written.log
+                    locked.cache.freshness.recordOwnWrite(after: mark, previous: previous)
                 }
             }
         } catch let error as BatchEncodingFailure where batch.count > 1 {

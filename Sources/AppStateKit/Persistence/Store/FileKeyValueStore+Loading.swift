@@ -3,13 +3,13 @@ import Foundation
 /// Keeping the cache in step with the file and its log.
 extension FileKeyValueStore {
     /// Checks the stamps of the file and its log; reads the records appended to the log since the
-    /// last check, or re-reads both when either was replaced. Called with `lock` held; a failure
-    /// leaves the cache as it was and throws. Debug messages are added to `notes`, to be logged
+    /// last check, or re-reads both when either was replaced, in `cache` (with the store's lock
+    /// held); a failure leaves the cache as it was and throws. Debug messages are added to `notes`, to be logged
     /// after the lock is released.
     ///
     /// Maps the generation counter once the file exists, and records the counter's value taken
     /// *before* the `stat`s, so a write counted after it is never mistaken for seen.
-    func reloadIfChanged(_ notes: inout [Note]) throws {
+    func reloadIfChanged(_ cache: inout Cache, _ notes: inout [Note]) throws {
         // Map the counter (creating the lock file if the directory exists: never a directory,
         // never the store file), or check the mapped one is still the lock file's.
         if cache.freshness.generation == nil {
@@ -28,7 +28,7 @@ extension FileKeyValueStore {
                 cache.freshness.record(mark)
                 return
             }
-            if try readAppendedRecords(logPath: logPath, after: log) {
+            if try readAppendedRecords(logPath: logPath, after: log, into: &cache) {
                 cache.freshness.record(mark)
                 return
             }
@@ -57,7 +57,7 @@ extension FileKeyValueStore {
 
     /// Applies the records appended to the log since `log.consumed` to the cache; `false` when the
     /// log was replaced meanwhile (the caller then re-reads everything).
-    private func readAppendedRecords(logPath: String, after log: StoreLogPosition) throws -> Bool {
+    private func readAppendedRecords(logPath: String, after log: StoreLogPosition, into cache: inout Cache) throws -> Bool {
         guard let (data, stamp) = try read(logPath, from: log.consumed, limit: nil), log.isSameFile(as: stamp) else { return false }
         let scan = StoreLog.scan(data, base: log.consumed)
         StoreLog.apply(scan.batches, to: &cache.entries)

@@ -107,7 +107,7 @@ extension FileKeyValueStore {
 
     /// The cached entries with `changes` applied (a copy: only for rewriting the whole file).
     private func entries(after changes: StoreLog.Batch) -> [String: StoreEntry] {
-        var entries = lock.withLock { cache.entries }
+        var entries = locked.withLock { $0.cache.entries }
         StoreLog.apply([changes], to: &entries)
         return entries
     }

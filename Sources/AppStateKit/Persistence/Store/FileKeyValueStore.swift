@@ -50,9 +50,7 @@ import Foundation
 /// depending on the disk). Pass ``Durability/processCrashSafe`` to skip them: values then
 /// survive the process being killed but not an OS crash or power loss. Persistence.md describes
 /// both layouts, compaction, and what earlier versions and hand edits see.
-public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable {
-    // Safe: `cache` is only accessed while `lock` is held; `commits` guards its own state; the
-    // other properties are immutable.
+public final class FileKeyValueStore: UserDefaultsManaging, Sendable {
 
     /// How hard a write works to reach stable storage before returning.
     public enum Durability: Sendable, Equatable {
@@ -79,17 +77,23 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
     let compactionThreshold: Int
     /// The sibling every writer `flock`s; its first 8 bytes hold the generation counter.
     let lockPath: String
-    let lock = Lock()
-    var cache = Cache() {
-        // With `lock` held, like every access to `cache`.
-        didSet { cacheChanges.incrementReleasing() }
-    }
-    /// Moves on every change of `cache` — entries, stamp, log, corruption or freshness check —
+    /// Moves on every change of the cache — entries, stamp, log, corruption or freshness check —
     /// so a value decoded from what a read returned stays valid while it stands still (see
     /// ``ReadValidity``).
     let cacheChanges = AtomicWord(0)
+    /// The cache, behind the store's lock.
+    let locked: LockedBox<Locked>
     /// Writes waiting to share the next batch.
     let commits = CommitQueue()
+
+    /// What the store's lock guards: the cache, whose every change moves ``cacheChanges``
+    /// (a change of any of its fields is a change of `cache`).
+    struct Locked {
+        let changes: AtomicWord.View
+        var cache = Cache() {
+            didSet { changes.incrementReleasing() }
+        }
+    }
 
     struct Cache {
         var entries: [String: StoreEntry] = [:]
@@ -130,6 +134,7 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
         self.compactionThreshold = compactionThreshold
         self.isPOSIX = fileSystem is POSIXFileSystem
         self.lockPath = AtomicFileWriter.lockFile(of: path)
+        self.locked = LockedBox(Locked(changes: cacheChanges.view))
     }
 
     /// The default file for a process: `$XDG_CONFIG_HOME/<name>/defaults.json`, falling back to
@@ -191,7 +196,7 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
     public func readObject(forKey key: String) throws -> Any? {
         var notes: [Note] = []
         defer { Self.log(notes) }
-        return try lock.withLock { try lockedRead(key, &notes) }
+        return try locked.withLock { try lockedRead(key, &$0, &notes) }
     }
 
     /// ``readObject(forKey:)`` and what a caller that keeps a value decoded from the object
@@ -199,9 +204,9 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
     func readObjectForReuse(forKey key: String) throws -> (object: Any?, validity: ReadValidity) {
         var notes: [Note] = []
         defer { Self.log(notes) }
-        return try lock.withLock {
-            let object = try lockedRead(key, &notes)
-            return (object, ReadValidity(cacheChange: cacheChanges.loadRelaxed(), freshness: cache.freshness.checkpoint))
+        return try locked.withLock { locked in
+            let object = try lockedRead(key, &locked, &notes)
+            return (object, ReadValidity(cacheChange: cacheChanges.loadRelaxed(), freshness: locked.cache.freshness.checkpoint))
         }
     }
 
@@ -221,16 +226,17 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
         let freshness: FileFreshness.Checkpoint
     }
 
-    /// The body of a read, with `lock` held.
-    private func lockedRead(_ key: String, _ notes: inout [Note]) throws -> Any? {
-        if !cache.freshness.isCurrent() { try reloadIfChanged(&notes) }
-        if let corruption = cache.corruption {
+    /// The body of a read, with the lock held. (It takes `locked` rather than its cache so
+    /// that a read changing nothing doesn't count as a change.)
+    private func lockedRead(_ key: String, _ locked: inout Locked, _ notes: inout [Note]) throws -> Any? {
+        if !locked.cache.freshness.isCurrent() { try reloadIfChanged(&locked.cache, &notes) }
+        if let corruption = locked.cache.corruption {
             throw PersistenceError(.corruptData, subject: path, detail: "\(corruption); the file is kept and moved aside by the next write")
         }
-        if let corruption = cache.log?.corruption {
+        if let corruption = locked.cache.log?.corruption {
             throw PersistenceError(.corruptData, subject: path, detail: "\(corruption); the log is kept and moved aside by the next write")
         }
-        switch cache.entries[key] {
+        switch locked.cache.entries[key] {
         case nil: return nil
         case let .value(value)?: return value.swiftValue
         case let .damaged(_, problem)?:
@@ -242,7 +248,7 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
     /// (edited in by hand: `{"App/counter": 7}`); `nil` for a tagged value or no entry. As of the
     /// last read: call after one.
     func untaggedJSON(forKey key: String) -> Data? {
-        guard case let .damaged(raw, _)? = lock.withLock({ cache.entries[key] }) else { return nil }
+        guard case let .damaged(raw, _)? = locked.withLock({ $0.cache.entries[key] }) else { return nil }
         do {
             return try JSONCoders.encode(raw)
         } catch {
@@ -300,9 +306,9 @@ public final class FileKeyValueStore: UserDefaultsManaging, @unchecked Sendable 
         get throws {
             var notes: [Note] = []
             defer { Self.log(notes) }
-            return try lock.withLock {
-                if !cache.freshness.isCurrent() { try reloadIfChanged(&notes) }
-                return cache.entries.keys.sorted()
+            return try locked.withLock { locked in
+                if !locked.cache.freshness.isCurrent() { try reloadIfChanged(&locked.cache, &notes) }
+                return locked.cache.entries.keys.sorted()
             }
         }
     }
