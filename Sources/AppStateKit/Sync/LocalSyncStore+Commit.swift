@@ -144,10 +144,10 @@ extension LocalSyncStore {
     private struct Loaded {
         let file: LocalSyncFile
         let stamp: FileStamp?
-        let failure: LocalSyncCache.Contents.Failure?
+        let failure: LocalSyncCache.Failure?
         let highestKnownVersion: Int64
 
-        init(_ contents: LocalSyncCache.Contents) {
+        init(_ contents: LocalSyncCache) {
             file = contents.file
             stamp = contents.stamp
             failure = contents.failure

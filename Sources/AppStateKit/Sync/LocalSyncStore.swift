@@ -53,7 +53,7 @@ public final class LocalSyncStore: SyncStore {
 
     /// Where the file lives: the real file system unless a test passes another.
     let fileSystem: any FileSystem
-    let cache: LocalSyncCache
+    let cache: LockedBox<LocalSyncCache>
     /// Runs commits one at a time, off the cooperative thread pool (they may wait for another
     /// process's lock and for the disk).
     let commitQueue: DispatchQueue
@@ -71,7 +71,7 @@ public final class LocalSyncStore: SyncStore {
         self.path = path
         self.changeDetection = changeDetection
         self.fileSystem = fileSystem
-        cache = LocalSyncCache(path: path, fileSystem: fileSystem)
+        cache = LockedBox(LocalSyncCache(path: path, fileSystem: fileSystem))
         commitQueue = DispatchQueue(label: "AppStateKit.LocalSyncStore.commits")
     }
 
@@ -247,7 +247,7 @@ public final class LocalSyncStore: SyncStore {
         for report in reports { Application.logger.error(report) }
     }
 
-    func error(for failure: LocalSyncCache.Contents.Failure, key: String) -> SyncStoreError {
+    func error(for failure: LocalSyncCache.Failure, key: String) -> SyncStoreError {
         switch failure {
         case let .unreadable(detail):
             SyncStoreError(.ioFailure, key: key, detail: "cannot read \(path): \(detail)")
