@@ -87,7 +87,9 @@ struct LocalSyncCache {
             let replacement = SyncChange.replaced(new.intactRecords)
             for feed in feeds.all { feed.send(replacement) }
         } else if isLoaded, announce {
-            var changed: [SyncRecord] = []
+            // A key gone from the file was removed and its tombstone collected since the last
+            // read: a removal for the feeds.
+            var changed = file.missedRemovals(in: new)
             for (key, slot) in new.slots {
                 guard case let .intact(record) = slot else { continue }
                 if let old = file.slots[key]?.version, old >= record.version { continue }

@@ -11,7 +11,7 @@ import Foundation
 ///   "sequence" : 42,
 ///   "records" : {
 ///     "App/flags" : {"version":41,"value":"{\"beta\":true}"},
-///     "App/gone" : {"version":42,"value":null}
+///     "App/gone" : {"version":42,"value":null,"removedAt":1764316800}
 ///   }
 /// }
 /// ```
@@ -24,7 +24,13 @@ import Foundation
 /// `value` holds the record's JSON text as a string (`null`: a tombstone); a value that is not
 /// UTF-8 is kept exactly as `"base64"` instead. `sequence` is the highest version ever assigned
 /// in the file: every commit takes the next one, so versions of a key only grow, even across a
-/// damaged record whose own version can't be read.
+/// damaged record whose own version can't be read — and across a tombstone collected from the
+/// file, since collecting one leaves `sequence` (and `epoch`) as they are.
+///
+/// A tombstone's `removedAt` is when it was written (seconds since 1970); commits collect the
+/// tombstones older than the store's retention (see ``collectTombstones(now:retention:keeping:)``).
+/// A tombstone without one (written before tombstones were collected, or by an older
+/// AppStateKit, which ignores the field) gets the time of the first commit that finds it.
 ///
 /// Records are decoded one by one: a record that doesn't decode is kept byte for byte as a
 /// ``Slot/damaged(_:)`` slot, so it damages only its own key.
@@ -72,6 +78,8 @@ struct LocalSyncFile: Sendable, Equatable {
     var sequence: Int64 = 0
     /// The file's lineage (`nil`: no file, or one written before epochs existed).
     var epoch: String?
+    /// When each tombstone whose time is known was written, in seconds since 1970, by key.
+    var removedAt: [String: Int64] = [:]
 
     /// A new, random epoch.
     static func newEpoch() -> String {
@@ -86,6 +94,54 @@ struct LocalSyncFile: Sendable, Equatable {
 
     /// The file of a store that has none yet.
     static let empty = LocalSyncFile()
+
+    // MARK: Tombstones
+
+    /// Records `record`, just committed, as the key's slot: a tombstone with the time `now`
+    /// (seconds since 1970), a value without one.
+    mutating func commit(_ record: SyncRecord, now: Int64) {
+        slots[record.key] = .intact(record)
+        removedAt[record.key] = record.value == nil ? now : nil
+        sequence = max(sequence, record.version)
+    }
+
+    /// Removes the tombstones written `retention` seconds or more before `now` (seconds since
+    /// 1970), except `key`'s, and gives the tombstones without a time the time `now`, so they
+    /// go a retention later. `sequence` and `epoch` stay, so a later write of a collected key
+    /// continues above every version the file ever held, and no reader takes the file as
+    /// replaced.
+    ///
+    /// - Returns: The keys collected, sorted.
+    @discardableResult
+    mutating func collectTombstones(now: Int64, retention: Int64, keeping key: String) -> [String] {
+        var collected: [String] = []
+        for (candidate, slot) in slots where candidate != key {
+            guard case let .intact(record) = slot, record.value == nil else { continue }
+            guard let time = removedAt[candidate] else {
+                removedAt[candidate] = now
+                continue
+            }
+            // A time in the future (a clock set back) waits until the clock passes it.
+            if now >= time, now - time >= retention {
+                slots[candidate] = nil
+                removedAt[candidate] = nil
+                collected.append(candidate)
+            }
+        }
+        return collected.sorted()
+    }
+
+    /// The removals a reader that holds `self` missed when `newer`, of the same lineage, no longer
+    /// has a key that held a value (or a damaged record) here: its tombstone was written and
+    /// collected between two reads. Each is a tombstone at `newer`'s sequence, which is at least
+    /// the version of the tombstone collected and below any later write of the key.
+    func missedRemovals(in newer: LocalSyncFile) -> [SyncRecord] {
+        slots.keys.sorted().compactMap { key in
+            guard newer.slots[key] == nil else { return nil }
+            if case let .intact(record) = slots[key], record.value == nil { return nil }
+            return SyncRecord(key: key, value: nil, version: newer.sequence)
+        }
+    }
 
     /// The records that decoded, sorted by key.
     var intactRecords: [SyncRecord] {
@@ -118,8 +174,14 @@ struct LocalSyncFile: Sendable, Equatable {
             throw .corrupt("\"records\" is missing or not a JSON object")
         }
         var file = LocalSyncFile()
-        for (key, record) in records {
-            file.slots[key] = try slot(key: key, decoding: record)
+        for (key, object) in records {
+            let slot = try slot(key: key, decoding: object)
+            file.slots[key] = slot
+            // A time that isn't an integer is taken as unknown, like a missing one.
+            if case let .intact(record) = slot, record.value == nil,
+                let time = (object as? [String: Any])?["removedAt"] as? Int64 {
+                file.removedAt[key] = time
+            }
         }
         // A damaged or missing sequence is recovered from the versions it must exceed.
         let highest = file.slots.values.compactMap(\.version).max() ?? 0
@@ -188,6 +250,7 @@ struct LocalSyncFile: Sendable, Equatable {
                     }
                 } else {
                     out.append(contentsOf: "\"value\":null".utf8)
+                    if let time = removedAt[key] { out.append(contentsOf: ",\"removedAt\":\(time)".utf8) }
                 }
                 out.append(UInt8(ascii: "}"))
             case let .damaged(damage):

@@ -92,11 +92,12 @@ extension LocalSyncStore {
                     reports.append(try keepAside(damage, key: key))
                 }
 
-                // 3. Write.
+                // 3. Write, collecting the tombstones past their retention.
                 let version = max(file.sequence, loaded.highestKnownVersion) + 1
                 let record = SyncRecord(key: key, value: value, version: version)
-                file.slots[key] = .intact(record)
-                file.sequence = version
+                let now = Int64(wallClock().timeIntervalSince1970.rounded(.down))
+                file.collectTombstones(now: now, retention: tombstoneRetention.components.seconds, keeping: key)
+                file.commit(record, now: now)
                 if file.epoch == nil { file.epoch = LocalSyncFile.newEpoch() }
                 let stamp = try AtomicFileWriter.write(file.encoded(), to: path, durable: true, in: fileSystem)
 

@@ -34,6 +34,11 @@ import Foundation
 ///   ``SyncChange/replaced(_:)`` (the file's `epoch` changed, or its `sequence` went down), and
 ///   SyncStates take its values whatever their versions. A process that writes after the file
 ///   was deleted starts a new file with a new epoch.
+/// - **Tombstones are collected:** a removal leaves a tombstone (a record without a value, with a
+///   new version) so every process learns of it; a commit drops the tombstones older than
+///   ``tombstoneRetention`` (7 days by default) from the file. Versions keep growing across a
+///   collected key, and a process that missed both the removal and the collection hears of the
+///   removal when it next reads the file.
 /// - **Status:** ``statusUpdates()`` says whether the file reads; ``SyncStore/waitUntilReady(timeout:)``
 ///   returns once it did.
 /// - **Never destroys data:** a file that is not a store file is reported through
@@ -50,9 +55,18 @@ public final class LocalSyncStore: SyncStore {
     public let path: String
     /// How the store notices other processes' writes.
     public let changeDetection: ChangeDetection
+    /// How long a removed key's tombstone stays in the file: the first commit after that
+    /// removes it (whole seconds count).
+    public let tombstoneRetention: Duration
+    /// The default ``tombstoneRetention``: 7 days, enough for every running process to have
+    /// read the removal.
+    public static let defaultTombstoneRetention: Duration = .seconds(7 * 24 * 3600)
 
     /// Where the file lives: the real file system unless a test passes another.
     let fileSystem: any FileSystem
+    /// The time a tombstone is stamped with and compared to: the system's unless a test passes
+    /// another.
+    let wallClock: @Sendable () -> Date
     let cache: LockedBox<LocalSyncCache>
     /// Runs commits one at a time, off the cooperative thread pool (they may wait for another
     /// process's lock and for the disk).
@@ -60,17 +74,27 @@ public final class LocalSyncStore: SyncStore {
 
     /// Creates a store backed by the file at `path` (created, with its directory, on the first
     /// write).
-    public convenience init(path: String, changeDetection: ChangeDetection = .automatic) {
-        self.init(path: path, changeDetection: changeDetection, fileSystem: POSIXFileSystem())
+    ///
+    /// - Parameter tombstoneRetention: How long a removed key's tombstone stays in the file;
+    ///   processes that share the file should agree on it.
+    public convenience init(
+        path: String, changeDetection: ChangeDetection = .automatic, tombstoneRetention: Duration = LocalSyncStore.defaultTombstoneRetention
+    ) {
+        self.init(path: path, changeDetection: changeDetection, tombstoneRetention: tombstoneRetention, fileSystem: POSIXFileSystem())
     }
 
-    /// Creates a store whose file lives in `fileSystem`. Other processes' writes are then
-    /// noticed by polling every ``ChangeDetection/fallbackInterval`` (file notifications only
-    /// see the real file system), unless `changeDetection` polls already.
-    package init(path: String, changeDetection: ChangeDetection = .automatic, fileSystem: any FileSystem) {
+    /// Creates a store whose file lives in `fileSystem`, telling time by `wallClock`. Other
+    /// processes' writes are then noticed by polling every ``ChangeDetection/fallbackInterval``
+    /// (file notifications only see the real file system), unless `changeDetection` polls already.
+    package init(
+        path: String, changeDetection: ChangeDetection = .automatic, tombstoneRetention: Duration = LocalSyncStore.defaultTombstoneRetention,
+        fileSystem: any FileSystem, wallClock: @escaping @Sendable () -> Date = { Date() }
+    ) {
         self.path = path
         self.changeDetection = changeDetection
+        self.tombstoneRetention = tombstoneRetention
         self.fileSystem = fileSystem
+        self.wallClock = wallClock
         cache = LockedBox(LocalSyncCache(path: path, fileSystem: fileSystem))
         commitQueue = DispatchQueue(label: "AppStateKit.LocalSyncStore.commits")
     }
@@ -125,7 +149,7 @@ public final class LocalSyncStore: SyncStore {
         try cachedRecord(forKey: key)
     }
 
-    /// Every intact record in the file, tombstones included, sorted by key. Damaged records are
+    /// Every intact record in the file, tombstones included (until collected), sorted by key. Damaged records are
     /// left out (they are reported through `Application.logger` when the file is read).
     ///
     /// - Throws: ``SyncStoreError`` of kind `corruptRecord` or `ioFailure` when the file can't be

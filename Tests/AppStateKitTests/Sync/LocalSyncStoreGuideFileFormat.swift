@@ -20,7 +20,7 @@ struct LocalSyncStoreGuideFileFormat {
               "sequence" : 42,
               "records" : {
                 "App/flags" : {"version":41,"value":"{\"beta\":true}"},
-                "App/gone" : {"version":42,"value":null}
+                "App/gone" : {"version":42,"value":null,"removedAt":1764316800}
               }
             }
 
