@@ -1,7 +1,7 @@
 import AppStateKit
 import Foundation
 
-// Usage: appstatekit-benchmarks [--quick] [filter]   (filter: a case name, creation, pers[istence], server, async, sync)
+// Usage: appstatekit-benchmarks [--quick] [filter]   (filter: a case name, creation, pers[istence], reads, writers, server, async, sync)
 if CommandLine.arguments.dropFirst().first == "--sync-child" { SyncStoreBenchmark.runChild(Array(CommandLine.arguments.dropFirst(2))) }
 let arguments = CommandLine.arguments.dropFirst()
 let quick = arguments.contains("--quick")
@@ -82,6 +82,22 @@ if filter == nil || filter.map({ "persistence".hasPrefix($0) && $0.count >= 4 })
     print()
     printServerRequestSection(directory: directory)
     printAsyncWriterSection(directory: directory)
+}
+
+if filter == "reads" {
+    let directory = NSTemporaryDirectory() + "appstatekit-bench-\(UUID().uuidString)"
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    print("## 6b. Persisted reads vs a State read (unchanged value, interleaved)\n")
+    print(table(["case", "median ns", "vs State read", "min ns", "min vs State read min"], PersistenceScalingBenchmark.readRatios(directory: directory, rounds: rounds, roundNanoseconds: roundNanoseconds)))
+    print()
+}
+
+if filter == "writers" {
+    let directory = NSTemporaryDirectory() + "appstatekit-bench-\(UUID().uuidString)"
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    print("## 6c. Concurrent durable writers (writes/s, median of alternated rounds)\n")
+    print(table(["case", "writes/s", "vs 1 writer"], PersistenceScalingBenchmark.writerScaling(directory: directory, quick: quick)))
+    print()
 }
 
 if filter == "async" {

@@ -12,8 +12,7 @@
 /// the entry interleaves. Plain assignments hold it too; plain reads don't (they only check that
 /// they aren't made from inside a mutation of the same entry on the same thread).
 class PersistedEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked Sendable {
-    // Safe: `lastReported` is only accessed while `lock` is held, as are the mutable fields
-    // subclasses declare; `hasReported` is atomic; everything else is immutable.
+    // Safe: `lastReported` is a LockedBox, `hasReported` is atomic, everything else is immutable.
 
     /// What reads return when nothing (usable) is persisted.
     let initial: Value
@@ -21,12 +20,9 @@ class PersistedEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked Senda
     let owner: EntryOwner
     /// Serialises this entry's writes and read-modify-writes within the process.
     let modification = ModificationLock()
-    /// Guards ``lastReported`` and the mutable fields of subclasses. Never held while calling
-    /// out (I/O, the logger, observers).
-    let lock = Lock()
     /// The last failure reported, so that one repeated on every read is reported once.
-    private var lastReported: String?
-    /// Whether ``lastReported`` is set (1) or not (0), written with `lock` held: a successful
+    private let lastReported = LockedBox<String?>(nil)
+    /// Whether ``lastReported`` is set (1) or not (0), written with its lock held: a successful
     /// read loads it instead of taking the lock when there is nothing to forget.
     private let hasReported = AtomicWord(0)
 
@@ -44,24 +40,6 @@ class PersistedEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked Senda
     /// The persisted value, or ``initial`` when there is none; throws when it can't be used.
     func read() throws -> Value {
         preconditionFailure("AppStateKit: \(type(of: self)) must override read()")
-    }
-
-    /// ``read()`` for a kind that keeps its last read in `kept`: the kept value while it is
-    /// still current for the calling task (atomic loads, no lock), otherwise `readAgain()`,
-    /// which keeps what it reads. (`isKept` rather than an optional result: an optional of
-    /// `Value` would instantiate its type metadata on every read.)
-    @inline(__always)
-    final func read<Kept: KeptRead>(keptIn kept: ReadMostlyReference<Kept>, orElse readAgain: () throws -> Value) rethrows -> Value
-    where Kept.Value == Value {
-        trackAccess()
-        var isKept = false
-        let value = kept.withObject(orElse: { initial }) { kept in
-            guard kept.isCurrent(for: owner) else { return initial }
-            isKept = true
-            return kept.value
-        }
-        if isKept { return value }
-        return try readAgain()
     }
 
     /// Persists `newValue`.
@@ -90,8 +68,8 @@ class PersistedEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked Senda
         do {
             let value = try read()
             if hasReported.loadRelaxed() != 0 {
-                lock.withLock {
-                    lastReported = nil
+                lastReported.withLock {
+                    $0 = nil
                     hasReported.storeRelaxed(0)
                 }
             }
@@ -117,12 +95,12 @@ class PersistedEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked Senda
     /// Reports `error` through the owning application's logger, once per distinct message in a row.
     final func report(_ error: any Error) {
         let message = "AppStateKit: \(error)"
-        let isNew = lock.withLock {
+        let isNew = lastReported.withLock { last in
             defer {
-                lastReported = message
+                last = message
                 hasReported.storeRelaxed(1)
             }
-            return lastReported != message
+            return last != message
         }
         if isNew { owner.reportError(message) }
     }

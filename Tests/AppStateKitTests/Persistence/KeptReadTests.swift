@@ -9,10 +9,11 @@ private extension Application {
     subscript(keptFile directory: String) -> FileState<Int> { fileState(initial: 0, path: directory, filename: "kept.json") }
 }
 
-/// Issue 13, item 1: a persisted read keeps what it read in an immutable object published
-/// without a lock (`KeptStoredRead`, `KeptFileRead`); the next read returns it while what it
-/// was read under still holds. Each test reads twice first, so the second read was answered from
-/// the kept value, then changes something and checks that the next read follows.
+/// A persisted read keeps what it decoded in its entry (`StoredStateEntry.Decoded`,
+/// `FileStateEntry.Known`); the next read returns it while the store or the file's freshness
+/// says nothing changed, and resolves its collaborator (`\.userDefaults`, `\.fileManager`) as
+/// every read does. Each test reads twice first, so the second read was answered from the kept
+/// value, then changes something and checks that the next read follows.
 @Suite("Kept persisted reads follow writes on other threads, overrides and observation", .isolatedApplication)
 struct KeptReadTests {
     /// A store in its own in-memory file system, holding `value` under the test key.
@@ -154,36 +155,5 @@ struct KeptReadTests {
         Application.promote(\.userDefaults, with: try Self.store(holding: 3))
         #expect(promoted.value == 1)
         #expect(handle.value == 3)
-    }
-}
-
-@Suite("ReadMostlyReference: clear and lazily made fallbacks", .isolatedApplication)
-struct ReadMostlyReferenceClearTests {
-    private final class Probe {}
-
-    @Test("clear unpublishes and releases the object no read uses; on an empty reference it does nothing")
-    func clearReleases() {
-        let reference = ReadMostlyReference<Probe>()
-        reference.clear()
-        #expect(reference.withObject(none: nil) { $0 } == nil)
-        var probe: Probe? = Probe()
-        weak let weakProbe = probe
-        reference.replace(with: probe)
-        probe = nil
-        #expect(weakProbe != nil)
-        reference.clear()
-        #expect(weakProbe == nil)
-        #expect(reference.withObject(none: nil) { $0 } == nil)
-    }
-
-    @Test("withObject(orElse:) makes the fallback only when nothing is published")
-    func fallbackOnlyWhenEmpty() {
-        let reference = ReadMostlyReference<Probe>()
-        var fallbacks = 0
-        #expect(reference.withObject(orElse: { fallbacks += 1; return "none" }) { _ in "object" } == "none")
-        #expect(fallbacks == 1)
-        reference.replace(with: Probe())
-        #expect(reference.withObject(orElse: { fallbacks += 1; return "none" }) { _ in "object" } == "object")
-        #expect(fallbacks == 1)
     }
 }

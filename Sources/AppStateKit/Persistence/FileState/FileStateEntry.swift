@@ -1,15 +1,20 @@
 import Foundation
 
 /// The registry entry behind an ``Application/FileState``: where the file lives, how it is
-/// encoded, its initial value, and a cache of the last decoded value keyed by the file's stamp
-/// and its generation counter (so a read costs a few atomic loads and no lock unless the file
-/// changed — in this process or another; see `FileStateFreshness` and ``KeptFileRead``). It reads
-/// and writes through the `\.fileManager` of the application that owns it (see ``EntryOwner``):
-/// the files it can examine itself (``LocalFiles``), or a file manager of the user's, read with
-/// `in` on every read and written with `out` and `delete`.
+/// encoded, its initial value, and what it knows of the file (``kept``).
+///
+/// It reads and writes through the `\.fileManager` of the application that owns it (see
+/// ``EntryOwner``). A file manager of the user's is read with `in` on every read and written
+/// with `out` and `delete`. The files AppStateKit can examine itself (``LocalFiles``:
+/// `FileManager`'s, an isolated application's sandbox, a file system in memory) are read
+/// through ``kept``: the value last read or written with its file's stamp, and the file's
+/// ``FileFreshness`` (its generation counter, shared by every process writing the file). While
+/// the same file manager would be resolved (``CollaboratorCheck``) and the counter hasn't moved
+/// since the last check of the file, which is less than a second old, a read returns the known
+/// value after one lock and a few loads; otherwise it checks the file's stamp (`stat`) and
+/// decodes the file only when the stamp changed.
 final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @unchecked Sendable {
-    // Safe: `cache` and `corruptStamp` are only accessed while `lock` (the base class's) is held;
-    // `kept` synchronises itself; everything else is immutable.
+    // Safe: `kept` is locked; everything else is immutable.
     let directory: String
     let filename: String
     let isBase64Encoded: Bool
@@ -17,16 +22,9 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
     let filePath: String
     /// Why the file name was refused, if it was.
     let filenameProblem: PersistenceError?
-    private var cache: Cached?
-    /// The stamp of a file found undecodable: its bytes are moved aside before the next write.
-    private var corruptStamp: FileStamp?
-    /// Whether `cache` is still the file's without a `stat`: the file's generation counter.
-    private let freshness = FileStateFreshness()
-    /// The value the last check of the file found (``initial`` for no file) and what vouches
-    /// that it is still the file's; nothing published: check the file. Read without a lock.
-    private let kept = ReadMostlyReference<KeptFileRead<Value>>()
-    /// The application's `\.fileManager` operations as last resolved, while still current.
-    private let fileManagerMemo = DependencyMemo<ResolvedFiles>()
+    /// What the entry knows of its file, and the value the file held then; never held while
+    /// doing I/O or calling out.
+    private let kept: KeptRead<FileReadCheck, Value>
 
     init(key: EntryKey, directory: String, filename: String, isBase64Encoded: Bool, initial: Value, owner: EntryOwner) {
         self.directory = directory
@@ -34,6 +32,8 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
         self.isBase64Encoded = isBase64Encoded
         self.filePath = (directory as NSString).appendingPathComponent(filename)
         self.filenameProblem = FileStateEntry.validate(filename: filename, directory: directory)
+        // On the freshness clock bound when the entry is created (see ``FreshnessClock``).
+        self.kept = KeptRead(FileReadCheck(freshness: FileFreshness()), initial)
         super.init(key: key, initial: initial, owner: owner)
     }
 
@@ -43,26 +43,33 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
     override var loggedName: String { resolvedPath }
 
     /// The owning application's `\.fileManager` (in an isolated application, its sandbox).
-    var resolvedFiles: ResolvedFiles {
-        if let memoized = owner.memoized(fileManagerMemo) { return memoized }
-        return owner.dependency(\.fileManager, memo: fileManagerMemo, for: "FileState \(filePath)") { ResolvedFiles($0) }
+    var fileManager: any FileManaging {
+        owner.dependency(\.fileManager, for: "FileState \(filePath)")
     }
 
     /// The path the file manager actually uses for the file: inside the sandbox for an isolated
     /// application, `filePath` otherwise.
     var resolvedPath: String {
-        resolvedFiles.local?.mapped(filePath) ?? filePath
+        fileManager.localFiles?.mapped(filePath) ?? filePath
     }
 
-    /// The file's value, or the initial value when there is no file: first the value an earlier
-    /// read kept, while it is still current (see ``KeptFileRead``).
+    /// The file's value, or the initial value when there is no file: the known value while
+    /// ``FileReadCheck`` vouches for it, otherwise checked against the file.
     override func read() throws -> Value {
-        try read(keptIn: kept) { try readCheckingFile() }
+        trackAccess()
+        var value = initial
+        let isKept = kept.withLock { check, known in
+            guard check.holds(for: owner) else { return false }
+            value = known
+            return true
+        }
+        if isKept { return value }
+        return try readCheckingFile()
     }
 
     /// The file's value, or the initial value when there is no file.
     ///
-    /// - Parameter checkingFile: Check the file's stamp even when the value kept says nothing
+    /// - Parameter checkingFile: Check the file's stamp even when the freshness says nothing
     ///   changed. `update` needs it: its stamp comparison assumes the value read is at least as
     ///   new as the stamp it took first, and a write whose rename is done but whose count is
     ///   not yet would break that.
@@ -72,41 +79,110 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
         return try readCheckingFile()
     }
 
-    /// The rest of ``read()``, out of line (so the check before it needs no type metadata
-    /// beyond `Value`'s): checks the file's stamp, decodes it when it changed, and keeps the
-    /// value with what vouches for it.
-    @inline(never)
+    /// The rest of ``read()``: resolves the file manager; checks the file's stamp, decodes the
+    /// file when it changed, and records the check.
     private func readCheckingFile() throws -> Value {
         if let filenameProblem { throw filenameProblem }
-        let (resolved, collaborator) = owner.resolution(\.fileManager, memo: fileManagerMemo, for: "FileState \(filePath)") {
-            ResolvedFiles($0)
-        }
-        guard let files = resolved.local else { return try readThrough(resolved.manager) }
+        let (manager, collaborator) = owner.resolution(\.fileManager, for: "FileState \(filePath)")
+        guard let files = manager.localFiles else { return try readThrough(manager) }
         let path = filePath
-        let mark = freshness.mark(for: files, path: path)
+        let mark = markBeforeCheck(files)
         guard let stamp = try files.existingStamp(ofFile: path) else {
-            let check = freshness.record(mark, for: files)
-            keepCurrent(initial, check, collaborator) { $0 = nil }
+            record(mark, for: files, collaborator, stamp: nil, value: initial)
             return initial
         }
-        if let cached = lock.withLock({ cache }), cached.stamp == stamp {
-            let check = freshness.record(mark, for: files)
-            keepCurrent(cached.value, check, collaborator) { _ in }
-            return cached.value
+        var value = initial
+        let isKnown = kept.withLock { check, known in
+            guard check.hasKnown, check.knownStamp == stamp else { return false }
+            value = known
+            return true
+        }
+        if isKnown {
+            record(mark, for: files, collaborator, stamp: stamp, value: value)
+            return value
         }
         guard let data = try files.contents(ofFile: path) else { return initial }
         do {
-            let value = try FileStateCodec.decode(data, as: Value.self, path: path)
-            let check = freshness.record(mark, for: files)
-            keepCurrent(value, check, collaborator) {
-                $0 = Cached(stamp: stamp, value: value)
-                corruptStamp = nil
-            }
-            return value
+            value = try FileStateCodec.decode(data, as: Value.self, path: path)
         } catch {
-            lock.withLock { corruptStamp = stamp }
+            kept.withLock { check, _ in check.corruptStamp = stamp }
             throw error
         }
+        record(mark, for: files, collaborator, stamp: stamp, value: value)
+        return value
+    }
+
+    /// The file's generation counter value and the time, taken before its stamp is checked (see
+    /// ``FileFreshness``). Maps the counter of the file's lock file first if that hasn't
+    /// happened for `files` yet (creating the lock file when its directory exists, never the
+    /// directory); `nil` for files without counters (a file system in memory).
+    private func markBeforeCheck(_ files: LocalFiles) -> FileFreshness.Mark? {
+        guard let counterOwner = files.counterOwner else { return nil }
+        let unattached: FileFreshness? = kept.withLock { check, _ in
+            if check.counterOwner != counterOwner {
+                check.counterOwner = counterOwner
+                check.freshness = FileFreshness(clock: check.freshness.clock)
+            }
+            return check.freshness.generation == nil && !check.freshness.isUnsupported ? check.freshness : nil
+        }
+        if var attached = unattached {
+            // Mapping the counter is I/O: outside the lock, then installed unless meanwhile
+            // another file manager was used or another read installed one.
+            attached.attach(
+                lockPath: AtomicFileWriter.lockFile(of: files.mapped(filePath)), in: POSIXFileSystem(), create: true, creatingDirectory: false
+            )
+            kept.withLock { check, _ in
+                if check.counterOwner == counterOwner, check.freshness.generation == nil { check.freshness = attached }
+            }
+        }
+        return kept.withLock { check, _ in check.counterOwner == counterOwner ? check.freshness.mark() : nil }
+    }
+
+    /// Records a check of the file that started at `mark`, under the resolution `collaborator`:
+    /// the file held `value` (stamped `stamp`, `nil` for no file). A check of other files than
+    /// the counter's (a scoped file manager in memory) vouches for nothing; neither does a
+    /// resolution without a check. The value replaced is released after the lock (a value's
+    /// deinit may run user code).
+    private func record(_ mark: FileFreshness.Mark?, for files: LocalFiles, _ collaborator: CollaboratorCheck?, stamp: FileStamp?, value: Value) {
+        var replaced = value
+        kept.withLock { check, known in
+            if check.knownStamp != stamp || !check.hasKnown { check.corruptStamp = nil }
+            check.hasKnown = true
+            check.knownStamp = stamp
+            swap(&known, &replaced)
+            if let counterOwner = files.counterOwner, counterOwner == check.counterOwner, let collaborator {
+                check.freshness.record(mark)
+                check.collaborator = collaborator
+            } else {
+                check.freshness.invalidate()
+                check.collaborator = nil
+            }
+        }
+    }
+
+    /// Takes note of `stamp`, found by a `stat` outside the read path (a change stream's poll):
+    /// when it is not the stamp of the known value, nor of a file found undecodable, the file
+    /// changed without moving its counter (another program, an editor), and reads would not
+    /// look until their check is ``FileFreshness/revalidationInterval`` old. Moving the counter
+    /// makes the next read check the file, in every process, also one that raced with the
+    /// `stat`; without a counter this process may move, the entry forgets its check.
+    func stampFound(_ stamp: FileStamp?) {
+        let (isKnown, generation) = kept.withLock { check, _ in
+            (stamp == check.knownStamp || (stamp != nil && stamp == check.corruptStamp), check.freshness.generation)
+        }
+        if !isKnown, generation?.increment() == nil { kept.withLock { check, _ in check.freshness.invalidate() } }
+    }
+
+    /// The file's ``ExternalVersion``: its stamp (taking note of it, see ``stampFound(_:)``),
+    /// or, with a file manager of the user's, the JSON of the value it reads.
+    func fileVersion() throws -> ExternalVersion {
+        let manager = fileManager
+        guard let files = manager.localFiles else {
+            return .stored(.data(try FileStateCodec.encode(try readThrough(manager), base64Encoded: false, path: filePath)))
+        }
+        let stamp = try files.existingStamp(ofFile: filePath)
+        stampFound(stamp)
+        return .file(stamp)
     }
 
     /// The value a file manager of the user's reads with `in`, or the initial value when it says
@@ -134,53 +210,16 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
         }
     }
 
-    /// Keeps `value` for the next reads when `check` and `collaborator` vouch for it (otherwise
-    /// they check the file), and applies `update` to the cache under the lock. What was kept
-    /// before is released outside every lock, once no read uses it (its deinit may run user code).
-    private func keepCurrent(
-        _ value: Value, _ check: FileStateFreshness.Check?, _ collaborator: DependencyMemo<ResolvedFiles>.Resolved?,
-        _ update: (inout Cached?) -> Void
-    ) {
-        lock.withLock { update(&cache) }
-        if let check, let collaborator {
-            kept.replace(with: KeptFileRead(collaborator: collaborator, check: check, value: value))
-        } else {
-            kept.clear()
-        }
-    }
-
-    /// Takes note of `stamp`, found by a `stat` outside the read path (a change stream's poll):
-    /// when it is not the stamp of the value reads keep, nor of a file found undecodable, the
-    /// file changed without moving its counter (another program, an editor), and reads would
-    /// not look until their check is ``FileFreshness/revalidationInterval`` old. Moving the
-    /// counter makes the next read check the file, also one that raced with the `stat`.
-    func stampFound(_ stamp: FileStamp?) {
-        let isKnown = lock.withLock { stamp == cache?.stamp || (stamp != nil && stamp == corruptStamp) }
-        if !isKnown, !freshness.announceChange() { kept.clear() }
-    }
-
-    /// The file's ``ExternalVersion``: its stamp (taking note of it, see ``stampFound(_:)``),
-    /// or, with a file manager of the user's, the JSON of the value it reads.
-    func fileVersion() throws -> ExternalVersion {
-        let resolved = resolvedFiles
-        guard let files = resolved.local else {
-            return .stored(.data(try FileStateCodec.encode(try readThrough(resolved.manager), base64Encoded: false, path: filePath)))
-        }
-        let stamp = try files.existingStamp(ofFile: filePath)
-        stampFound(stamp)
-        return .file(stamp)
-    }
-
     /// Writes `newValue` atomically; an optional holding `nil` deletes the file.
     override func write(_ newValue: Value) throws {
         if let filenameProblem { throw filenameProblem }
-        let resolved = resolvedFiles
+        let manager = fileManager
         let path = filePath
         try notifyingObservers {
-            if let files = resolved.local {
+            if let files = manager.localFiles {
                 try write(newValue, through: files, path: path)
             } else {
-                try writeThrough(resolved.manager, newValue)
+                try writeThrough(manager, newValue)
             }
         }
     }
@@ -190,26 +229,38 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
         try preserveCorruptFile(files, path: path)
         if let optional = newValue as? any OptionalValue, optional.wrappedAny == nil {
             try files.removeFile(path)
-            lock.withLock { cache = nil }
-            kept.clear()
+            forgetCheck(knowing: nil, value: initial)
             return
         }
         let data = try FileStateCodec.encode(newValue, base64Encoded: isBase64Encoded, path: path)
         let stamp = try files.writeAtomically(data, toFile: path)
-        let cached = stamp.map { Cached(stamp: $0, value: newValue) }
-        lock.withLock { cache = cached }
-        kept.clear()
+        forgetCheck(knowing: stamp, value: newValue)
+    }
+
+    /// After a write of this process: the file now holds `value` (stamped `stamp`; `nil`: no
+    /// file, or the stamp is unknown), and the next read checks the file's stamp (the write
+    /// moved the counter, if there is one; without one, nothing else would tell). The value
+    /// replaced is released after the lock.
+    private func forgetCheck(knowing stamp: FileStamp?, value: Value) {
+        var replaced = value
+        kept.withLock { check, known in
+            check.hasKnown = stamp != nil
+            check.knownStamp = stamp
+            swap(&known, &replaced)
+            check.freshness.invalidate()
+            check.collaborator = nil
+        }
     }
 
     /// Deletes the file so reads return the initial value.
     override func remove() throws {
         if let filenameProblem { throw filenameProblem }
-        let resolved = resolvedFiles
+        let manager = fileManager
         let path = filePath
         try notifyingObservers {
-            guard let files = resolved.local else {
+            guard let files = manager.localFiles else {
                 do {
-                    try resolved.manager.delete(path: directory, filename: filename)
+                    try manager.delete(path: directory, filename: filename)
                 } catch {
                     throw FileManagerErrors.naming(error, path: path)
                 }
@@ -217,8 +268,7 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
             }
             try preserveCorruptFile(files, path: path)
             try files.removeFile(path)
-            lock.withLock { cache = nil }
-            kept.clear()
+            forgetCheck(knowing: nil, value: initial)
         }
     }
 
@@ -240,8 +290,8 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
         _ body: (inout Value) throws -> Result,
         storeFailure: (any Error) throws -> Void
     ) rethrows -> Result {
-        let resolved = resolvedFiles
-        guard let files = resolved.local else { return try updateThrough(resolved.manager, body, storeFailure: storeFailure) }
+        let manager = fileManager
+        guard let files = manager.localFiles else { return try updateThrough(manager, body, storeFailure: storeFailure) }
         let path = filePath
         while true {
             var value = initial
@@ -318,11 +368,11 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
     /// otherwise the file is read and decoded once.
     private func preserveCorruptFile(_ files: LocalFiles, path: String) throws {
         guard let stamp = try files.existingStamp(ofFile: path) else {
-            lock.withLock { corruptStamp = nil }
+            kept.withLock { check, _ in check.corruptStamp = nil }
             return
         }
-        let (cachedStamp, knownCorrupt) = lock.withLock { (cache?.stamp, corruptStamp) }
-        guard stamp != cachedStamp else { return }
+        let (knownStamp, knownCorrupt) = kept.withLock { check, _ in (check.hasKnown ? check.knownStamp : nil, check.corruptStamp) }
+        guard stamp != knownStamp else { return }
         var problem: (any Error)?
         if stamp == knownCorrupt {
             problem = PersistenceError(.corruptData, subject: path, detail: "the file did not decode when it was read")
@@ -338,19 +388,33 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
             owner.reportError("AppStateKit: \(problem); the file was moved to \(aside)")
             owner.dependency(\.logger).debug("AppStateKit: moved corrupt data aside: \(path) → \(aside)")
         }
-        lock.withLock { corruptStamp = nil }
+        kept.withLock { check, _ in check.corruptStamp = nil }
     }
+}
 
-    /// The last value read or written and the stamp of its file. A class rather than a tuple:
-    /// reading an optional tuple of a generic value instantiates its type metadata every time.
-    private final class Cached: @unchecked Sendable {
-        // Safe: immutable.
-        let stamp: FileStamp
-        let value: Value
+/// What a ``FileStateEntry`` knows of its file, next to the value the file held
+/// (``FileStateEntry/kept``).
+struct FileReadCheck {
+    /// Whether the value next to this is the file's as of ``knownStamp``.
+    var hasKnown = false
+    /// The stamp of the file when its value was last read or written; `nil`: no file.
+    var knownStamp: FileStamp?
+    /// The stamp of a file found undecodable: its bytes are moved aside before the next write.
+    var corruptStamp: FileStamp?
+    /// Whether the known value is still the file's without a `stat`.
+    var freshness: FileFreshness
+    /// The files (``LocalFiles/counterOwner``) `freshness` counts for; another file manager
+    /// starts over.
+    var counterOwner: ObjectIdentifier?
+    /// The `\.fileManager` resolution the freshness check was recorded under; `nil`: reads
+    /// check the file.
+    var collaborator: CollaboratorCheck?
 
-        init(stamp: FileStamp, value: Value) {
-            self.stamp = stamp
-            self.value = value
-        }
+    /// Whether the known value is still what a read by `owner`'s entry returns for the calling
+    /// task: the same file manager would be resolved and the freshness check holds.
+    @inline(__always)
+    func holds(for owner: EntryOwner) -> Bool {
+        guard hasKnown, freshness.isCurrent(), let collaborator else { return false }
+        return owner.stillResolves(collaborator)
     }
 }

@@ -20,7 +20,7 @@ package struct LocalFiles: Sendable {
     /// The real file system at the paths given.
     static let real = LocalFiles(fileSystem: POSIXFileSystem(), sandbox: nil, isDurable: true)
 
-    /// Which generation counters writes through these files move (see ``FileStateFreshness``):
+    /// Which generation counters writes through these files move (see ``FileFreshness``):
     /// the real file system's lock files, or a sandbox's; `nil` for a file system in memory.
     let counterOwner: ObjectIdentifier?
 

@@ -5,55 +5,36 @@ import Foundation
 /// the store, so a value written by plain `UserDefaults` code or another process is what the
 /// next read returns.
 ///
-/// From a ``FileKeyValueStore`` a read keeps the value it decoded, with what vouches for it, in a
-/// ``KeptStoredRead``; the next read returns it without asking the store while that still holds
-/// — the same `\.userDefaults` resolution, no write or reload in this process, no write counted
-/// by another process, a check of the file less than a second old — so such a read costs a
-/// few atomic loads, no lock and no decoding. Other stores are asked on every read.
+/// A read from a ``FileKeyValueStore`` keeps the value it decoded in ``kept``, with what vouches
+/// for it (``StoredReadCheck``): the store's ``FileKeyValueStore/ReadValidity`` and, for an entry
+/// using its application's `\.userDefaults`, the ``CollaboratorCheck`` of that resolution. The
+/// next read returns it while both hold — the same store would be resolved, no write or reload
+/// in this process, no write counted by another process, a check of the file less than a second
+/// old — so it costs one lock and a few loads: no lookup of `\.userDefaults`, no decoding.
+/// Other stores are asked on every read.
 final class StoredStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @unchecked Sendable {
-    // Safe: every stored property is immutable or synchronises itself (`kept`, `defaultStoreMemo`).
+    // Safe: `kept` is locked; every other stored property is immutable.
     let storageKey: String
     /// The key earlier versions used, read while nothing is stored under `storageKey` (see
     /// ``StoredStateKey``).
     let legacyKey: String?
     let store: (any UserDefaultsManaging)?
-    /// `store`, resolved (see ``ResolvedStore``).
-    private let ownStore: ResolvedStore?
-    /// Whether `store` is set: tested first on every read, as a copy of the optional existential
-    /// costs more than the rest of the check.
-    private let hasOwnStore: Bool
-    /// The application's `\.userDefaults` as last resolved, while still current.
-    private let defaultStoreMemo = DependencyMemo<ResolvedStore>()
-    /// What the last read from a ``FileKeyValueStore`` decoded, and what vouches for it; read
-    /// without a lock.
-    private let kept = ReadMostlyReference<KeptStoredRead<Value>>()
+    /// What the last read from a ``FileKeyValueStore`` decoded, and what vouches for it.
+    private let kept: KeptRead<StoredReadCheck, Value>
 
     init(key: EntryKey, feature: String, id: String, initial: Value, store: (any UserDefaultsManaging)?, owner: EntryOwner) {
         self.storageKey = StoredStateKey.key(feature: feature, id: id)
         self.legacyKey = StoredStateKey.legacyKey(feature: feature, id: id)
         self.store = store
-        self.ownStore = store.map(ResolvedStore.init)
-        self.hasOwnStore = store != nil
+        self.kept = KeptRead(StoredReadCheck(), initial)
         super.init(key: key, initial: initial, owner: owner)
     }
 
     override var kindName: String { "StoredState" }
 
     /// The store in use: the entry's own, or its application's `\.userDefaults` dependency.
-    var activeStore: any UserDefaultsManaging { resolvedStore.store }
-
-    /// ``activeStore``, resolved.
-    var resolvedStore: ResolvedStore {
-        if hasOwnStore, let ownStore { return ownStore }
-        if let memoized = owner.memoized(defaultStoreMemo) { return memoized }
-        return owner.dependency(\.userDefaults, memo: defaultStoreMemo, for: "StoredState \(storageKey)") { ResolvedStore($0) }
-    }
-
-    /// ``resolvedStore`` with the `\.userDefaults` resolution that vouches for it (`nil` for the
-    /// entry's own store, or when the value was not memoised).
-    private var resolvedStoreAndCollaborator: (ResolvedStore, DependencyMemo<ResolvedStore>.Resolved?) {
-        if hasOwnStore, let ownStore { return (ownStore, nil) }
-        return owner.resolution(\.userDefaults, memo: defaultStoreMemo, for: "StoredState \(storageKey)") { ResolvedStore($0) }
+    var activeStore: any UserDefaultsManaging {
+        store ?? owner.dependency(\.userDefaults, for: "StoredState \(storageKey)")
     }
 
     /// The stored object and the key it was found under: `storageKey`, or the legacy key while
@@ -64,18 +45,26 @@ final class StoredStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, 
         return (nil, storageKey)
     }
 
-    /// The stored value, or the initial value when nothing is stored: first the value an
-    /// earlier read kept, while it is still current (see ``KeptStoredRead``).
+    /// The stored value, or the initial value when nothing is stored: the value an earlier read
+    /// kept while what vouches for it holds (see ``StoredReadCheck``), otherwise read.
     override func read() throws -> Value {
-        try read(keptIn: kept) { try readFromStore() }
+        trackAccess()
+        var value = initial
+        let isKept = kept.withLock { check, kept in
+            guard check.holds(for: owner) else { return false }
+            value = kept
+            return true
+        }
+        if isKept { return value }
+        return try readFromStore()
     }
 
-    /// The rest of ``read()``, out of line: asks the store, and keeps what a file store returned.
-    @inline(never)
+    /// The rest of ``read()``: resolves the store and asks it; keeps what a file store returned.
     private func readFromStore() throws -> Value {
-        let (resolved, collaborator) = resolvedStoreAndCollaborator
-        if let fileStore = resolved.fileStore { return try readAndKeep(from: fileStore, collaborator: collaborator) }
-        let store = resolved.store
+        let (store, collaborator) = store.map { ($0, nil) } ?? owner.resolution(\.userDefaults, for: "StoredState \(storageKey)")
+        if let fileStore = store as? FileKeyValueStore {
+            return try readAndKeep(from: fileStore, collaborator: collaborator)
+        }
         if let object = try store.readObject(forKey: storageKey) {
             return try StoredValueCodec.decode(object, as: Value.self, key: storageKey, store: store)
         }
@@ -86,8 +75,9 @@ final class StoredStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, 
     }
 
     /// A read from a file store: the stored value, decoded and kept for the next read when
-    /// something vouches for the store (the entry's own store, or a memoised `\.userDefaults`).
-    private func readAndKeep(from fileStore: FileKeyValueStore, collaborator: DependencyMemo<ResolvedStore>.Resolved?) throws -> Value {
+    /// something vouches for the store (the entry's own store, or a `\.userDefaults` resolution
+    /// with a check; a value a scope provides is not kept).
+    private func readAndKeep(from fileStore: FileKeyValueStore, collaborator: CollaboratorCheck?) throws -> Value {
         // The validity of the first read covers the legacy key's too: anything that changed in
         // between moved the store on, and the next read decodes again.
         var object: Any?
@@ -103,10 +93,12 @@ final class StoredStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, 
             key = legacyKey
         }
         let value = try object.map { try StoredValueCodec.decode($0, as: Value.self, key: key, store: fileStore) } ?? initial
-        if hasOwnStore || collaborator != nil {
-            // Whatever was kept before is released outside the reference's lock (and once no
-            // read uses it): a value's deinit may run user code.
-            kept.replace(with: KeptStoredRead(collaborator: collaborator, store: fileStore, validity: validity, value: value))
+        guard store != nil || collaborator != nil else { return value }
+        // The value replaced is released after the lock: a value's deinit may run user code.
+        var replaced = value
+        kept.withLock { check, kept in
+            check = StoredReadCheck(store: fileStore, validity: validity, collaborator: collaborator)
+            swap(&kept, &replaced)
         }
         return value
     }
@@ -219,6 +211,25 @@ final class StoredStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, 
             try store.writeObject(object, forKey: key)
             return true
         }
+    }
+}
+
+/// What vouches for the value a ``StoredStateEntry`` kept from its last read of a
+/// ``FileKeyValueStore``: the store, its validity then, and — for an entry using its
+/// application's `\.userDefaults` — the check of that resolution. Nothing kept: no store.
+struct StoredReadCheck {
+    var store: FileKeyValueStore?
+    var validity: FileKeyValueStore.ReadValidity?
+    /// `nil` for the entry's own store, which needs no resolution.
+    var collaborator: CollaboratorCheck?
+
+    /// Whether the kept value is still what a read by `owner`'s entry returns for the calling
+    /// task: the store is unchanged since the read, and the same store would be resolved.
+    @inline(__always)
+    func holds(for owner: EntryOwner) -> Bool {
+        guard let store, store.isUnchanged(since: validity) else { return false }
+        guard let collaborator else { return true }
+        return owner.stillResolves(collaborator)
     }
 }
 
