@@ -6,7 +6,7 @@
 /// entry is removed, so a removed and re-created dependency is resolved again), and the calling
 /// task's scopes don't override the dependency. A value a scope provides gets no check.
 ///
-/// Made by ``EntryOwner/resolution(_:for:)`` and checked by ``EntryOwner/stillResolves(_:)``.
+/// Made by ``EntryOwner/resolution(_:for:)``, checked with ``holds(for:)``.
 struct CollaboratorCheck: Sendable {
     /// The dependency entry, which owns the counter `version` reads.
     let entry: RegistryEntry
@@ -15,6 +15,15 @@ struct CollaboratorCheck: Sendable {
     let seenVersion: UInt64
     /// The owning registry's stamp before the entry was looked up.
     let registryStamp: UInt64
+
+    /// Whether the resolution, made by `owner`, still holds for the calling task. Used outside
+    /// the owner's application (a handle of an application that doesn't serve the calling
+    /// task), it checks against the owner's registry, which is where the entry resolves then.
+    @inline(__always)
+    func holds(for owner: EntryOwner) -> Bool {
+        guard let stamp = owner.currentRegistryStamp() else { return false }
+        return holds(registryStamp: stamp)
+    }
 
     /// Whether the resolution still holds, `registryStamp` being the owning registry's current
     /// stamp. Registers an observation-tracking access of the dependency entry when it holds, so

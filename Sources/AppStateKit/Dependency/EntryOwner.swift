@@ -12,8 +12,8 @@
 /// application changes where its existing entries read and write, and a scoped
 /// ``Application/withOverrides(_:operation:)-(_,()->R)`` of the calling task applies too, as it
 /// does to every dependency that task resolves in any application. A read may skip the lookup
-/// while a ``CollaboratorCheck`` of an earlier ``resolution(_:for:)`` holds
-/// (``stillResolves(_:)``): it fails after any of those changes, so the rule holds.
+/// while a ``CollaboratorCheck`` of an earlier ``resolution(_:for:)`` holds: it fails after any
+/// of those changes, so the rule holds.
 ///
 /// Lifetime: the registry owns its entries and each entry owns its owner, so the owner refers to
 /// the registry weakly (no cycle; an isolated application is freed once nothing uses it). Every
@@ -85,15 +85,15 @@ final class EntryOwner: Sendable {
         return (box.value, check)
     }
 
-    /// Whether `check`, from a ``resolution(_:for:)`` of this owner, still holds for the calling
-    /// task (see ``CollaboratorCheck``).
+    /// The current stamp of the registry a ``resolution(_:for:)`` made now would use — the
+    /// calling task's application's when it is the owner's, otherwise the owner's — or `nil`
+    /// once the application was released (see ``CollaboratorCheck/holds(for:)``).
     @inline(__always)
-    func stillResolves(_ check: CollaboratorCheck) -> Bool {
+    func currentRegistryStamp() -> UInt64? {
         let currentStamp: UInt64? = Application.withCurrent { current in
             current.registry.identity == registryIdentity ? current.registry.stamp.load(ordering: .relaxed) : nil
         }
-        guard let stamp = currentStamp ?? registryStampIfAlive() else { return false }
-        return check.holds(registryStamp: stamp)
+        return currentStamp ?? registryStampIfAlive()
     }
 
     /// The owning registry's stamp, or `nil` once the application was released.

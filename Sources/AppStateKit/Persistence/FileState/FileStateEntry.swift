@@ -414,7 +414,7 @@ struct FileReadCheck {
     /// task: the same file manager would be resolved and the freshness check holds.
     @inline(__always)
     func holds(for owner: EntryOwner) -> Bool {
-        guard hasKnown, freshness.isCurrent(), let collaborator else { return false }
-        return owner.stillResolves(collaborator)
+        // Optional chaining rather than binding: binding would retain.
+        hasKnown && freshness.isCurrent() && collaborator?.holds(for: owner) == true
     }
 }

@@ -227,9 +227,9 @@ struct StoredReadCheck {
     /// task: the store is unchanged since the read, and the same store would be resolved.
     @inline(__always)
     func holds(for owner: EntryOwner) -> Bool {
-        guard let store, store.isUnchanged(since: validity) else { return false }
-        guard let collaborator else { return true }
-        return owner.stillResolves(collaborator)
+        // Optional chaining rather than binding: binding would retain.
+        guard store?.isUnchanged(since: validity) == true else { return false }
+        return collaborator?.holds(for: owner) ?? true
     }
 }
 
