@@ -14,8 +14,8 @@ import Foundation
 public struct UserDefaultsStore: UserDefaultsManaging, @unchecked Sendable {
     // Safe: UserDefaults is documented as thread-safe; the reference is immutable.
 
-    /// The wrapped defaults.
-    let defaults: UserDefaults
+    /// The wrapped defaults (package-visible: AppStateKitConfiguration lists their keys).
+    package let defaults: UserDefaults
     /// Whether each write is followed by `synchronize()` (on by default).
     let synchronizesWrites: Bool
 
