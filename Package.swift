@@ -107,6 +107,9 @@ let package = Package(
                 "AppStateKitConfiguration",
                 .product(name: "Configuration", package: "swift-configuration", condition: .when(traits: ["Configuration"])),
                 .product(name: "ConfigurationTesting", package: "swift-configuration", condition: .when(traits: ["Configuration"])),
+                // With both traits, ProviderCompatTest also runs over PostgresSyncStore.
+                "AppStateKitPostgres",
+                .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
             ],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
