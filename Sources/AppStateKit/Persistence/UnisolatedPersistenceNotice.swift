@@ -36,11 +36,6 @@ package enum UnisolatedPersistenceNotice {
         noted(store, uses: "the real StoredState store \(store.path)")
     }
 
-    /// `store`, the default sync store just created; reports it if a test is running.
-    static func noted(_ store: LocalSyncStore) -> LocalSyncStore {
-        noted(store, uses: "the real SyncState store \(store.path)")
-    }
-
     /// `manager`, the default file manager just created; reports it if a test is running. The
     /// notice names the directory of file states declared without a path, without fixing the
     /// storage name (which a test may still set).
@@ -49,8 +44,9 @@ package enum UnisolatedPersistenceNotice {
     }
 
     /// `collaborator`, a real default just created; reports `location` once per process if a
-    /// test is running outside an isolated application.
-    private static func noted<Collaborator>(_ collaborator: Collaborator, uses location: @autoclosure () -> String) -> Collaborator {
+    /// test is running outside an isolated application. (Sync calls it for the default sync
+    /// store, naming its file.)
+    static func noted<Collaborator>(_ collaborator: Collaborator, uses location: @autoclosure () -> String) -> Collaborator {
         // In an isolated application's task, a real collaborator is a standalone
         // `Application()`'s, which the test made on purpose.
         guard !given.load(ordering: .relaxed), TaskContext.current.isolatedApplication == nil, let runningTest = runningTest.withLock({ $0 }), let test = runningTest(),

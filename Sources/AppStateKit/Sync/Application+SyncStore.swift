@@ -14,7 +14,10 @@ extension Application {
     /// and ignore task-local overrides (`withOverrides`, the `.overriding` trait): each entry keeps
     /// one cache, fed by one store. Use an isolated application and `promote` inside it instead.
     public var syncStore: Dependency<any SyncStore> {
-        dependency(key: Application.syncStoreKey) { UnisolatedPersistenceNotice.noted(LocalSyncStore(path: LocalSyncStore.defaultPath)) }
+        dependency(key: Application.syncStoreKey) {
+            let store = LocalSyncStore(path: LocalSyncStore.defaultPath)
+            return UnisolatedPersistenceNotice.noted(store, uses: "the real SyncState store \(store.path)")
+        }
     }
 
     /// The key of ``syncStore``.
