@@ -185,31 +185,6 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
         return .file(stamp)
     }
 
-    /// The value a file manager of the user's reads with `in`, or the initial value when it says
-    /// there is no file (see ``FileManaging``); its other errors are thrown, naming the path.
-    private func readThrough(_ manager: any FileManaging) throws -> Value {
-        do {
-            return try manager.in(path: directory, filename: filename)
-        } catch {
-            if FileManagerErrors.isAbsence(error) { return initial }
-            throw FileManagerErrors.naming(error, path: filePath)
-        }
-    }
-
-    /// Writes `newValue` with a file manager of the user's: `out`, or `delete` for an optional
-    /// holding `nil`.
-    private func writeThrough(_ manager: any FileManaging, _ newValue: Value) throws {
-        do {
-            if let optional = newValue as? any OptionalValue, optional.wrappedAny == nil {
-                try manager.delete(path: directory, filename: filename)
-            } else {
-                try manager.out(newValue, path: directory, filename: filename, base64Encoded: isBase64Encoded)
-            }
-        } catch {
-            throw FileManagerErrors.naming(error, path: filePath)
-        }
-    }
-
     /// Writes `newValue` atomically; an optional holding `nil` deletes the file.
     override func write(_ newValue: Value) throws {
         if let filenameProblem { throw filenameProblem }
@@ -330,36 +305,6 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
         }
     }
 
-    /// ``update(_:storeFailure:)`` with a file manager of the user's: reads, runs `body` and
-    /// writes holding ``modification``; a value it can't read is not replaced (nothing is
-    /// written). Failures go to `storeFailure` after ``modification`` is released.
-    private func updateThrough<Result>(
-        _ manager: any FileManaging, _ body: (inout Value) throws -> Result, storeFailure: (any Error) throws -> Void
-    ) rethrows -> Result {
-        var problem: (any Error)?
-        let result = try notifyingObservers {
-            try modification.withLock(self) {
-                var value = initial
-                do {
-                    if let filenameProblem { throw filenameProblem }
-                    value = try readThrough(manager)
-                } catch {
-                    problem = changeNotWritten(error)
-                    return try body(&value)
-                }
-                let result = try body(&value)
-                do {
-                    try writeThrough(manager, value)
-                } catch {
-                    problem = error
-                }
-                return result
-            }
-        }
-        if let problem { try storeFailure(problem) }
-        return result
-    }
-
     /// Moves an undecodable file aside before it is replaced or removed, so its bytes are never
     /// lost — also when this process never read it (a file edited by hand, or written by an
     /// older version of the program with another type).
@@ -389,32 +334,5 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
             owner.dependency(\.logger).debug("AppStateKit: moved corrupt data aside: \(path) → \(aside)")
         }
         kept.withLock { check, _ in check.corruptStamp = nil }
-    }
-}
-
-/// What a ``FileStateEntry`` knows of its file, next to the value the file held
-/// (``FileStateEntry/kept``).
-struct FileReadCheck {
-    /// Whether the value next to this is the file's as of ``knownStamp``.
-    var hasKnown = false
-    /// The stamp of the file when its value was last read or written; `nil`: no file.
-    var knownStamp: FileStamp?
-    /// The stamp of a file found undecodable: its bytes are moved aside before the next write.
-    var corruptStamp: FileStamp?
-    /// Whether the known value is still the file's without a `stat`.
-    var freshness: FileFreshness
-    /// The files (``LocalFiles/counterOwner``) `freshness` counts for; another file manager
-    /// starts over.
-    var counterOwner: ObjectIdentifier?
-    /// The `\.fileManager` resolution the freshness check was recorded under; `nil`: reads
-    /// check the file.
-    var collaborator: CollaboratorCheck?
-
-    /// Whether the known value is still what a read by `owner`'s entry returns for the calling
-    /// task: the same file manager would be resolved and the freshness check holds.
-    @inline(__always)
-    func holds(for owner: EntryOwner) -> Bool {
-        // Optional chaining rather than binding: binding would retain.
-        hasKnown && freshness.isCurrent() && collaborator?.holds(for: owner) == true
     }
 }
