@@ -42,7 +42,7 @@ extension Application {
             entry = hiddenByScope ? nil : DependencyEntry<Value>.promoting(key, in: application.registry, to: value)
         } else {
             // The property returns a handle obtained elsewhere: promote the entry it refers to.
-            entry = application[keyPath: keyPath].entry
+            entry = application[keyPath: keyPath].entry(in: application)
             entry?.promote(to: value)
         }
         if let entry { logDebug("promoted \(DependencyOverride.subject(entry)) to a new instance") }
@@ -79,10 +79,10 @@ extension Application {
     /// scoped overrides (a global override, a removal, belongs to the registry's entry even when
     /// the calling task's scope overrides the key).
     func registryEntry<Value: Sendable>(of keyPath: KeyPath<Application, Dependency<Value>>) -> DependencyEntry<Value> {
-        if let entry = self[keyPath: keyPath].entry { return entry }
+        if let entry = self[keyPath: keyPath].entry(in: self) { return entry }
         // Without overrides, the declaration always resolves through the registry.
         let handle = TaskContext.withoutOverrides { self[keyPath: keyPath] }
-        guard let entry = handle.entry else {
+        guard let entry = handle.entry(in: self) else {
             preconditionFailure(KeyCapture.notADeclarationMessage(keyPath))
         }
         return entry

@@ -67,8 +67,7 @@ extension Application {
         logger.value.debug("AppStateKit: \(message())")
     }
 
-    /// Reports that `entry` was created, unless it is a throwaway made only to learn a key (see
-    /// `KeyCapture`) or the logger's own entry.
+    /// Reports that `entry` was created, unless it is the logger's own entry.
     ///
     /// Called by the functions that make entries, so a read of an existing entry never pays for
     /// it: the registry runs them with no lock held, just before it stores the entry. The logger
@@ -78,7 +77,6 @@ extension Application {
     static func announceCreation(of entry: RegistryEntry) {
         LiveDependencyCheck.noteCreation(of: entry)
         guard Diagnostics.isDebugEnabled.load(ordering: .relaxed),
-            !ThreadLookupCache.current.isCapturingKeys,
             !(entry is DependencyEntry<ApplicationLogger>)
         else { return }
         logDebug("created \(entry.kindName)<\(entry.valueTypeName)> \(entry.loggedName)")

@@ -12,7 +12,7 @@ extension DependencyEntry {
     /// entry without an instance if there is none; returns the entry and the override's token.
     static func overriding(_ key: EntryKey, in registry: Registry, with value: Value) -> (entry: DependencyEntry, token: UInt64) {
         var created = false
-        let entry = registry.entry(for: key, as: DependencyEntry.self) {
+        let entry = registry.entry(for: key, as: DependencyEntry.self) { _ in
             created = true
             return DependencyEntry(key: key, firstOverride: value)
         }
@@ -23,7 +23,7 @@ extension DependencyEntry {
     /// it if there is none; returns the entry.
     static func promoting(_ key: EntryKey, in registry: Registry, to value: Value) -> DependencyEntry {
         var created = false
-        let entry = registry.entry(for: key, as: DependencyEntry.self) {
+        let entry = registry.entry(for: key, as: DependencyEntry.self) { _ in
             created = true
             return DependencyEntry(key: key, value: value)
         }

@@ -10,47 +10,47 @@ import Synchronization
 /// instance (see `DependencyEntry+Replacement.swift`), so the factory doesn't run. While the entry
 /// has neither an instance nor an override — its last override went before anything gave it an
 /// instance — it has no value: the next read runs the factory it passes
-/// (``value(memoizedIn:_:)``) and installs the result, once, through the registry's
+/// (``value(in:_:)``) and installs the result, once, through the registry's
 /// single-flight creation (``Registry/fill(_:isFilled:fill:)``), exactly as a first use creates
 /// an entry. The entry itself stays in the registry throughout, so whoever keeps it (a
 /// SyncState coordinator keeps `\.syncStore`'s) keeps following it.
 ///
-/// Reads are lock-free in the common case: the current instance lives in an immutable box that
-/// is replaced (under the lock) on every change, and `version` is bumped afterwards. A thread
-/// memoises the box it last read with its version and reuses it while the version is unchanged.
+/// A read copies the current instance under the entry's lock. The instance lives in an immutable
+/// box replaced on every change, and `version` is bumped afterwards, so whoever remembers a
+/// resolution (`DependencyMemo`) can tell when it is stale.
 @usableFromInline
 final class DependencyEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable {
-    // Safe: `instance`, `overrides`, `nextToken` and `current` are only accessed while `lock`
-    // is held; boxes are immutable; `version` and `lacksValue` are atomic. A bare lock rather
-    // than a `LockedBox<Storage>`: the box's type depends on `Value`, so unspecialised code (a
-    // creation, a scoped override's key capture) looked its metadata up on every access
-    // (`scoped-override` measured 17,219 instructions with the box, 15,394 without).
-    private let lock = Lock()
-    /// The factory's or a promoted instance; `nil` until one of them provides it.
-    private var instance: Value?
-    private var overrides: [(token: UInt64, value: Value)] = []
-    private var nextToken: UInt64 = 0
-    /// The newest override or the instance; `nil` while the entry has no value.
-    private var current: ValueBox<Value>?
+    // Safe: the mutable state lives in `state`, a `Mutex`; `version` and `lacksValue` are atomic.
+    @usableFromInline let state: Mutex<Storage>
     @usableFromInline let version = AtomicWord(0)
-    /// 1 while `current` is `nil`: read under the registry's lock by a fill
+    /// 1 while the entry has no value: read under the registry's lock by a fill
     /// (``Registry/fill(_:isFilled:fill:)``), which may only load atomics there.
     private let lacksValue = AtomicWord(0)
 
+    /// What the entry's mutex guards.
+    @usableFromInline
+    struct Storage: Sendable {
+        /// The factory's or a promoted instance; `nil` until one of them provides it.
+        var instance: Value?
+        var overrides: [(token: UInt64, value: Value)] = []
+        var nextToken: UInt64 = 0
+        /// The newest override or the instance, boxed (the registry's table keeps the box);
+        /// `nil` while the entry has no value.
+        @usableFromInline var current: ValueBox<Value>?
+        /// The registry whose table keeps `current` (see ``didJoin(_:)``).
+        weak var registry: Registry?
+    }
+
     @usableFromInline
     init(key: EntryKey, value: Value) {
-        self.instance = value
-        self.current = ValueBox(value)
+        state = Mutex(Storage(instance: value, current: ValueBox(value)))
         super.init(key: key)
     }
 
     /// An entry without an instance, overridden with `value`; the override's token is
     /// ``firstOverrideToken``.
     init(key: EntryKey, firstOverride value: Value) {
-        self.instance = nil
-        self.overrides = [(Self.firstOverrideToken, value)]
-        self.nextToken = Self.firstOverrideToken
-        self.current = ValueBox(value)
+        state = Mutex(Storage(instance: nil, overrides: [(Self.firstOverrideToken, value)], nextToken: Self.firstOverrideToken, current: ValueBox(value)))
         super.init(key: key)
     }
 
@@ -60,54 +60,53 @@ final class DependencyEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable
     override var kindName: String { "Dependency" }
     override var valueTypeName: String { String(reflecting: Value.self) }
     override var valueDescription: String {
-        lock.withLock { current }.map { String(describing: $0.value) } ?? "(not created yet)"
+        state.withLock { $0.current }.map { String(describing: $0.value) } ?? "(not created yet)"
     }
     override var awaitsValue: Bool { lacksValue.loadAcquiring() != 0 }
 
-    /// The current box and the version it was published at; `nil` while the entry has no value
-    /// (see the type's comment).
-    @usableFromInline
-    func snapshot() -> (box: ValueBox<Value>, version: UInt64)? {
-        lock.withLock { current.map { ($0, version.loadRelaxed()) } }
+    /// The current instance and the version it was published at; `nil` while the entry has no
+    /// value (see the type's comment).
+    func snapshot() -> (value: Value, version: UInt64)? {
+        state.withLock { storage in storage.current.map { ($0.value, version.loadRelaxed()) } }
     }
 
     /// The current box and the version it was published at, after `fill` — a read of the
     /// dependency's declaration, which gives an entry without a value its instance — if needed:
     /// for holders of the entry who have no factory to pass.
-    func snapshot(filling fill: () -> Void) -> (box: ValueBox<Value>, version: UInt64) {
+    func snapshot(filling fill: () -> Void) -> (value: Value, version: UInt64) {
         while true {
             if let snapshot = snapshot() { return snapshot }
             fill()
         }
     }
 
-    /// The current instance, served from the calling thread's memo `slot` when still valid;
-    /// created with `object` if the entry has no value.
+    /// The current instance: the newest override, else the created one; runs `object` through
+    /// the registry's single flight when the entry has none yet (see ``awaitsValue``).
     @inlinable
-    func value(memoizedIn slot: ThreadLookupCache.Slot, _ object: () -> Value) -> Value {
+    func value(in registry: Registry, _ object: () -> Value) -> Value {
         trackAccess()
-        let latest = version.loadAcquiring()
-        if let box = slot.memoizedSnapshot(at: latest, as: ValueBox<Value>.self) {
-            return box.value
-        }
-        if let snapshot = snapshot() {
-            slot.memoize(snapshot.box, at: snapshot.version)
-            return snapshot.box.value
-        }
-        return filledValue(in: slot.registry, object)
+        if let value = currentValue() { return value }
+        return filledValue(in: registry, object)
     }
 
-    /// The value of an entry that had none when read. Inside a scope that overrides something,
-    /// the scope creates it as it creates a missing dependency
-    /// (``ScopedOverride/scopedDependency(for:in:create:publish:)``: kept for the scope if the
-    /// factory read an override); otherwise `object` runs through the registry's single flight
-    /// and its result becomes the instance.
+    /// The current instance, if the entry has one.
+    @inlinable
+    func currentValue() -> Value? {
+        state.withLock { $0.current?.value }
+    }
+
+    override var tableSnapshot: (AnyObject & Sendable)? { state.withLock { $0.current } }
+
+    override func didJoin(_ registry: Registry) {
+        state.withLock { $0.registry = registry }
+        // A change between the table's insertion and now refreshed nothing.
+        registry.refreshSnapshot(of: self)
+    }
+
+    /// Runs the factory for an entry without a value (the single flight of ``Registry/fill(_:isFilled:fill:)``);
+    /// inside a scope, a factory that depends on the scope's overrides keeps its instance there.
     @usableFromInline
-    func filledValue(in registry: Registry?, _ object: () -> Value) -> Value {
-        guard let registry else {
-            // Only a key capture makes entries outside a registry, and those have a value.
-            preconditionFailure("AppStateKit: internal error: \(key.readable) has no value and no registry")
-        }
+    func filledValue(in registry: Registry, _ object: () -> Value) -> Value {
         if !OverrideCensus.isEmpty, let overrides = TaskContext.currentOverrides,
             let scoped = overrides.scopedDependency(
                 for: key,
@@ -130,15 +129,15 @@ final class DependencyEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable
     /// installing its result if the entry has no value.
     private func filled(in registry: Registry, _ object: () -> Value) -> Value {
         while true {
-            if let snapshot = snapshot() { return snapshot.box.value }
+            if let value = currentValue() { return value }
             registry.fill(key, isFilled: { lacksValue.loadAcquiring() == 0 }) {
                 let made = object()
                 notifyingObservers {
-                    lock.withLock {
+                    change { storage in
                         // A promotion while the factory ran gave the entry its instance already.
-                        guard instance == nil else { return }
-                        instance = made
-                        if overrides.isEmpty { publish(made) }
+                        guard storage.instance == nil else { return storage.current?.value }
+                        storage.instance = made
+                        return storage.overrides.isEmpty ? made : storage.current?.value
                     }
                 }
                 Application.announceCreation(of: self)
@@ -148,23 +147,25 @@ final class DependencyEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable
 
     /// Puts `value` on top of the override stack and returns the token that removes it.
     func pushOverride(_ value: Value) -> UInt64 {
+        var token: UInt64 = 0
         notifyingObservers {
-            lock.withLock {
-                nextToken += 1
-                overrides.append((nextToken, value))
-                publish(value)
-                return nextToken
+            change { storage in
+                storage.nextToken += 1
+                token = storage.nextToken
+                storage.overrides.append((token, value))
+                return value
             }
         }
+        return token
     }
 
     /// Removes the override `token` added; does nothing if it is already gone. If the entry
     /// has no instance, removing its last override leaves it without a value.
     func removeOverride(_ token: UInt64) {
         notifyingObservers {
-            lock.withLock {
-                overrides.removeAll { $0.token == token }
-                publish(overrides.last?.value ?? instance)
+            change { storage in
+                storage.overrides.removeAll { $0.token == token }
+                return storage.overrides.last?.value ?? storage.instance
             }
         }
     }
@@ -172,9 +173,9 @@ final class DependencyEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable
     /// Replaces the instance for good (overrides, if any, stay on top).
     func promote(to value: Value) {
         notifyingObservers {
-            lock.withLock {
-                instance = value
-                if overrides.isEmpty { publish(value) }
+            change { storage in
+                storage.instance = value
+                return storage.overrides.isEmpty ? value : storage.current?.value
             }
         }
     }
@@ -184,23 +185,31 @@ final class DependencyEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable
     /// of the override it would have changed, and is dropped with it.
     func modifyCurrent(_ body: (inout Value) -> Void) {
         notifyingObservers {
-            lock.withLock {
-                if !overrides.isEmpty {
-                    body(&overrides[overrides.count - 1].value)
-                    publish(overrides[overrides.count - 1].value)
-                } else if instance != nil {
-                    body(&instance!)
-                    publish(instance!)
+            change { storage in
+                if !storage.overrides.isEmpty {
+                    body(&storage.overrides[storage.overrides.count - 1].value)
+                    return storage.overrides[storage.overrides.count - 1].value
+                } else if storage.instance != nil {
+                    body(&storage.instance!)
+                    return storage.instance
                 }
+                return nil
             }
         }
     }
 
-    /// Makes `value` the current instance, or leaves the entry without a value for `nil`.
-    /// Called with `lock` held.
-    private func publish(_ value: Value?) {
-        current = value.map { ValueBox($0) }
-        lacksValue.storeSequentiallyConsistent(value == nil ? 1 : 0)
-        version.incrementReleasing()
+    /// Applies `body` to the storage under the mutex and makes what it returns the current
+    /// instance (`nil`: the entry is left without a value).
+    /// The registry's table then picks up the new box (after the entry's lock: the table's lock
+    /// comes first).
+    private func change(_ body: (inout Storage) -> Value?) {
+        let registry = state.withLock { storage in
+            let value = body(&storage)
+            storage.current = value.map { ValueBox($0) }
+            lacksValue.storeSequentiallyConsistent(value == nil ? 1 : 0)
+            version.incrementReleasing()
+            return storage.registry
+        }
+        registry?.refreshSnapshot(of: self)
     }
 }

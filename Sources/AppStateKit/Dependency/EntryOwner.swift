@@ -77,12 +77,12 @@ final class EntryOwner: Sendable {
         // Taken before the lookup: a removal after it moves the stamp and voids the check.
         let stamp = application.registry.stamp.load(ordering: .relaxed)
         let handle = application[keyPath: keyPath]
-        guard let dependencyEntry = handle.entry else { return (handle.value, nil) }
+        guard let dependencyEntry = handle.entry(in: application) else { return (handle.value, nil) }
         // The read above gave the entry a value; a cancelled override may have taken it since.
         // (Filled outside scopes: a scope's instance would not be the registry's.)
-        let (box, version) = dependencyEntry.snapshot { _ = TaskContext.withoutOverrides { application[keyPath: keyPath] } }
+        let (instance, version) = dependencyEntry.snapshot { _ = TaskContext.withoutOverrides { application[keyPath: keyPath] } }
         let check = CollaboratorCheck(entry: dependencyEntry, version: dependencyEntry.version.view, seenVersion: version, registryStamp: stamp)
-        return (box.value, check)
+        return (instance, check)
     }
 
     /// The current stamp of the registry a ``resolution(_:for:)`` made now would use — the

@@ -1,11 +1,12 @@
+import Synchronization
+
 /// Finds the key of a dependency declaration without running its factory.
 ///
 /// Scoped overrides are keyed by the dependency's identity, which only its declaration knows.
-/// `KeyCapture` evaluates the declaring property, outside every override scope, while a capture is active
-/// on the thread. A dependency lookup of the override's value type is then *taken*: the registry
-/// skips it and creates a transient entry, which records the key and uses the override value
-/// instead of calling the factory — so a live client is never constructed just to be replaced,
-/// and the registry is left unchanged. Every other lookup the declaration makes (reading another
+/// `KeyCapture` evaluates the declaring property, outside every override scope, with a capture
+/// bound to the task. A dependency lookup of the override's value type is then *taken*: it
+/// records the key and returns the override value without asking the registry — so a live
+/// client is never constructed just to be replaced, and the registry is left unchanged. Every other lookup the declaration makes (reading another
 /// dependency or state to choose its id) resolves as usual. Scoped and global overrides and
 /// promotions all find their key this way (``declaredKey(of:replacement:)``), afresh on every
 /// call: nothing is remembered by key path.
@@ -14,16 +15,17 @@
 /// evaluated first). When a declaration makes several lookups of the override's type, the first
 /// evaluation can't tell them apart; a second one resolves all but the last as usual and takes
 /// the last.
-final class KeyCapture: KeyCapturing {
+final class KeyCapture: Sendable {
     let value: any Sendable
     /// The override's value type: only dependency lookups of this type are taken.
     let valueType: ObjectIdentifier
     /// How many lookups of that type to resolve as usual before taking the rest.
     let lookupsToResolve: Int
-    /// How many lookups of that type the declaration made so far.
-    private(set) var lookupsOfValueType = 0
-    /// The key of the last lookup taken.
-    private(set) var key: EntryKey?
+    /// How many lookups of that type the declaration made so far, and the key of the last
+    /// lookup taken.
+    private let progress = Mutex<(lookupsOfValueType: Int, key: EntryKey?)>((0, nil))
+    var lookupsOfValueType: Int { progress.withLock { $0.lookupsOfValueType } }
+    var key: EntryKey? { progress.withLock { $0.key } }
 
     private init<Value: Sendable>(value: Value, lookupsToResolve: Int) {
         self.value = value
@@ -31,17 +33,19 @@ final class KeyCapture: KeyCapturing {
         self.lookupsToResolve = lookupsToResolve
     }
 
-    /// Whether the registry should hand the lookup of `key` to this capture instead of
-    /// resolving it; counts the lookups of the override's type.
+    /// Whether the lookup of `key` goes to this capture instead of the registry; counts the
+    /// lookups of the override's type.
     func takes(_ key: EntryKey) -> Bool {
         guard key.kind == EntryKind.dependency.identifier, key.valueType == valueType else { return false }
-        lookupsOfValueType += 1
-        return lookupsOfValueType > lookupsToResolve
+        return progress.withLock {
+            $0.lookupsOfValueType += 1
+            return $0.lookupsOfValueType > lookupsToResolve
+        }
     }
 
     /// Records `key` as taken and returns the override value, of the type the lookup needs.
     func captured<Value>(_ key: EntryKey, as type: Value.Type) -> Value {
-        self.key = key
+        progress.withLock { $0.key = key }
         guard let value = value as? Value else {
             // `takes(_:)` only accepts lookups of the override's own type.
             preconditionFailure("AppStateKit: internal error: the override of \(key.readable) is not a \(Value.self)")
@@ -49,10 +53,16 @@ final class KeyCapture: KeyCapturing {
         return value
     }
 
-    /// The capture running on the calling thread.
-    static var active: KeyCapture? {
-        ThreadLookupCache.current.keyCapture as? KeyCapture
-    }
+    /// The capture running in the calling task, if any.
+    @TaskLocal static var current: KeyCapture?
+
+    /// How many captures run in the process: while none does, a dependency read doesn't look
+    /// for one (one relaxed load, and only once some scope or capture exists at all).
+    private static let live = Atomic<Int>(0)
+
+    /// Whether a capture runs anywhere in the process.
+    @usableFromInline
+    static var isAnyLive: Bool { live.load(ordering: .relaxed) != 0 }
 
     /// The key the declaration at `keyPath` names now, for a scoped override: found afresh on
     /// every call, like a global override's, so a declaration whose id depends on other state
@@ -91,13 +101,18 @@ final class KeyCapture: KeyCapturing {
         lookupsToResolve: Int
     ) -> KeyCapture {
         let capture = KeyCapture(value: overrideValue, lookupsToResolve: lookupsToResolve)
-        let cache = ThreadLookupCache.current
-        let previous = cache.keyCapture
-        cache.keyCapture = capture
-        defer { cache.keyCapture = previous }
+        // Counted in the override census too, so dependency reads look for the capture.
+        live.add(1, ordering: .relaxed)
+        OverrideCensus.total.add(1, ordering: .relaxed)
+        defer {
+            OverrideCensus.total.subtract(1, ordering: .relaxed)
+            live.subtract(1, ordering: .relaxed)
+        }
         // Outside every override, but in the calling task's application: what the declaration
         // reads to choose its id comes from there.
-        _ = TaskContext.withoutOverrides { Application.current[keyPath: keyPath] }
+        _ = TaskContext.withoutOverrides {
+            $current.withValue(capture) { Application.current[keyPath: keyPath] }
+        }
         return capture
     }
 

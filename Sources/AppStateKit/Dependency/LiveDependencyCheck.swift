@@ -12,8 +12,7 @@ package enum LiveDependencyCheck {
 
     /// Called by `Application.announceCreation(of:)` for every entry it is told about.
     static func noteCreation(of entry: RegistryEntry) {
-        guard let handler, entry.kindName == "Dependency", entry.key.name.scope.name != "AppStateKit",
-            !ThreadLookupCache.current.isCapturingKeys
+        guard let handler, entry.kindName == "Dependency", entry.key.name.scope.name != "AppStateKit"
         else { return }
         handler("\(entry.kindName)<\(entry.valueTypeName)> \(entry.loggedName)")
     }

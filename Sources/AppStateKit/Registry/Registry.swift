@@ -9,8 +9,7 @@ import Synchronization
 
 /// The lock-protected cache of entries behind one ``Application``.
 ///
-/// A thread's first lookup of a key takes the lock for one probe of the entry table; later
-/// lookups on that thread are answered by its memo (below) without a lock. Creation is single-flight: the first
+/// Every lookup takes the table's mutex for one probe. Creation is single-flight: the first
 /// thread to ask for a missing entry runs its initial value or factory *outside* the lock while
 /// other threads asking for the same key wait; threads asking for other keys, existing or new, are
 /// never blocked by it. A factory may resolve further entries (nested creation) from any thread.
@@ -19,41 +18,35 @@ import Synchronization
 /// An entry that exists without a value yet (a dependency overridden before its first use, whose
 /// overrides went) gets it the same way, single-flight, through ``fill(_:isFilled:fill:)``.
 ///
-/// Each thread memoises its lookups (`ThreadLookupCache`), so reading an existing entry takes no
-/// lock at all. Entries are never replaced, but they can be removed (``remove(_:)``): the
-/// registry then moves to a new ``stamp``, and each thread's memo, seeing a stamp other than
-/// the one it last synchronised at, forgets the removed keys (listed in a ``RemovalLog``)
-/// before it answers again. A memo slot holds its entry strongly, so a removed entry stays
-/// alive — detached from the registry — for as long as a memo or a handle still refers to it.
+/// Entries are never replaced, but they can be removed (``remove(_:)``): the registry then moves
+/// to a new ``stamp``. A handle holds its entry strongly, so a removed entry stays alive —
+/// detached from the registry — for as long as a handle still refers to it.
 @usableFromInline
 final class Registry: @unchecked Sendable {
-    // Safe: `storage` is only read or written while `lock` is held; `identity` is immutable and
-    // `stamp` atomic.
+    // Safe: `storage` is only read or written while `lock` is held; `table` is a `Mutex`,
+    // `identity` immutable and `stamp` atomic. A bare lock rather than a `LockedBox`: creation
+    // waits on `creationFinished` with the lock held.
     private let lock = Lock()
-    /// Distinguishes this registry in per-thread memos; never reused, unlike an address.
+    /// The created entries. Taken on every lookup; changed only with `lock` held too (the lock
+    /// comes first), so a creation's bookkeeping and the table agree.
+    @usableFromInline let table = Mutex(EntryTable())
+    /// Distinguishes this registry from every other one; never reused, unlike an address.
     let identity: UInt64
-    /// This registry's version as seen by per-thread memos: ``identity`` until the first
-    /// removal, then a fresh number (from the same counter, so it only grows) per removal.
+    /// Moves to a fresh number (from the same counter, so it only grows) on every removal, so
+    /// whoever remembers a resolution made through this registry can tell it may be stale.
     /// Written only with `lock` held.
     @usableFromInline let stamp: Atomic<UInt64>
     private static let nextSerial = Atomic<UInt64>(0)
     private let creationFinished = Condition()
     private var storage = Storage()
-    /// ``ThreadLookupCache/threadKey``, copied so the read path reads a field instead of a
-    /// lazily initialised global.
-    @usableFromInline let threadKey: pthread_key_t = ThreadLookupCache.threadKey
 
     private struct Storage: ~Copyable {
-        /// Created entries, by ``EntryKey/fastHash``.
-        var entries = ObjectTable<RegistryEntry>()
         /// Entries whose creation is running, by key.
         var pending: [EntryKey: PendingCreation] = [:]
         /// The innermost creation each thread is running.
         var running: [ThreadID: PendingCreation] = [:]
         /// The creation each blocked thread is waiting for.
         var waiting: [ThreadID: PendingCreation] = [:]
-        /// The most recent removals, for memos to catch up with.
-        var removals = RemovalLog()
     }
 
     init() {
@@ -63,111 +56,98 @@ final class Registry: @unchecked Sendable {
 
     /// Returns the entry for `key`, creating it with `create` on first access.
     ///
-    /// `create` runs at most once per key and never with the registry lock held.
+    /// `create` runs at most once per key and never with the registry lock held. An
+    /// ``EntryKey`` names the entry's kind and value type, so every entry found for a key is of
+    /// the one subclass the caller asks for (checked in debug builds).
     @inlinable
     func entry<Entry: RegistryEntry>(
         for key: EntryKey,
         as type: Entry.Type = Entry.self,
-        create: () -> Entry
+        create: (EntryKey) -> RegistryEntry
     ) -> Entry {
-        withSlot(for: key, create: { _ in create() }) { $0.entry(as: Entry.self) }
+        let entry = existingEntry(for: key) ?? createdEntry(for: key, create: create)
+        #if DEBUG
+        Registry.checkType(of: entry, is: Entry.self)
+        #endif
+        return unsafeDowncast(entry, to: Entry.self)
     }
 
-    /// Runs `body` with the calling thread's memo slot for `key`, creating the entry with
-    /// `create` on first access; the slot is not retained unless `body` keeps it (a handle
-    /// does).
-    ///
-    /// This and ``ThreadLookupCache/Slot/withEntry(as:_:)`` are the read path: everything
-    /// unretained and unchecked stays inside them (see Documentation/Internals.md).
-    @inlinable @inline(__always)
-    func withSlot<Result>(
-        for key: EntryKey,
-        create: (EntryKey) -> RegistryEntry,
-        _ body: (ThreadLookupCache.Slot) throws -> Result
-    ) rethrows -> Result {
-        try slot(for: key, create: create)._withUnsafeGuaranteedRef(body)
-    }
-
-    /// The calling thread's memo slot for `key`, retained, creating the entry with `create` on
-    /// first access: what a handle (`State`, `StoredState`, …) keeps.
-    @inlinable @inline(__always)
-    func retainedSlot(for key: EntryKey, create: (EntryKey) -> RegistryEntry) -> ThreadLookupCache.Slot {
-        slot(for: key, create: create).takeUnretainedValue()
-    }
-
-    /// The calling thread's memo slot for `key`, creating the entry on first access.
-    ///
-    /// The slot is returned unretained: the thread's memo owns it, and it stays valid until this
-    /// thread next creates or removes an entry or switches registries, so use it right away.
-    @inlinable @inline(__always)
-    func slot(for key: EntryKey, create: (EntryKey) -> RegistryEntry) -> Unmanaged<ThreadLookupCache.Slot> {
-        if let slot = rememberedSlot(for: key) { return slot }
-        return slotOnMiss(for: key, create: create)
-    }
-
-    /// The calling thread's memo slot for `key` if this thread has looked the entry up since
-    /// the registry last removed one: the lock-free part of ``slot(for:create:)``, which also
-    /// tells that the entry exists. Unretained, like that one's.
-    @inlinable @inline(__always)
-    func rememberedSlot(for key: borrowing EntryKey) -> Unmanaged<ThreadLookupCache.Slot>? {
-        guard let cache = ThreadLookupCache.existing(key: threadKey) else { return nil }
-        return cache._withUnsafeGuaranteedRef { $0.slot(for: key, registryStamp: stamp.load(ordering: .relaxed)) }
-    }
-
-    /// `body` applied to the calling thread's memo slot for `key`, or `nil` when this thread
-    /// hasn't looked the entry up since the registry last removed one (see ``rememberedSlot(for:)``).
-    @inlinable @inline(__always)
-    func withRememberedSlot<Result>(for key: borrowing EntryKey, _ body: (ThreadLookupCache.Slot) -> Result) -> Result? {
-        rememberedSlot(for: key)?._withUnsafeGuaranteedRef(body)
-    }
-
-    /// The rest of ``slot(for:create:)``, out of line: a thread's first lookup of `key`, or its
-    /// first lookup since an entry was removed.
+    #if DEBUG
+    /// Stops if `entry` is not an `Entry` (an ``EntryKey`` that fails to name its subclass).
     @usableFromInline
-    func slotOnMiss(for key: EntryKey, create: (EntryKey) -> RegistryEntry) -> Unmanaged<ThreadLookupCache.Slot> {
-        let cache = ThreadLookupCache.current
-        if let capture = cache.keyCapture {
-            if capture.takes(key) {
-                // A `KeyCapture` only wants the key: hand back an entry nobody else will see.
-                return cache.rememberTransient(create(key))
+    static func checkType<Entry: RegistryEntry>(of entry: RegistryEntry, is type: Entry.Type) {
+        precondition(entry is Entry, "AppStateKit: internal error: the entry for \(entry.key.readable) is not a \(Entry.self)")
+    }
+
+    /// Stops if a dependency's snapshot is not the box of the value type its key names.
+    @usableFromInline
+    static func checkType<Box: AnyObject>(of snapshot: AnyObject, is type: Box.Type) {
+        precondition(snapshot is Box, "AppStateKit: internal error: a dependency snapshot is not a \(Box.self)")
+    }
+    #endif
+
+    /// Returns the entry for `key`, creating it with `create` on first access: for callers that
+    /// make the entry themselves.
+    func entry<Entry: RegistryEntry>(for key: EntryKey, create: () -> Entry) -> Entry {
+        entry(for: key, as: Entry.self) { _ in create() }
+    }
+
+    /// The current instance of the dependency entry for `key`, read under the table's lock
+    /// alone, with the entry's Observation access reported; `nil` when there is no such entry
+    /// or it has no value.
+    @inlinable
+    func dependencyValue<Value: Sendable>(for key: borrowing EntryKey, as type: Value.Type) -> (Value, EntryReference)? {
+        table.withLock { table in
+            guard let index = table.index(of: key) else { return nil }
+            return table.withEntry(at: index) { entry, snapshot in
+                guard let snapshot else { return nil }
+                entry.trackAccess()
+                #if DEBUG
+                Registry.checkType(of: snapshot, is: ValueBox<Value>.self)
+                #endif
+                return (unsafeDowncast(snapshot, to: ValueBox<Value>.self).value, EntryReference(fastHash: key.fastHash, object: ObjectIdentifier(entry)))
             }
-            // The declaration reads another entry (to choose its id, say): resolve it as usual.
-            return cache.withCaptureSuspended { slotOnMiss(for: key, create: create) }
         }
-        if cache.registryStamp != stamp.load(ordering: .relaxed) || cache.registryIdentity != identity {
-            synchronize(cache)
-        }
-        // In sync as of a stamp at most a concurrent removal old: as good as an earlier lookup.
-        if let slot = cache.slots.find(key) {
-            return slot
-        }
-        let (entry, stampSeen) = lockedEntry(for: key, create: create)
-        return cache.remember(entry, for: key, in: self, stamp: stampSeen)
     }
 
-    /// Brings `cache` (the calling thread's memo) up to date with this registry: it forgets the
-    /// entries removed since it last looked, or starts over for a registry it didn't serve or
-    /// fell too far behind. The forgotten slots are released after the lock is.
-    func synchronize(_ cache: ThreadLookupCache) {
-        if cache.registryIdentity == identity, cache.registryStamp == stamp.load(ordering: .relaxed) { return }
-        let (current, removed): (UInt64, [EntryKey]?) = lock.withLock {
-            let current = stamp.load(ordering: .relaxed)
-            guard cache.registryIdentity == identity else { return (current, nil) }
-            return (current, storage.removals.keys(removedSince: cache.registryStamp))
-        }
-        cache.synchronize(registry: identity, stamp: current, forgetting: removed)
+    /// The entry `reference` names, if the registry still holds it.
+    func existingEntry(for reference: EntryReference) -> RegistryEntry? {
+        table.withLock { $0.find(reference) }
     }
 
-    /// The entry for `key`, created if needed, and the stamp the registry had when it was found
-    /// or added (a memo that remembers the entry must not claim a later stamp).
-    func lockedEntry(for key: EntryKey, create: (EntryKey) -> RegistryEntry) -> (RegistryEntry, UInt64) {
+    /// Has the table pick up `entry`'s current ``RegistryEntry/tableSnapshot``. Called after
+    /// every change of it, with no entry lock held.
+    func refreshSnapshot(of entry: RegistryEntry) {
+        table.withLock { $0.refreshSnapshot(of: entry) }
+    }
+
+    /// Returns the entry for `key` if it has been created.
+    @usableFromInline
+    func existingEntry(for key: borrowing EntryKey) -> RegistryEntry? {
+        table.withLock { $0.find(key) }
+    }
+
+    /// The entry for `key`, created with `create` unless another thread created it first.
+    @usableFromInline
+    func createdEntry(for key: EntryKey, create: (EntryKey) -> RegistryEntry) -> RegistryEntry {
+        let thread = ThreadID.current
         lock.lock()
-        if let existing = createdEntry(for: key) {
-            let current = stamp.load(ordering: .relaxed)
+        if awaitCreation(of: key, on: thread, until: { existingEntry(for: key) != nil }), let existing = existingEntry(for: key) {
             lock.unlock()
-            return (existing, current)
+            return existing
         }
-        return createEntry(for: key, create: create)
+        let creation = startCreation(of: key, on: thread)
+        lock.unlock()
+
+        let entry = create(key)
+
+        lock.lock()
+        table.withLock { $0.insert(entry) }
+        finishCreation(creation, on: thread)
+        lock.unlock()
+        entry.didJoin(self)
+        creationFinished.broadcast()
+        return entry
     }
 
     /// Removes `entry` if it is still this registry's entry for its key; returns whether it was.
@@ -178,60 +158,21 @@ final class Registry: @unchecked Sendable {
     /// lock (its value's `deinit` may run user code).
     @discardableResult
     func remove(_ entry: RegistryEntry) -> Bool {
-        lock.lock()
-        let removed = storage.entries.remove(entry.key) { $0 === entry }
-        if removed != nil {
-            storage.removals.record(entry.key, removedAt: stamp.load(ordering: .relaxed))
+        lock.withLock {
+            guard table.withLock({ $0.remove(entry) }) else { return false }
             stamp.store(Registry.nextSerial.add(1, ordering: .relaxed).newValue, ordering: .relaxed)
+            return true
         }
-        lock.unlock()
-        guard removed != nil else { return false }
-        // The removing thread forgets the entry at once (if its memo serves this registry).
-        let cache = ThreadLookupCache.current
-        if cache.registryIdentity == identity { synchronize(cache) }
-        return true
-    }
-
-    /// Returns the entry for `key` if it has been created.
-    func existingEntry<Entry: RegistryEntry>(for key: EntryKey, as type: Entry.Type = Entry.self) -> Entry? {
-        lock.withLock { createdEntry(for: key).map { unsafeDowncast($0, to: Entry.self) } }
     }
 
     /// Every created entry, in no particular order.
     var allEntries: [RegistryEntry] {
-        lock.withLock { storage.entries.all }
+        table.withLock { $0.all }
     }
 
     /// The number of created entries.
     var count: Int {
-        lock.withLock { storage.entries.count }
-    }
-
-    /// The created entry for `key`, if any. Called with the lock held.
-    private func createdEntry(for key: EntryKey) -> RegistryEntry? {
-        storage.entries.find(key)?.takeUnretainedValue()
-    }
-
-    /// Called with the lock held; returns with it released.
-    private func createEntry(for key: EntryKey, create: (EntryKey) -> RegistryEntry) -> (RegistryEntry, UInt64) {
-        let thread = ThreadID.current
-        if awaitCreation(of: key, on: thread, until: { createdEntry(for: key) != nil }), let existing = createdEntry(for: key) {
-            let current = stamp.load(ordering: .relaxed)
-            lock.unlock()
-            return (existing, current)
-        }
-        let creation = startCreation(of: key, on: thread)
-        lock.unlock()
-
-        let entry = create(key)
-
-        lock.lock()
-        storage.entries.add(entry, for: key)
-        finishCreation(creation, on: thread)
-        let current = stamp.load(ordering: .relaxed)
-        lock.unlock()
-        creationFinished.broadcast()
-        return (entry, current)
+        table.withLock { $0.count }
     }
 
     /// Runs `fill` — which runs a factory — for the existing entry of `key` that has no value
@@ -282,14 +223,13 @@ final class Registry: @unchecked Sendable {
                     // Waiting unusually long: say where, once, without holding the lock. (Not
                     // while reporting already: the logger's own creation may be what hangs.)
                     hasReportedWait = true
-                    let cache = ThreadLookupCache.current
-                    if !cache.isReportingSlowCreation {
+                    if !Registry.isReportingSlowCreation {
                         let message = slowCreationMessage(waitingFor: pending, from: thread)
                         storage.waiting[thread] = nil
                         lock.unlock()
-                        cache.isReportingSlowCreation = true
-                        Diagnostics.report(error: message)
-                        cache.isReportingSlowCreation = false
+                        Registry.$isReportingSlowCreation.withValue(true) {
+                            Diagnostics.report(error: message)
+                        }
                         lock.lock()
                     }
                 }
@@ -311,6 +251,10 @@ final class Registry: @unchecked Sendable {
         storage.pending[creation.key] = nil
         storage.running[thread] = creation.parent
     }
+
+    /// Whether the calling task is reporting a slow creation, so a wait inside the report
+    /// (the logger's own creation, say) doesn't report again.
+    @TaskLocal private static var isReportingSlowCreation = false
 
     /// How long a thread waits for another thread's creation of an entry before it reports
     /// where it waits (once per wait). Lowered by tests.

@@ -10,7 +10,7 @@ import Observation
 /// Each entry is its own `Observable` subject, so `withObservationTracking` registers interest in
 /// exactly the entries a closure reads.
 @usableFromInline
-class RegistryEntry: Observable, KeyedObject, @unchecked Sendable {
+class RegistryEntry: Observable, @unchecked Sendable {
     // Safe: `key`, `registrar`, `observedKeyPath`, `wasTracked` and `streamCount` are immutable,
     // `ObservationRegistrar` is thread-safe and the words are atomic; subclasses guard their
     // mutable state with their own locks.
@@ -43,13 +43,14 @@ class RegistryEntry: Observable, KeyedObject, @unchecked Sendable {
     }
 
 
-    /// Whether this is the entry for `key`.
+    /// A short kind name for ``Application/description``: `State`, `Dependency`, …
+    /// Whether this is the entry for `key`, compared in place (reading `entry.key` from outside
+    /// copies the key, retains included).
     @inlinable @inline(__always)
     final func holds(_ key: borrowing EntryKey) -> Bool {
         self.key.matches(key)
     }
 
-    /// A short kind name for ``Application/description``: `State`, `Dependency`, …
     var kindName: String { "Entry" }
 
     /// The value type's name for ``Application/description``.
@@ -65,6 +66,15 @@ class RegistryEntry: Observable, KeyedObject, @unchecked Sendable {
     /// would create a missing entry (a dependency overridden before its first use, whose
     /// overrides all went).
     var awaitsValue: Bool { false }
+
+    /// What the registry's table keeps next to the entry for reads under the table's lock
+    /// alone (a dependency's current instance, boxed); `nil` for kinds read through the entry.
+    /// Read with the table's lock held: it may take the entry's own lock, never the table's.
+    var tableSnapshot: (AnyObject & Sendable)? { nil }
+
+    /// Called once the entry is in `registry`'s table (before anyone else can find it), so an
+    /// entry with a ``tableSnapshot`` can have the table refresh it after each change.
+    func didJoin(_ registry: Registry) {}
 
     /// The member observers register interest in; it stands for the entry's value.
     @usableFromInline

@@ -70,14 +70,11 @@ class ScopedOverride: @unchecked Sendable {
         create: () -> Value,
         publish: (Value, EntryKey, Registry) -> Value
     ) -> Value? {
-        // The caller found no memo slot, so only the registry itself can tell.
-        if let existing = registry.existingEntry(for: key, as: RegistryEntry.self), !existing.awaitsValue { return nil }
+        if let existing = registry.existingEntry(for: key), !existing.awaitsValue { return nil }
         let createdKey = CreatedKey(registry: registry.identity, key: key)
         if let scoped = Self.createdLock.withLock({ created?[createdKey] }) as? Value { return scoped }
-        let cache = ThreadLookupCache.current
-        let servedBefore = cache.overridesServed
-        let made = create()
-        guard cache.overridesServed == servedBefore else {
+        let (made, dependsOnOverrides) = TaskContext.countingOverridesServed(create)
+        if dependsOnOverrides {
             // Kept for the scope; if two tasks raced, the first stored value wins.
             return Self.createdLock.withLock {
                 if let existing = created?[createdKey] as? Value { return existing }

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// What the `with…` scopes around the calling task change: an isolated application and/or
 /// layers of dependency overrides. Bound with `@TaskLocal`, so child tasks inherit it and other
 /// tasks never see it.
@@ -84,9 +86,34 @@ enum TaskContext {
         bound.get().overrides
     }
 
-    /// Counts a scoped override served on this thread (see `ScopedOverride.scopedDependency`).
+    /// Counts a scoped override served to the calling task (see `ScopedOverride.scopedDependency`).
     @usableFromInline
     static func noteOverrideServed() {
-        ThreadLookupCache.current.overridesServed += 1
+        var counter = servedOverrides
+        while let current = counter {
+            current.count.add(1, ordering: .relaxed)
+            counter = current.enclosing
+        }
+    }
+
+    /// Runs `create` and tells whether it was served a scoped override (directly, or through a
+    /// dependency it created in turn): a factory run inside a scope depends on the scope then.
+    static func countingOverridesServed<Value>(_ create: () -> Value) -> (Value, servedOverride: Bool) {
+        let counter = ServedOverrides(enclosing: servedOverrides)
+        let made = $servedOverrides.withValue(counter, operation: create)
+        return (made, counter.count.load(ordering: .relaxed) != 0)
+    }
+
+    /// The counters of the factories running inside scopes in the calling task, innermost first.
+    @TaskLocal private static var servedOverrides: ServedOverrides?
+
+    /// How many overrides a factory running inside a scope was served.
+    private final class ServedOverrides: Sendable {
+        let enclosing: ServedOverrides?
+        let count = Atomic<Int>(0)
+
+        init(enclosing: ServedOverrides?) {
+            self.enclosing = enclosing
+        }
     }
 }

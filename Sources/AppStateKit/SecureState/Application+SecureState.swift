@@ -23,17 +23,10 @@ extension Application {
     /// The value never appears in the handle's description, in `Application.description`, in
     /// logs or in errors: they show `<redacted>` and the key.
     public struct SecureState: MutableApplicationState, Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
-        /// The memo slot of the entry; it keeps the owning application's registry alive.
-        @usableFromInline let slot: ThreadLookupCache.Slot
-
-        @inlinable
-        init(slot: ThreadLookupCache.Slot) {
-            self.slot = slot
-        }
-
-        var entry: SecureStateEntry {
-            slot.entry(as: SecureStateEntry.self)
-        }
+        /// The registry entry.
+        let entry: SecureStateEntry
+        /// Keeps the owning application's registry alive as long as the handle.
+        let registry: Registry
 
         /// The secret, or the initial value when no source has it. Setting stores it in the
         /// keychain's writable store; `nil` removes it.
@@ -101,10 +94,10 @@ extension Application {
         feature: String = "App",
         id: String
     ) -> SecureState {
-        let slot = ThreadLookupCache.retainedSlot(in: registry, kind: .secureState, valueType: String?.self, feature: feature, id: id) {
+        let entry = registry.entry(for: EntryKey(kind: .secureState, valueType: String?.self, feature: feature, id: id), as: SecureStateEntry.self) {
             Application.announcingCreation(SecureStateEntry(key: $0, feature: feature, id: id, initial: initial(), owner: EntryOwner(self)))
         }
-        return SecureState(slot: slot)
+        return SecureState(entry: entry, registry: registry)
     }
 
     /// Declares a secret named by `feature` and `id`; `nil` while no source has it.

@@ -47,8 +47,9 @@ extension Application.DependencySlice where SliceKeyPath == WritableKeyPath<Valu
     public var value: SliceValue {
         get { Application.dependency(dependencyKeyPath)[keyPath: valueKeyPath] }
         set {
-            let handle = Application.current[keyPath: dependencyKeyPath]
-            if let entry = handle.entry {
+            let application = Application.current
+            let handle = application[keyPath: dependencyKeyPath]
+            if let entry = handle.entry(in: application) {
                 entry.modifyCurrent { $0[keyPath: valueKeyPath] = newValue }
             } else {
                 // A scoped override provides the instance: a class instance takes the write, a

@@ -14,24 +14,12 @@ extension Application {
     /// Application.state(\.username).value // "leif"
     /// ```
     public struct State<Value: Sendable>: MutableApplicationState, Sendable, CustomStringConvertible {
-        /// The calling thread's memo slot for the entry; it keeps the entry's registry alive.
-        @usableFromInline let slot: ThreadLookupCache.Slot
-
-        @inlinable
-        init(slot: ThreadLookupCache.Slot) {
-            self.slot = slot
-        }
-
         /// The registry entry.
-        @usableFromInline
-        var entry: StateEntry<Value> {
-            slot.entry(as: StateEntry<Value>.self)
-        }
+        @usableFromInline let entry: StateEntry<Value>
 
-        /// Runs `body` with the entry, without retaining it (the slot keeps it alive).
         @inlinable
-        func withEntry<Result>(_ body: (StateEntry<Value>) throws -> Result) rethrows -> Result {
-            try slot.withEntry(as: StateEntry<Value>.self, body)
+        init(entry: StateEntry<Value>) {
+            self.entry = entry
         }
 
         /// The current value. Setting it replaces the shared value atomically.
@@ -44,8 +32,8 @@ extension Application {
         /// lock across the suspension; use ``modify(_:)`` for anything longer than an expression.
         @inlinable
         public var value: Value {
-            get { withEntry { $0.value } }
-            set { withEntry { $0.value = newValue } }
+            get { entry.value }
+            set { entry.value = newValue }
             _modify {
                 let entry = self.entry
                 entry.willChange()
@@ -61,7 +49,7 @@ extension Application {
         /// Restores the value the entry was created with.
         @inlinable
         public func reset() {
-            withEntry { $0.reset() }
+            entry.reset()
         }
 
         /// Mutates the value in place with no other write interleaving.
@@ -70,7 +58,7 @@ extension Application {
         /// - Returns: Whatever `body` returns.
         @inlinable @discardableResult
         public func modify<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-            try withEntry { try $0.update(body) }
+            try entry.update(body)
         }
 
         /// The entry's identity as AppState exposes it.
@@ -101,10 +89,7 @@ extension Application {
         feature: String = "App",
         id: String
     ) -> State<Value> {
-        // Looked up by the name's parts: a thread's repeated access builds no key.
-        State(slot: ThreadLookupCache.retainedSlot(in: registry, kind: .state, valueType: Value.self, feature: feature, id: id) {
-            Application.makeStateEntry(key: $0, initial: initial())
-        })
+        state(key: EntryKey(kind: .state, valueType: Value.self, feature: feature, id: id), initial: initial)
     }
 
     /// Declares an in-memory state identified by where this call is written.
@@ -137,7 +122,7 @@ extension Application {
 
     @inlinable
     func state<Value: Sendable>(key: EntryKey, initial: () -> Value) -> State<Value> {
-        State(slot: registry.retainedSlot(for: key) { Application.makeStateEntry(key: $0, initial: initial()) })
+        State(entry: registry.entry(for: key) { Application.makeStateEntry(key: $0, initial: initial()) })
     }
 
     @inlinable

@@ -34,18 +34,15 @@ extension Application {
     /// and stays in the store until the next write replaces it (which is reported too); the
     /// throwing calls throw ``SyncStoreError`` of kind `corruptRecord` or `typeMismatch`.
     public struct SyncState<Value: Codable & Sendable>: MutableApplicationState, Sendable, CustomStringConvertible {
-        /// The calling thread's memo slot for the entry; it keeps the entry's registry alive.
-        @usableFromInline let slot: ThreadLookupCache.Slot
+        /// The registry entry.
+        @usableFromInline let entry: SyncStateEntry<Value>
+        /// Keeps the owning application's registry alive as long as the handle.
+        @usableFromInline let registry: Registry
 
         @inlinable
-        init(slot: ThreadLookupCache.Slot) {
-            self.slot = slot
-        }
-
-        /// The registry entry.
-        @usableFromInline
-        var entry: SyncStateEntry<Value> {
-            slot.entry(as: SyncStateEntry<Value>.self)
+        init(entry: SyncStateEntry<Value>, registry: Registry) {
+            self.entry = entry
+            self.registry = registry
         }
 
         /// The cached value: the store's, or this process's newer write, or the initial value
@@ -59,7 +56,7 @@ extension Application {
         /// process, naming the key.
         public var value: Value {
             @inlinable get {
-                slot.withEntry(as: SyncStateEntry<Value>.self) { $0.value }
+                entry.value
             }
             set { entry.set(newValue) }
             _modify {
@@ -179,8 +176,8 @@ extension Application {
 
     @inlinable
     func syncState<Value: Codable & Sendable>(key: EntryKey, initial: () -> Value) -> SyncState<Value> {
-        let slot = registry.retainedSlot(for: key) { Application.makeSyncStateEntry(key: $0, registry: self.registry, initial: initial()) }
-        return SyncState(slot: slot)
+        let entry = registry.entry(for: key, as: SyncStateEntry<Value>.self) { Application.makeSyncStateEntry(key: $0, registry: self.registry, initial: initial()) }
+        return SyncState(entry: entry, registry: registry)
     }
 
     /// Declares an optional shared value: `nil` while the store has none; assigning `nil`

@@ -113,15 +113,15 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
         weak var coordinator: SyncCoordinator?
     }
 
-    /// The `\.syncStore` entry's current box and version, the store created with its factory
+    /// The `\.syncStore` entry's current store and version, the store created with its factory
     /// if the entry has none.
-    private func storeSnapshot() -> (box: ValueBox<any SyncStore>, version: UInt64) {
+    private func storeSnapshot() -> (value: any SyncStore, version: UInt64) {
         storeEntry.snapshot { readInRegistry { _ = $0.syncStore } }
     }
 
     /// The `\.logger` dependency's current value, created with its factory if needed.
     private var logger: ApplicationLogger {
-        loggerEntry.snapshot { readInRegistry { _ = $0.logger } }.box.value
+        loggerEntry.snapshot { readInRegistry { _ = $0.logger } }.value
     }
 
     /// Runs `read` — a declaration read, which gives an entry without a value its instance —
@@ -140,7 +140,7 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
     }
 
     override var kindName: String { "SyncConnection" }
-    override var valueTypeName: String { String(reflecting: type(of: storeSnapshot().box.value)) }
+    override var valueTypeName: String { String(reflecting: type(of: storeSnapshot().value)) }
     override var valueDescription: String {
         let keys = state.withLock { $0.entries.count }
         return "keys cached: \(keys), writes queued: \(writes.pending.count)"
@@ -154,7 +154,7 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
             // task-local scope, so the registry's own dependency entries are the ones found.
             let (store, logger) = TaskContext.bind(.none) {
                 let owner = Application(resolvingIn: registry)
-                return (owner.syncStore.entry!, owner.logger.entry!)
+                return (owner.syncStore.entry(in: owner)!, owner.logger.entry(in: owner)!)
             }
             let coordinator = SyncCoordinator(key: key, storeEntry: store, loggerEntry: logger, registry: registry)
             // On a task of its own: registering here would also register the caller's
@@ -178,11 +178,10 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
 
     private func rebind() -> (store: any SyncStore, generation: UInt64) {
         let (bound, entries): ((store: any SyncStore, generation: UInt64), [any SyncCacheEntry]) = rebinding.withLock { lastGeneration in
-            let (box, version) = storeSnapshot()
+            let (store, version) = storeSnapshot()
             if let current = state.withLock({ $0.binding }), current.storeVersion == version {
                 return ((current.store, current.generation), [])
             }
-            let store = box.value
             // Subscribe before reloading, so nothing committed in between is missed.
             let feed = store.changeFeed()
             lastGeneration += 1

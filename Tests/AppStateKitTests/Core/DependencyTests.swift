@@ -125,7 +125,7 @@ struct DependencyTests {
     func load() {
         let type = Application.load(dependency: \.dependencyInner).load(dependency: \.dependencyOuter)
         #expect(type == Application.self)
-        #expect(Application.current.registry.existingEntry(for: Application.current[keyPath: \.dependencyOuter].entry!.key, as: DependencyEntry<Int>.self) != nil)
+        #expect(Application.current.registry.existingEntry(for: Application.current[keyPath: \.dependencyOuter].source!) is DependencyEntry<Int>)
     }
 
     @Test("actors work as dependencies")

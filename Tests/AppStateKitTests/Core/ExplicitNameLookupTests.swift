@@ -8,9 +8,8 @@ private extension Application {
     subscript(lookupBuilt id: String) -> StoredState<Int> { storedState(initial: 0, feature: "Look" + "up", id: id) }
 }
 
-/// StoredState and FileState handles find their entry by the name's parts, compared in place
-/// (`ThreadLookupCache.retainedSlot(in:kind:valueType:feature:id:create:)`): the parts must
-/// still identify exactly one entry, as an `EntryKey` does.
+/// StoredState and FileState handles find their entry by the name's parts: the parts must
+/// identify exactly one entry, however the strings were built.
 @Suite("Explicitly named persisted handles find their entry by the name's parts", .isolatedApplication)
 struct ExplicitNameLookupTests {
     @Test("a name built at run time finds the entry a literal name created, on this thread and another")
@@ -21,12 +20,12 @@ struct ExplicitNameLookupTests {
         let id = String("sha" + "red")
         let built = Application.storedState(\.[lookupBuilt: id])
         #expect(built.value == 4)
-        #expect(built.slot.retainedEntry === literal.slot.retainedEntry)
-        let expected = ObjectIdentifier(literal.slot.retainedEntry)
+        #expect(built.entry === literal.entry)
+        let expected = ObjectIdentifier(literal.entry)
         let found = Locked<(value: Int, entry: ObjectIdentifier)?>(nil)
         #expect(finishesOnAnotherThread {
             let elsewhere = Application.storedState(\.[lookupBuilt: id])
-            let result = (elsewhere.value, ObjectIdentifier(elsewhere.slot.retainedEntry))
+            let result = (elsewhere.value, ObjectIdentifier(elsewhere.entry))
             found.withLock { $0 = result }
         })
         #expect(found.withLock { $0?.value } == 4)
@@ -39,11 +38,11 @@ struct ExplicitNameLookupTests {
         let number = Application.storedState(\.lookupLiteral)
         let text = Application.storedState(\.lookupOtherType)
         let other = Application.storedState(\.[lookupBuilt: "other"])
-        #expect(number.slot.retainedEntry !== text.slot.retainedEntry)
-        #expect(number.slot.retainedEntry !== other.slot.retainedEntry)
+        #expect(number.entry !== text.entry)
+        #expect(number.entry !== other.entry)
         let file = Application.current.fileState(initial: 0, path: "Lookup", filename: "shared")
-        #expect(file.slot.retainedEntry !== number.slot.retainedEntry)
-        #expect(file.slot.retainedEntry.key.readable == number.slot.retainedEntry.key.readable)
+        #expect(file.entry !== number.entry)
+        #expect(file.entry.key.readable == number.entry.key.readable)
     }
 
     @Test("after the entry is removed, the next lookup by the same parts creates a fresh entry")
@@ -51,10 +50,10 @@ struct ExplicitNameLookupTests {
         Application.promote(\.userDefaults, with: InMemoryDefaults())
         var first = Application.storedState(\.lookupLiteral)
         first.value = 6
-        let removed = first.slot.retainedEntry
+        let removed = first.entry
         #expect(Application.remove(\.lookupLiteral))
         let again = Application.storedState(\.[lookupBuilt: "shared"])
-        #expect(again.slot.retainedEntry !== removed)
+        #expect(again.entry !== removed)
         #expect(again.value == 6)
     }
 }

@@ -105,12 +105,12 @@ struct GlobalOverrideFactoryTests {
     func entryStaysAcrossCancel() throws {
         let runs = FactoryRuns()
         let override = Application.override(\.[liveDatabase: runs], with: Database(label: "fake"))
-        let entry = try #require(Application.current[keyPath: \.[liveDatabase: runs]].entry)
+        let entry = try #require(Application.current[keyPath: \.[liveDatabase: runs]].entry(in: Application.current))
         override.cancel()
         #expect(entry.awaitsValue)
         let live = Application.dependency(\.[liveDatabase: runs])
-        #expect(Application.current[keyPath: \.[liveDatabase: runs]].entry === entry)
-        #expect(entry.snapshot()?.box.value === live)
+        #expect(Application.current[keyPath: \.[liveDatabase: runs]].entry(in: Application.current) === entry)
+        #expect(entry.snapshot()?.value === live)
         #expect(!entry.awaitsValue)
         #expect(runs.value == 1)
     }

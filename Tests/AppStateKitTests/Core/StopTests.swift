@@ -9,7 +9,7 @@ import AppStateKitTesting
 
 private extension Application {
     var stopCounter: State<Int> { state(initial: 0, feature: "Stop", id: "counter") }
-    var stopNotDeclared: Dependency<Int> { Dependency(slot: nil, value: 0) }
+    var stopNotDeclared: Dependency<Int> { Dependency(source: nil, value: 0) }
 }
 
 @Suite("Stops", .isolatedApplication)

@@ -134,7 +134,7 @@ struct PersistedUpdateTests {
         defer { directory.remove() }
         let collected = MessageCollector()
         let application = Application {
-            $0.logger.entry?.promote(to: ApplicationLogger(debug: { _ in }, error: { collected.append($0) }))
+            $0.logger.entry(in: $0)?.promote(to: ApplicationLogger(debug: { _ in }, error: { collected.append($0) }))
         }
         let path = directory.file("broken.json")
         try Data("{not json".utf8).write(to: URL(fileURLWithPath: path))

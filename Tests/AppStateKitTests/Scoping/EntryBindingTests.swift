@@ -186,7 +186,7 @@ struct EntryBindingTests {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let store = InMemoryDefaults()
-        let application = Application { $0.userDefaults.entry?.promote(to: store) }
+        let application = Application { $0.userDefaults.entry(in: $0)?.promote(to: store) }
         var stored = application.boundStored
         stored.value = "standalone"
         #expect(store.object(forKey: "EntryBinding/stored") as? String == "standalone")

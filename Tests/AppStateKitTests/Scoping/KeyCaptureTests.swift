@@ -23,7 +23,7 @@ private extension Application {
         dependency(1, feature: "Capture", id: "limit-\(Application.state(\.captureTenant).value)")
     }
     /// Returns a handle it didn't declare.
-    var captureNotDeclared: Dependency<Int> { Dependency(slot: nil, value: 0) }
+    var captureNotDeclared: Dependency<Int> { Dependency(source: nil, value: 0) }
 }
 
 @Suite("Scoped overrides of declarations that read other entries", .isolatedApplication)

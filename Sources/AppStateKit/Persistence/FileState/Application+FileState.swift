@@ -22,17 +22,14 @@ extension Application {
     /// is moved aside to a `.corrupt-<time>` sibling by the next write instead of being
     /// overwritten. ``read()`` and ``write(_:)`` throw instead.
     public struct FileState<Value: Codable & Sendable>: MutableApplicationState, Sendable {
-        /// The memo slot of the entry; it keeps the owning application's registry alive.
-        @usableFromInline let slot: ThreadLookupCache.Slot
-
-        @inlinable
-        init(slot: ThreadLookupCache.Slot) {
-            self.slot = slot
-        }
-
         /// The registry entry.
-        var entry: FileStateEntry<Value> {
-            slot.entry(as: FileStateEntry<Value>.self)
+        let entry: FileStateEntry<Value>
+        /// Keeps the owning application's registry alive as long as the handle.
+        let registry: Registry
+
+        init(entry: FileStateEntry<Value>, registry: Registry) {
+            self.entry = entry
+            self.registry = registry
         }
 
         /// The file's value, or the initial value when there is no (usable) file. Setting it
@@ -41,8 +38,7 @@ extension Application {
         /// A mutation in place (`tasks.value.append(item)`) reads, mutates and writes as one step
         /// in this process, holding the entry's lock throughout; it must not touch the same entry.
         public var value: Value {
-            // Through `withEntry`: the slot keeps the entry alive, so the read retains nothing.
-            get { slot.withEntry(as: FileStateEntry<Value>.self) { $0.valueOutsideModification } }
+            get { entry.valueOutsideModification }
             set { entry.assign(newValue) }
             _modify {
                 let inPlace = entry.inPlace
@@ -100,20 +96,16 @@ extension Application {
     /// `/` or NUL is refused — reads return the initial value and report the problem, and
     /// ``FileState/read()``/``FileState/write(_:)`` throw — and nothing outside `path` is
     /// touched. `isBase64Encoded: false` writes human-readable JSON.
-    ///
-    /// Inlinable, so that building the handle on every access is specialised for `Value` in the
-    /// caller (the entry itself is made out of line, once).
-    @inlinable
     public func fileState<Value: Codable & Sendable>(
         initial: @escaping @autoclosure () -> Value,
         path: String = FileManager.defaultFileStatePath,
         filename: String,
         isBase64Encoded: Bool = true
     ) -> FileState<Value> {
-        let slot = ThreadLookupCache.retainedSlot(in: registry, kind: .fileState, valueType: Value.self, feature: path, id: filename) {
+        let entry = registry.entry(for: EntryKey(kind: .fileState, valueType: Value.self, feature: path, id: filename), as: FileStateEntry<Value>.self) {
             makeFileStateEntry(key: $0, path: path, filename: filename, isBase64Encoded: isBase64Encoded, initial: initial())
         }
-        return FileState(slot: slot)
+        return FileState(entry: entry, registry: registry)
     }
 
     /// Creates the entry behind ``fileState(initial:path:filename:isBase64Encoded:)`` on first access.

@@ -20,17 +20,14 @@ extension Application {
     /// A stored value that can't be decoded reads as the initial value, is reported through the
     /// logger, and is left as it is until the next assignment; ``read()`` throws instead.
     public struct StoredState<Value: Codable & Sendable>: MutableApplicationState, Sendable {
-        /// The memo slot of the entry; it keeps the owning application's registry alive.
-        @usableFromInline let slot: ThreadLookupCache.Slot
-
-        @inlinable
-        init(slot: ThreadLookupCache.Slot) {
-            self.slot = slot
-        }
-
         /// The registry entry.
-        var entry: StoredStateEntry<Value> {
-            slot.entry(as: StoredStateEntry<Value>.self)
+        let entry: StoredStateEntry<Value>
+        /// Keeps the owning application's registry alive as long as the handle.
+        let registry: Registry
+
+        init(entry: StoredStateEntry<Value>, registry: Registry) {
+            self.entry = entry
+            self.registry = registry
         }
 
         /// The stored value, or the initial value when nothing (usable) is stored.
@@ -39,8 +36,7 @@ extension Application {
         /// A mutation in place (`count.value += 1`) reads, mutates and writes as one step in this
         /// process, holding the entry's lock throughout; it must not touch the same entry.
         public var value: Value {
-            // Through `withEntry`: the slot keeps the entry alive, so the read retains nothing.
-            get { slot.withEntry(as: StoredStateEntry<Value>.self) { $0.valueOutsideModification } }
+            get { entry.valueOutsideModification }
             set { entry.assign(newValue) }
             _modify {
                 let inPlace = entry.inPlace
@@ -110,38 +106,16 @@ extension Application {
     ///     }
     /// }
     /// ```
-    ///
-    /// Inlinable, so that building the handle on every access is specialised for `Value` in the
-    /// caller (the entry itself is made out of line, once).
-    @inlinable
     public func storedState<Value: Codable & Sendable>(
         initial: @escaping @autoclosure () -> Value,
         feature: String = "App",
         id: String,
         store: (any UserDefaultsManaging)? = nil
     ) -> StoredState<Value> {
-        let slot = ThreadLookupCache.retainedSlot(in: registry, kind: .storedState, valueType: Value.self, feature: feature, id: id) {
+        let entry = registry.entry(for: EntryKey(kind: .storedState, valueType: Value.self, feature: feature, id: id), as: StoredStateEntry<Value>.self) {
             makeStoredStateEntry(key: $0, feature: feature, id: id, initial: initial(), store: store)
         }
-        return StoredState(slot: slot)
-    }
-
-    /// Declares a persisted value named by `feature` and `id`, stored in the `\.userDefaults`
-    /// store: ``storedState(initial:feature:id:store:)`` without a store of its own.
-    ///
-    /// A separate overload only for speed: a declaration that names no store then passes no
-    /// optional store, whose copy and destruction on every access cost more than the rest of
-    /// building the handle's key.
-    @inlinable @_documentation(visibility: private)
-    public func storedState<Value: Codable & Sendable>(
-        initial: @escaping @autoclosure () -> Value,
-        feature: String = "App",
-        id: String
-    ) -> StoredState<Value> {
-        let slot = ThreadLookupCache.retainedSlot(in: registry, kind: .storedState, valueType: Value.self, feature: feature, id: id) {
-            makeStoredStateEntry(key: $0, feature: feature, id: id, initial: initial(), store: nil)
-        }
-        return StoredState(slot: slot)
+        return StoredState(entry: entry, registry: registry)
     }
 
     /// Creates the entry behind ``storedState(initial:feature:id:store:)`` on first access.
