@@ -22,6 +22,7 @@ extension Application {
 enum SyncStateBenchmark {
     static func run(quick: Bool, run: UInt32) async throws {
         let table = "bench_syncstate_\(run)"
+        try await createTable(table)
         try await withStore(table: table) { store in
             Application.promote(\.syncStore, with: store)
 
@@ -82,6 +83,7 @@ enum SyncStateBenchmark {
         let perProcess = quick ? 50 : 300
         for processes in [1, 4, 8] {
             let fleetTable = "bench_syncstate_fleet_\(processes)_\(run)"
+            try await createTable(fleetTable)
             let children = try (0..<processes).map { _ in try Child(["update", fleetTable, String(perProcess)]) }
             for child in children { child.waitFor("READY") }
             let start = now()

@@ -4,6 +4,12 @@
 //   eval "$(../.ci/postgres/start.sh)"
 //   swift run -c release --traits PostgreSQL appstatekit-postgres-benchmarks [--quick]
 //
+// As in production, the stores connect as the least-privileged app role
+// (APPSTATEKIT_POSTGRES_APP_USER/_APP_PASSWORD: no DDL, only SELECT, INSERT, UPDATE, DELETE on the
+// owner's tables) with `createsTable` off; the owner role (APPSTATEKIT_POSTGRES_OWNER) creates
+// each table with the store's migration SQL before a benchmark uses it, and drops the run's
+// tables at the end.
+//
 // 1. acknowledged write latency (write(_:forKey:) until it returns), p50/p99;
 // 2. propagation: commit in this process → another process's changes() feed, p50/p99;
 // 3. fleet compare-and-set increments per second with 1, 4 and 8 contending processes;
@@ -16,14 +22,56 @@ import AppStateKitPostgres
 import PostgresNIO
 
 let environment = ProcessInfo.processInfo.environment
-guard let host = environment["APPSTATEKIT_POSTGRES_HOST"], let port = environment["APPSTATEKIT_POSTGRES_PORT"].flatMap(Int.init) else {
-    print("appstatekit-postgres-benchmarks: no server; run eval \"$(.ci/postgres/start.sh)\" first")
+guard let host = environment["APPSTATEKIT_POSTGRES_HOST"], let port = environment["APPSTATEKIT_POSTGRES_PORT"].flatMap(Int.init),
+    let appUser = environment["APPSTATEKIT_POSTGRES_APP_USER"], let owner = environment["APPSTATEKIT_POSTGRES_OWNER"]
+else {
+    print("appstatekit-postgres-benchmarks: no server with an app and an owner role; run eval \"$(.ci/postgres/start.sh)\" first")
     exit(2)
 }
+/// The app role's connection: what every store uses.
 let configuration = PostgresClient.Configuration(
-    host: host, port: port, username: environment["APPSTATEKIT_POSTGRES_USER"] ?? "appstatekit", password: nil,
+    host: host, port: port, username: appUser, password: environment["APPSTATEKIT_POSTGRES_APP_PASSWORD"],
     database: environment["APPSTATEKIT_POSTGRES_DATABASE"], tls: .disable
 )
+/// The owner role's connection: creates and drops the tables.
+let ownerConfiguration = PostgresClient.Configuration(
+    host: host, port: port, username: owner, password: environment["APPSTATEKIT_POSTGRES_OWNER_PASSWORD"],
+    database: environment["APPSTATEKIT_POSTGRES_DATABASE"], tls: .disable
+)
+
+/// A store's settings for `table`, which the owner created: no DDL.
+func storeConfiguration(table: String) -> PostgresSyncStore.Configuration {
+    var configuration = PostgresSyncStore.Configuration()
+    configuration.table = table
+    configuration.createsTable = false
+    return configuration
+}
+
+/// Runs `body` on a running client of the owner role.
+func asOwner(_ body: @Sendable (PostgresClient) async throws -> Void) async throws {
+    let client = PostgresClient(configuration: ownerConfiguration)
+    try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask { await client.run() }
+        defer { group.cancelAll() }
+        try await body(client)
+    }
+}
+
+/// Creates `table` as the owner, with the store's migration SQL (as a migration tool would).
+func createTable(_ table: String) async throws {
+    let sql = PostgresSyncStore.migrationSQL(configuration: storeConfiguration(table: table))
+    try await asOwner { client in try await client.query(PostgresQuery(unsafeSQL: sql)) }
+}
+
+/// Drops the owner's tables whose names end in `_<run>`, the ones this run created.
+func dropTables(ofRun run: UInt32) async throws {
+    try await asOwner { client in
+        var tables: [String] = []
+        let rows = try await client.query("SELECT tablename FROM pg_tables WHERE schemaname = 'public' AND tableowner = current_user AND tablename LIKE 'bench\\_%\\_' || \(String(run))")
+        for try await (table) in rows.decode(String.self) { tables.append(table) }
+        for table in tables { try await client.query(PostgresQuery(unsafeSQL: "DROP TABLE \"\(table)\"")) }
+    }
+}
 
 /// Wall-clock nanoseconds, comparable between processes on one machine.
 @Sendable func now() -> Int64 {
@@ -34,19 +82,25 @@ let configuration = PostgresClient.Configuration(
 
 @Sendable func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
 
-/// Runs `body` with a running client and store on `table`, connected.
+/// Runs `body` with a running client and store on `table`, connected; then stops the store
+/// before the client, as a ServiceGroup would (stopping both at once made every store report
+/// the lost connection).
 func withStore<Result: Sendable>(table: String, _ body: @Sendable (PostgresSyncStore) async throws -> Result) async throws -> Result {
     let client = PostgresClient(configuration: configuration)
-    let store = PostgresSyncStore(client: client, table: table)
+    let store = PostgresSyncStore(client: client, configuration: storeConfiguration(table: table))
     return try await withThrowingTaskGroup(of: Void.self) { group in
         group.addTask { await client.run() }
-        group.addTask { try await store.run() }
         defer { group.cancelAll() }
+        let storeRun = Task { try await store.run() }
+        defer { storeRun.cancel() }
         while true {
             if case .connected = store.status { break }
             try await Task.sleep(for: .milliseconds(5))
         }
-        return try await body(store)
+        let result = try await body(store)
+        storeRun.cancel()
+        try await storeRun.value
+        return result
     }
 }
 
@@ -146,10 +200,11 @@ if arguments.first == "--child" {
 
 let quick = arguments.contains("--quick")
 let run = UInt32.random(in: 0...UInt32.max)
-print("PostgresSyncStore benchmarks — \(quick ? "quick" : "full") run, PostgreSQL at \(host):\(port), \(ProcessInfo.processInfo.activeProcessorCount) cores\n")
+print("PostgresSyncStore benchmarks — \(quick ? "quick" : "full") run, PostgreSQL at \(host):\(port) as the app role \(appUser) (tables by \(owner)), \(ProcessInfo.processInfo.activeProcessorCount) cores\n")
 
 // 1. Acknowledged write latency.
 let writeTable = "bench_write_\(run)"
+try await createTable(writeTable)
 let writes = quick ? 200 : 2000
 let writeLatencies = try await withStore(table: writeTable) { store in
     var result: [Int64] = []
@@ -164,6 +219,7 @@ print("1. acknowledged write latency: \(milliseconds(writeLatencies))")
 
 // 2. Propagation to another process's feed.
 let propagationTable = "bench_propagate_\(run)"
+try await createTable(propagationTable)
 let propagations = quick ? 100 : 1000
 try await withStore(table: propagationTable) { store in
     let listener = try Child(["listen", propagationTable, String(propagations)])
@@ -194,6 +250,7 @@ try await withStore(table: propagationTable) { store in
 let seconds = quick ? 1 : 5
 for processes in [1, 4, 8] {
     let table = "bench_cas_\(processes)_\(run)"
+    try await createTable(table)
     try await withStore(table: table) { store in
         _ = try await store.write(Data("0".utf8), forKey: "counter")
         let children = try (0..<processes).map { _ in try Child(["increment", table, String(seconds)]) }
@@ -210,6 +267,7 @@ for processes in [1, 4, 8] {
 }
 
 try await SyncStateBenchmark.run(quick: quick, run: run)
+try await dropTables(ofRun: run)
 #else
 print("appstatekit-postgres-benchmarks: built without the PostgreSQL trait; run `swift run -c release --traits PostgreSQL appstatekit-postgres-benchmarks`")
 #endif
