@@ -1,3 +1,5 @@
+import Synchronization
+
 /// One dependency override of a scope: a node in the list of overrides the calling task's
 /// scopes bind, newest first.
 ///
@@ -11,18 +13,15 @@
 /// cast of a boxed `any Sendable`.
 @usableFromInline
 class ScopedOverride: @unchecked Sendable {
-    // Safe: `key` and `next` are immutable and the subclass's value is `Sendable`; `created` is
-    // only accessed while `createdLock` is held.
+    // @unchecked only because the class is not final (its subclass adds the value): every
+    // stored property is immutable and `Sendable`.
     /// The overridden dependency.
     @usableFromInline let key: EntryKey
     /// The override made before this one, in the same scope or an enclosing one.
     @usableFromInline let next: ScopedOverride?
     /// Dependencies first created inside the scope whose front node this is, by registry and
     /// key (see ``scopedDependency(for:in:create:publish:)``); allocated on the first one.
-    private var created: [CreatedKey: any Sendable]?
-    /// Guards ``created`` of every node: creating a dependency inside a scope is rare, and a
-    /// node then costs no lock of its own.
-    private static let createdLock = Lock()
+    private let created = Mutex<[CreatedKey: any Sendable]>([:])
 
     /// A dependency created inside a scope: a scope spanning an isolation scope serves two
     /// registries.
@@ -72,14 +71,13 @@ class ScopedOverride: @unchecked Sendable {
     ) -> Value? {
         if let existing = registry.existingEntry(for: key), !existing.awaitsValue { return nil }
         let createdKey = CreatedKey(registry: registry.identity, key: key)
-        if let scoped = Self.createdLock.withLock({ created?[createdKey] }) as? Value { return scoped }
+        if let scoped = created.withLock({ $0[createdKey] }) as? Value { return scoped }
         let (made, dependsOnOverrides) = TaskContext.countingOverridesServed(create)
         if dependsOnOverrides {
             // Kept for the scope; if two tasks raced, the first stored value wins.
-            return Self.createdLock.withLock {
-                if let existing = created?[createdKey] as? Value { return existing }
-                if created == nil { created = [:] }
-                created?[createdKey] = made
+            return created.withLock { created in
+                if let existing = created[createdKey] as? Value { return existing }
+                created[createdKey] = made
                 return made
             }
         }
