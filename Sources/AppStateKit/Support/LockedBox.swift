@@ -10,7 +10,8 @@ final class LockedBox<Value>: @unchecked Sendable {
     }
 
     /// Runs `body` on the value with the lock held. `body` must not take this lock again, nor
-    /// run user code, logging or I/O.
+    /// run user code, logging or I/O (two boxes do on purpose, and say why at their declaration:
+    /// `CallerBoundTransform`'s and `SyncCoordinator`'s `rebinding`).
     @inline(__always)
     func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         lock.lock()
