@@ -17,11 +17,11 @@
 ///
 /// Lifetime: the registry owns its entries and each entry owns its owner, so the owner refers to
 /// the registry weakly (no cycle; an isolated application is freed once nothing uses it). Every
-/// path to an entry keeps the registry alive: handles hold the calling thread's memo slot, whose
-/// owner is the registry, and ``Application/description`` walks the registry itself.
+/// path to a persisted entry keeps the registry alive: its handles hold the registry beside the
+/// entry, and ``Application/description`` walks the registry itself.
 ///
 /// ```swift
-/// let entry = registry.slot(for: key) { MyEntry(key: $0, owner: EntryOwner(self)) }
+/// let entry = registry.entry(for: key, as: MyEntry.self) { MyEntry(key: $0, owner: EntryOwner(self)) }
 /// // in the entry, at each access:
 /// let store = owner.dependency(\.userDefaults)
 /// ```
