@@ -11,6 +11,7 @@
 /// mutate and write while holding ``modification``, so within this process no other write of
 /// the entry interleaves. Plain assignments hold it too; plain reads don't (they only check that
 /// they aren't made from inside a mutation of the same entry on the same thread).
+@usableFromInline
 class PersistedEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked Sendable {
     // Safe: `lastReported` is a LockedBox, `hasReported` is atomic, everything else is immutable.
 

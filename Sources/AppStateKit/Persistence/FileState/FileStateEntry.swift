@@ -13,6 +13,7 @@ import Foundation
 /// since the last check of the file, which is less than a second old, a read returns the known
 /// value after one lock and a few loads; otherwise it checks the file's stamp (`stat`) and
 /// decodes the file only when the stamp changed.
+@usableFromInline
 final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @unchecked Sendable {
     // Safe: `kept` is locked; everything else is immutable.
     let directory: String

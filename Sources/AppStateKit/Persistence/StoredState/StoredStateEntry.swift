@@ -12,6 +12,7 @@ import Foundation
 /// in this process, no write counted by another process, a check of the file less than a second
 /// old — so it costs one lock and a few loads: no lookup of `\.userDefaults`, no decoding.
 /// Other stores are asked on every read.
+@usableFromInline
 final class StoredStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @unchecked Sendable {
     // Safe: `kept` is locked; every other stored property is immutable.
     let storageKey: String
