@@ -41,24 +41,31 @@ struct EntryKey: Hashable, Sendable {
         mix(kind: kind, valueType: valueType, nameBits: nameHash(feature: feature, id: id))
     }
 
-    /// The hash of an explicit name: its UTF-8 bytes, eight at a time, mixed with a seed drawn
-    /// once per process (so which ids collide differs from run to run). Named declarations
-    /// (every StoredState and FileState) hash their name on every access, and `Hasher` costs
-    /// about four times as much for two short strings (`named-state-read` in
-    /// `Benchmarks/Baselines/instructions.txt` measures this).
+    /// The hash of an explicit name: the length and the last ``hashedSuffix`` UTF-8 bytes of
+    /// each part, eight at a time, mixed with a seed drawn once per process (so which ids
+    /// collide differs from run to run). Named declarations (every StoredState and FileState)
+    /// hash their name on every access, and `Hasher` costs about four times as much for two
+    /// short strings (`named-state-read` in `Benchmarks/Baselines/instructions.txt` measures
+    /// this). Only the tail: a FileState's feature is its directory, and hashing a whole
+    /// absolute path on every read cost a third of the read; names that differ only further
+    /// in share a hash and are told apart by the key comparison every lookup makes anyway.
     @inlinable
     static func nameHash(feature: String, id: String) -> Int {
         let first = mixBytes(of: feature, into: NameSeed.value)
         return Int(truncatingIfNeeded: mixBytes(of: id, into: first ^ 0x9E37_79B9_7F4A_7C15))
     }
 
-    /// `seed` with the UTF-8 bytes of `string` and its length mixed in.
+    /// How many trailing UTF-8 bytes of each name part ``nameHash(feature:id:)`` mixes in.
+    @usableFromInline static var hashedSuffix: Int { 24 }
+
+    /// `seed` with the last ``hashedSuffix`` UTF-8 bytes of `string` and its length mixed in.
     @inlinable @inline(__always)
     static func mixBytes(of string: String, into seed: UInt64) -> UInt64 {
-        if let hash = string.utf8.withContiguousStorageIfAvailable({ mixBytes($0, into: seed) }) {
+        let count = UInt64(string.utf8.count)
+        if let hash = string.utf8.withContiguousStorageIfAvailable({ mixBytes($0.suffix(hashedSuffix), into: seed ^ count) }) {
             return hash
         }
-        return mixBytes(Array(string.utf8), into: seed)
+        return mixBytes(Array(string.utf8.suffix(hashedSuffix)), into: seed ^ count)
     }
 
     /// `seed` with `bytes` and their count mixed in.

@@ -36,13 +36,16 @@ extension Application {
     public struct SyncState<Value: Codable & Sendable>: MutableApplicationState, Sendable, CustomStringConvertible {
         /// The registry entry.
         @usableFromInline let entry: SyncStateEntry<Value>
-        /// Keeps the owning application's registry alive as long as the handle.
-        @usableFromInline let registry: Registry
+        /// Keeps the owning application (and its registry) alive as long as the handle. The
+        /// application rather than the registry: the registry is weakly referenced (by its
+        /// entries' owners), which sends every retain of it down the runtime's slow path.
+        // nonisolated(unsafe): never read, only kept (`Application` is an open, non-Sendable class).
+        @usableFromInline nonisolated(unsafe) let application: Application
 
         @inlinable
-        init(entry: SyncStateEntry<Value>, registry: Registry) {
+        init(entry: SyncStateEntry<Value>, application: Application) {
             self.entry = entry
-            self.registry = registry
+            self.application = application
         }
 
         /// The cached value: the store's, or this process's newer write, or the initial value
@@ -177,7 +180,7 @@ extension Application {
     @inlinable
     func syncState<Value: Codable & Sendable>(key: EntryKey, initial: () -> Value) -> SyncState<Value> {
         let entry = registry.entry(for: key, as: SyncStateEntry<Value>.self) { Application.makeSyncStateEntry(key: $0, registry: self.registry, initial: initial()) }
-        return SyncState(entry: entry, registry: registry)
+        return SyncState(entry: entry, application: self)
     }
 
     /// Declares an optional shared value: `nil` while the store has none; assigning `nil`

@@ -23,13 +23,17 @@ extension Application {
     /// overwritten. ``read()`` and ``write(_:)`` throw instead.
     public struct FileState<Value: Codable & Sendable>: MutableApplicationState, Sendable {
         /// The registry entry.
-        let entry: FileStateEntry<Value>
-        /// Keeps the owning application's registry alive as long as the handle.
-        let registry: Registry
+        @usableFromInline let entry: FileStateEntry<Value>
+        /// Keeps the owning application (and its registry) alive as long as the handle. The
+        /// application rather than the registry: the registry is weakly referenced (by its
+        /// entries' owners), which sends every retain of it down the runtime's slow path.
+        // nonisolated(unsafe): never read, only kept (`Application` is an open, non-Sendable class).
+        @usableFromInline nonisolated(unsafe) let application: Application
 
-        init(entry: FileStateEntry<Value>, registry: Registry) {
+        @inlinable
+        init(entry: FileStateEntry<Value>, application: Application) {
             self.entry = entry
-            self.registry = registry
+            self.application = application
         }
 
         /// The file's value, or the initial value when there is no (usable) file. Setting it
@@ -96,6 +100,7 @@ extension Application {
     /// `/` or NUL is refused — reads return the initial value and report the problem, and
     /// ``FileState/read()``/``FileState/write(_:)`` throw — and nothing outside `path` is
     /// touched. `isBase64Encoded: false` writes human-readable JSON.
+    @inlinable
     public func fileState<Value: Codable & Sendable>(
         initial: @escaping @autoclosure () -> Value,
         path: String = FileManager.defaultFileStatePath,
@@ -105,7 +110,7 @@ extension Application {
         let entry = registry.entry(for: EntryKey(kind: .fileState, valueType: Value.self, feature: path, id: filename), as: FileStateEntry<Value>.self) {
             makeFileStateEntry(key: $0, path: path, filename: filename, isBase64Encoded: isBase64Encoded, initial: initial())
         }
-        return FileState(entry: entry, registry: registry)
+        return FileState(entry: entry, application: self)
     }
 
     /// Creates the entry behind ``fileState(initial:path:filename:isBase64Encoded:)`` on first access.

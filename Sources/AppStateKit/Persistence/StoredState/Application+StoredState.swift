@@ -21,13 +21,17 @@ extension Application {
     /// logger, and is left as it is until the next assignment; ``read()`` throws instead.
     public struct StoredState<Value: Codable & Sendable>: MutableApplicationState, Sendable {
         /// The registry entry.
-        let entry: StoredStateEntry<Value>
-        /// Keeps the owning application's registry alive as long as the handle.
-        let registry: Registry
+        @usableFromInline let entry: StoredStateEntry<Value>
+        /// Keeps the owning application (and its registry) alive as long as the handle. The
+        /// application rather than the registry: the registry is weakly referenced (by its
+        /// entries' owners), which sends every retain of it down the runtime's slow path.
+        // nonisolated(unsafe): never read, only kept (`Application` is an open, non-Sendable class).
+        @usableFromInline nonisolated(unsafe) let application: Application
 
-        init(entry: StoredStateEntry<Value>, registry: Registry) {
+        @inlinable
+        init(entry: StoredStateEntry<Value>, application: Application) {
             self.entry = entry
-            self.registry = registry
+            self.application = application
         }
 
         /// The stored value, or the initial value when nothing (usable) is stored.
@@ -106,6 +110,7 @@ extension Application {
     ///     }
     /// }
     /// ```
+    @inlinable
     public func storedState<Value: Codable & Sendable>(
         initial: @escaping @autoclosure () -> Value,
         feature: String = "App",
@@ -115,7 +120,7 @@ extension Application {
         let entry = registry.entry(for: EntryKey(kind: .storedState, valueType: Value.self, feature: feature, id: id), as: StoredStateEntry<Value>.self) {
             makeStoredStateEntry(key: $0, feature: feature, id: id, initial: initial(), store: store)
         }
-        return StoredState(entry: entry, registry: registry)
+        return StoredState(entry: entry, application: self)
     }
 
     /// Creates the entry behind ``storedState(initial:feature:id:store:)`` on first access.
