@@ -20,14 +20,14 @@ import Synchronization
 /// resolution (`DependencyMemo`) can tell when it is stale.
 @usableFromInline
 final class DependencyEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable {
-    // Safe: the mutable state lives in `state`, a `Mutex`; `version` and `lacksValue` are atomic.
-    @usableFromInline let state: Mutex<Storage>
+    // Safe: the mutable state lives in `state`, a `LockedBox`; `version` and `lacksValue` are atomic.
+    @usableFromInline let state: LockedBox<Storage>
     @usableFromInline let version = AtomicWord(0)
     /// 1 while the entry has no value: read under the registry's lock by a fill
     /// (``Registry/fill(_:isFilled:fill:)``), which may only load atomics there.
     private let lacksValue = AtomicWord(0)
 
-    /// What the entry's mutex guards.
+    /// What the entry's lock guards.
     @usableFromInline
     struct Storage: Sendable {
         /// The factory's or a promoted instance; `nil` until one of them provides it.
@@ -43,14 +43,14 @@ final class DependencyEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable
 
     @usableFromInline
     init(key: EntryKey, value: Value) {
-        state = Mutex(Storage(instance: value, current: ValueBox(value)))
+        state = LockedBox(Storage(instance: value, current: ValueBox(value)))
         super.init(key: key)
     }
 
     /// An entry without an instance, overridden with `value`; the override's token is
     /// ``firstOverrideToken``.
     init(key: EntryKey, firstOverride value: Value) {
-        state = Mutex(Storage(instance: nil, overrides: [(Self.firstOverrideToken, value)], nextToken: Self.firstOverrideToken, current: ValueBox(value)))
+        state = LockedBox(Storage(instance: nil, overrides: [(Self.firstOverrideToken, value)], nextToken: Self.firstOverrideToken, current: ValueBox(value)))
         super.init(key: key)
     }
 
@@ -198,7 +198,7 @@ final class DependencyEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable
         }
     }
 
-    /// Applies `body` to the storage under the mutex and makes what it returns the current
+    /// Applies `body` to the storage under the entry's lock and makes what it returns the current
     /// instance (`nil`: the entry is left without a value).
     /// The registry's table then picks up the new box (after the entry's lock: the table's lock
     /// comes first).

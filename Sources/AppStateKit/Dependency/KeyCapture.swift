@@ -23,7 +23,7 @@ final class KeyCapture: Sendable {
     let lookupsToResolve: Int
     /// How many lookups of that type the declaration made so far, and the key of the last
     /// lookup taken.
-    private let progress = Mutex<(lookupsOfValueType: Int, key: EntryKey?)>((0, nil))
+    private let progress = LockedBox<(lookupsOfValueType: Int, key: EntryKey?)>((0, nil))
     var lookupsOfValueType: Int { progress.withLock { $0.lookupsOfValueType } }
     var key: EntryKey? { progress.withLock { $0.key } }
 

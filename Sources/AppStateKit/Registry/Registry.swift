@@ -9,7 +9,7 @@ import Synchronization
 
 /// The lock-protected cache of entries behind one ``Application``.
 ///
-/// Every lookup takes the table's mutex for one probe. Creation is single-flight: the first
+/// Every lookup takes the table's lock for one probe. Creation is single-flight: the first
 /// thread to ask for a missing entry runs its initial value or factory *outside* the lock while
 /// other threads asking for the same key wait; threads asking for other keys, existing or new, are
 /// never blocked by it. A factory may resolve further entries (nested creation) from any thread.
@@ -23,13 +23,13 @@ import Synchronization
 /// detached from the registry — for as long as a handle still refers to it.
 @usableFromInline
 final class Registry: @unchecked Sendable {
-    // Safe: `storage` is only read or written while `lock` is held; `table` is a `Mutex`,
+    // Safe: `storage` is only read or written while `lock` is held; `table` is a `LockedBox`,
     // `identity` immutable and `stamp` atomic. A bare lock rather than a `LockedBox`: creation
     // waits on `creationFinished` with the lock held.
     private let lock = Lock()
     /// The created entries. Taken on every lookup; changed only with `lock` held too (the lock
     /// comes first), so a creation's bookkeeping and the table agree.
-    @usableFromInline let table = Mutex(EntryTable())
+    @usableFromInline let table = LockedBox(EntryTable())
     /// Distinguishes this registry from every other one; never reused, unlike an address.
     let identity: UInt64
     /// Moves to a fresh number (from the same counter, so it only grows) on every removal, so
@@ -101,11 +101,12 @@ final class Registry: @unchecked Sendable {
             guard let index = table.index(of: key) else { return nil }
             return table.withEntry(at: index) { entry, snapshot in
                 guard let snapshot else { return nil }
-                entry.trackAccess()
                 #if DEBUG
                 Registry.checkType(of: snapshot, is: ValueBox<Value>.self)
                 #endif
-                return (unsafeDowncast(snapshot, to: ValueBox<Value>.self).value, EntryReference(fastHash: key.fastHash, object: ObjectIdentifier(entry)))
+                let value = unsafeDowncast(snapshot, to: ValueBox<Value>.self).value
+                entry.trackAccess()
+                return (value, EntryReference(fastHash: key.fastHash, object: ObjectIdentifier(entry)))
             }
         }
     }

@@ -21,7 +21,7 @@ class ScopedOverride: @unchecked Sendable {
     @usableFromInline let next: ScopedOverride?
     /// Dependencies first created inside the scope whose front node this is, by registry and
     /// key (see ``scopedDependency(for:in:create:publish:)``); allocated on the first one.
-    private let created = Mutex<[CreatedKey: any Sendable]>([:])
+    private let created = LockedBox<[CreatedKey: any Sendable]>([:])
 
     /// A dependency created inside a scope: a scope spanning an isolation scope serves two
     /// registries.
