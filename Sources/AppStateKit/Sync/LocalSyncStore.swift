@@ -75,8 +75,12 @@ public final class LocalSyncStore: SyncStore {
     /// Creates a store backed by the file at `path` (created, with its directory, on the first
     /// write).
     ///
-    /// - Parameter tombstoneRetention: How long a removed key's tombstone stays in the file;
-    ///   processes that share the file should agree on it.
+    /// - Parameters:
+    ///   - path: The store's file.
+    ///   - changeDetection: How the store notices other processes' commits (see
+    ///     ``LocalSyncStore/ChangeDetection``).
+    ///   - tombstoneRetention: How long a removed key's tombstone stays in the file; processes
+    ///     that share the file should agree on it.
     public convenience init(
         path: String, changeDetection: ChangeDetection = .automatic, tombstoneRetention: Duration = LocalSyncStore.defaultTombstoneRetention
     ) {
