@@ -6,7 +6,7 @@ import Testing
 /// The kill rounds of `PersistenceProcessTests` for the `async` forms: a write acknowledged
 /// once `writeDurably(_:)` returned survives SIGKILL, as one acknowledged once `write(_:)`
 /// returned does. (`.ci/steps/08-kill-rounds.sh` runs them with 200 kills.)
-@Suite("Async durable writes across processes", .isolatedApplication, .realFileSystem, .serialized)
+@Suite("Async durable writes across processes", .isolatedApplication, .reportsAsDiagnostics, .realFileSystem, .serialized)
 struct AsyncWritesProcessTests {
     @Test("SIGKILL while 8 tasks await writeDurably never loses an acknowledged write", arguments: [nil, "log"])
     func asyncWritersSurviveKill(layout: String?) throws {

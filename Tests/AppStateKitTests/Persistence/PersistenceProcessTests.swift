@@ -27,7 +27,7 @@ struct KillTally: CustomStringConvertible {
     }
 }
 
-@Suite("Persistence across processes", .isolatedApplication, .realFileSystem, .serialized)
+@Suite("Persistence across processes", .isolatedApplication, .reportsAsDiagnostics, .realFileSystem, .serialized)
 struct PersistenceProcessTests {
     @Test("SIGKILL at random moments never loses an acknowledged StoredState write nor corrupts the store", arguments: [
         nil,
