@@ -26,8 +26,7 @@ extension Application {
         /// The registry entry.
         let entry: SecureStateEntry
         /// Keeps the owning application (and its registry) alive as long as the handle.
-        // nonisolated(unsafe): never read, only kept (`Application` is an open, non-Sendable class).
-        nonisolated(unsafe) let application: Application
+        let application: KeepAlive
 
         /// The secret, or the initial value when no source has it. Setting stores it in the
         /// keychain's writable store; `nil` removes it.
@@ -98,7 +97,7 @@ extension Application {
         let entry = registry.entry(for: EntryKey(kind: .secureState, valueType: String?.self, feature: feature, id: id), as: SecureStateEntry.self) {
             Application.announcingCreation(SecureStateEntry(key: $0, feature: feature, id: id, initial: initial(), owner: EntryOwner(self)))
         }
-        return SecureState(entry: entry, application: self)
+        return SecureState(entry: entry, application: KeepAlive(self))
     }
 
     /// Declares a secret named by `feature` and `id`; `nil` while no source has it.

@@ -39,13 +39,12 @@ extension Application {
         /// Keeps the owning application (and its registry) alive as long as the handle. The
         /// application rather than the registry: the registry is weakly referenced (by its
         /// entries' owners), which sends every retain of it down the runtime's slow path.
-        // nonisolated(unsafe): never read, only kept (`Application` is an open, non-Sendable class).
-        @usableFromInline nonisolated(unsafe) let application: Application
+        @usableFromInline let application: KeepAlive
 
         @inlinable
         init(entry: SyncStateEntry<Value>, application: Application) {
             self.entry = entry
-            self.application = application
+            self.application = KeepAlive(application)
         }
 
         /// The cached value: the store's, or this process's newer write, or the initial value

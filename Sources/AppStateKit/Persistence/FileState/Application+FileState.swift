@@ -27,13 +27,12 @@ extension Application {
         /// Keeps the owning application (and its registry) alive as long as the handle. The
         /// application rather than the registry: the registry is weakly referenced (by its
         /// entries' owners), which sends every retain of it down the runtime's slow path.
-        // nonisolated(unsafe): never read, only kept (`Application` is an open, non-Sendable class).
-        @usableFromInline nonisolated(unsafe) let application: Application
+        @usableFromInline let application: KeepAlive
 
         @inlinable
         init(entry: FileStateEntry<Value>, application: Application) {
             self.entry = entry
-            self.application = application
+            self.application = KeepAlive(application)
         }
 
         /// The file's value, or the initial value when there is no (usable) file. Setting it
