@@ -88,8 +88,8 @@ extension Application {
 
     @inlinable
     func dependency<Value: Sendable>(key: EntryKey, _ object: () -> Value) -> Dependency<Value> {
-        if !OverrideCensus.isEmpty, let scoped = scopedDependency(key: key, object) {
-            return Dependency(source: nil, value: scoped)
+        if !OverrideCensus.isEmpty, let overridden = overriddenDependency(key: key, as: Value.self) {
+            return Dependency(source: nil, value: overridden)
         }
         // The registry's table keeps each dependency's current instance: one lock.
         if let (value, source) = registry.dependencyValue(for: key, as: Value.self) {
@@ -98,35 +98,40 @@ extension Application {
         return registeredDependency(key: key, object)
     }
 
-    /// The dependency `key` names: created on first use, or made by `object` if the entry has
-    /// no value (see ``DependencyEntry/value(in:_:)``).
+    /// The dependency `key` names when the table has no instance for it: created on first use
+    /// — inside the calling task's scopes, where a factory that reads an override keeps its
+    /// instance in the scope (see `ScopedOverride.scopedDependency`) — or made by `object` if
+    /// the entry has no value (see ``DependencyEntry/value(in:_:)``).
     @usableFromInline
     func registeredDependency<Value: Sendable>(key: EntryKey, _ object: () -> Value) -> Dependency<Value> {
+        if !OverrideCensus.isEmpty, let overrides = TaskContext.currentOverrides,
+            let scoped = overrides.scopedDependency(
+                for: key,
+                in: registry,
+                create: object,
+                publish: { made, key, registry in Application.publishedDependency(made, key: key, in: registry) }
+            ) {
+            return Dependency(source: nil, value: scoped)
+        }
         let entry = registry.entry(for: key, as: DependencyEntry<Value>.self) { Application.makeDependencyEntry(key: $0, object) }
         return Dependency(source: EntryReference(entry), value: entry.value(in: registry, object))
     }
 
-    /// What the calling task's scopes make of `key` while some scope overrides something or a
-    /// key capture runs: the override, the capture's value, or the instance a scope created
-    /// (see `ScopedOverride.scopedDependency`); `nil` to read the registry's instance.
+    /// What the calling task's scopes put in place of `key` while some scope overrides
+    /// something or a key capture runs: the capture's value or the override; `nil` to read the
+    /// registry's instance.
     @usableFromInline
-    func scopedDependency<Value: Sendable>(key: EntryKey, _ object: () -> Value) -> Value? {
+    func overriddenDependency<Value: Sendable>(key: EntryKey, as type: Value.Type) -> Value? {
         if KeyCapture.isAnyLive, let capture = KeyCapture.current, capture.takes(key) {
             // Only the key is wanted (see `KeyCapture`): no entry, no factory.
             return capture.captured(key, as: Value.self)
         }
-        guard let overrides = TaskContext.currentOverrides else { return nil }
-        if OverrideCensus.mayOverride(fastHash: key.fastHash), let override = overrides.find(key) {
-            TaskContext.noteOverrideServed()
-            // The key names the value type, so the override is a `TypedScopedOverride<Value>`.
-            return (override as? TypedScopedOverride<Value>)?.value
+        guard OverrideCensus.mayOverride(fastHash: key.fastHash), let override = TaskContext.currentOverrides?.find(key) else {
+            return nil
         }
-        return overrides.scopedDependency(
-            for: key,
-            in: registry,
-            create: object,
-            publish: { made, key, registry in Application.publishedDependency(made, key: key, in: registry) }
-        )
+        TaskContext.noteOverrideServed()
+        // The key names the value type, so the override is a `TypedScopedOverride<Value>`.
+        return (override as? TypedScopedOverride<Value>)?.value
     }
 
     /// Publishes `made`, created inside a scope independently of its overrides, as the
