@@ -8,12 +8,14 @@ extension Application {
     /// poll.
     ///
     /// ```swift
-    /// // A SIGHUP handler or an admin endpoint:
-    /// Application.shared.notifyChange()
+    /// final class Server: Application {
+    ///     func configurationFilesChanged() { notifyChange() }
+    /// }
     /// ```
     ///
-    /// Costs one pass over the application's entries; observers run on the calling thread, after
-    /// the registry's lock is released.
+    /// ``notifyChange()-swift.type.method`` does the same for the application serving the
+    /// calling task. Costs one pass over the application's entries; observers run on the calling
+    /// thread, after the registry's lock is released.
     public func notifyChange() {
         for entry in registry.allEntries {
             entry.notifyingObservers {}
@@ -25,6 +27,7 @@ extension Application {
     /// thread.
     ///
     /// ```swift
+    /// // A SIGHUP handler or an admin endpoint:
     /// Application.notifyChange()
     /// ```
     public static func notifyChange() {
