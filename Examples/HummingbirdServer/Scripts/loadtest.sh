@@ -5,12 +5,14 @@
 #
 #   GET /api/flags/alpha         through AppStateKit: MetricsMiddleware (State update + served
 #                                counter dependency), RequestScopeMiddleware (request id, scoped
-#                                `withOverrides` of \.requestInfo, response header), handler
+#                                `withOverrides` of \.requestInfo, response header),
+#                                ReadOnlyFlagsMiddleware (passes a GET without reading), handler
 #                                (repository dependency, FileState read, StoredState read)
 #   GET /baseline/flags/alpha    bare: no middleware, no AppStateKit, just builds the Flag
 #   GET /equivalent/flags/alpha  the same per-request work as /api in plain Swift, no AppStateKit:
 #                                a locked counter and the served atomic, the same request id, a
-#                                plain @TaskLocal for the request info and the header, a locked
+#                                plain @TaskLocal for the request info and the header, the same
+#                                read-only middleware over a locked Bool, a locked
 #                                in-memory dictionary and Bool for the flags and default
 #
 # It prints the mean requests/s of each route, the server's processor time per request on each

@@ -9,7 +9,8 @@ import Synchronization
 /// Per request, like the AppStateKit route: a metrics middleware counts the request twice (a
 /// locked counter standing in for the `State` update, and the served atomic), a scope
 /// middleware builds the same request id and binds the request's ``RequestInfo`` in a plain
-/// `@TaskLocal` and sets the response header, and the handler reads the repository, the flags
+/// `@TaskLocal` and sets the response header, a read-only middleware passes the request (it
+/// reads its locked `Bool` only for a flag change), and the handler reads the repository, the flags
 /// (a locked in-memory dictionary standing in for the FileState) and the default (a locked
 /// `Bool` standing in for the StoredState).
 enum PlainSwiftRoute {
@@ -19,6 +20,8 @@ enum PlainSwiftRoute {
     static let served = ServedCounter()
     /// The counterpart of the `\.flagRepository` dependency.
     static let repository = PlainFlagStore()
+    /// The counterpart of the `flags.readOnly` live setting.
+    static let readOnly = Mutex<Bool>(false)
     /// The request of the calling task, the counterpart of the scoped `\.requestInfo` override.
     @TaskLocal static var requestInfo = RequestInfo(id: "none", tenant: "default")
 
@@ -26,6 +29,7 @@ enum PlainSwiftRoute {
         let group = router.group("equivalent")
             .add(middleware: PlainMetricsMiddleware())
             .add(middleware: PlainRequestScopeMiddleware())
+            .add(middleware: PlainReadOnlyFlagsMiddleware())
         group.get("flags/:name") { _, context -> Flag in
             let name = try context.parameters.require("name")
             let store = PlainSwiftRoute.repository
@@ -55,6 +59,19 @@ struct PlainMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
 
 /// `RequestScopeMiddleware` without AppStateKit: the same request id and header, the request's
 /// info bound with a plain `@TaskLocal`.
+/// `ReadOnlyFlagsMiddleware` in plain Swift: a flag change while a locked Bool says read-only is
+/// refused; other requests pass without reading it.
+struct PlainReadOnlyFlagsMiddleware<Context: RequestContext>: RouterMiddleware {
+    static var isReadOnly: Bool { PlainSwiftRoute.readOnly.withLock { $0 } }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        if request.method == .put, request.uri.path.hasPrefix("/equivalent/flags/"), Self.isReadOnly {
+            throw HTTPError(.serviceUnavailable, message: "flags are read-only")
+        }
+        return try await next(request, context)
+    }
+}
+
 struct PlainRequestScopeMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let info = RequestInfo(
