@@ -4,9 +4,12 @@ import Foundation
 /// `LockedBox`.
 ///
 /// The lock is held to compare the file's stamp, to re-read and decode the file when it changed,
-/// and to hand records to the feeds (`yield` only buffers; it runs no consumer code), so feeds
-/// receive records in the order the cache learned them. It is never held while waiting for the
-/// inter-process lock, while writing or flushing the file, or while logging.
+/// and to hand records to the feeds, so feeds receive records in the order the cache learned
+/// them. A `yield` runs no consumer code, but it takes the runtime's lock of a waiting consumer
+/// task to resume it; so nothing may wait for this lock while holding a task's (a feed's
+/// termination handler runs on another thread, see ``SyncFeed/onTermination(_:)``). It is never
+/// held while waiting for the inter-process lock, while writing or flushing the file, or while
+/// logging.
 struct LocalSyncCache {
     let path: String
     let fileSystem: any FileSystem

@@ -1,3 +1,5 @@
+import Dispatch
+
 /// One subscriber of a store that ships with AppStateKit: a ``SyncStore/changes()`` feed of
 /// records, a ``SyncStore/changeFeed()`` feed of changes, or a ``SyncStore/statusUpdates()``
 /// feed of statuses.
@@ -33,12 +35,20 @@ enum SyncFeed: Sendable {
         }
     }
 
-    /// Calls `handler` when the feed's consumer stops or the feed finishes.
+    /// Calls `handler` soon after the feed's consumer stops or the feed finishes, on another
+    /// thread.
+    ///
+    /// Never on the thread that ends the feed: the runtime calls a termination handler while it
+    /// holds the consuming task's lock (a cancellation), and a ``LocalSyncStore`` delivers to its
+    /// feeds under its own lock, which a delivery's `yield` holds while it takes that task's lock
+    /// to resume it. A handler that took the store's lock right there deadlocked both threads
+    /// (a SyncState entry's release cancelling its feed while the store's watcher delivered).
     func onTermination(_ handler: @escaping @Sendable () -> Void) {
+        let later: @Sendable () -> Void = { DispatchQueue.global().async(execute: handler) }
         switch self {
-        case let .records(feed): feed.onTermination = { _ in handler() }
-        case let .changes(feed): feed.onTermination = { _ in handler() }
-        case let .statuses(feed): feed.onTermination = { _ in handler() }
+        case let .records(feed): feed.onTermination = { _ in later() }
+        case let .changes(feed): feed.onTermination = { _ in later() }
+        case let .statuses(feed): feed.onTermination = { _ in later() }
         }
     }
 }

@@ -208,7 +208,8 @@ final class LocalSyncStoreTests: Sendable {
         await first.cancel()
         #expect(store.watcher === watcher)
         await second.cancel()
-        #expect(store.watcher == nil)
+        // A feed's end is handled on another thread (see `SyncFeed.onTermination`).
+        #expect(await eventually { store.watcher == nil })
         #expect(watcher.waitUntilFinished(timeout: hangLimit))
 
         // A store released with an open feed ends the feed and its watcher.
@@ -219,6 +220,34 @@ final class LocalSyncStoreTests: Sendable {
         var iterator = feed.makeAsyncIterator()
         #expect(await iterator.next() == nil)
         #expect(orphan.waitUntilFinished(timeout: hangLimit))
+    }
+
+    /// A consumer's cancellation ends its feed while the runtime holds the consumer task's lock;
+    /// a delivery holds the store's lock while it takes that task's lock to resume it. The feed's
+    /// end once took the store's lock right there, and the two threads waited for each other
+    /// forever (seen at the end of a test run). Stopped after `hangLimit` with a failure if they
+    /// still do.
+    @Test("feeds cancelled while the store delivers to them: neither waits for the other")
+    func cancelWhileDelivering() async throws {
+        let store = LocalSyncStore(path: path, fileSystem: InMemoryFileSystem())
+        let writer = Task.detached {
+            var count = 0
+            while !Task.isCancelled {
+                count += 1
+                _ = try? await store.write(Data("\(count)".utf8), forKey: "App/k")
+            }
+        }
+        defer { writer.cancel() }
+        let finished: Void? = await withDeadline {
+            for _ in 0..<2_000 {
+                let feed = store.changes()
+                let consumer = Task.detached { for await _ in feed {} }
+                await Task.yield()
+                consumer.cancel()
+                await consumer.value
+            }
+        }
+        #expect(finished != nil, "cancelling a feed's consumer while the store delivers to it deadlocked")
     }
 
     @Test("a corrupt file is reported once, read as an error, left untouched by reads, and moved aside by the next write")
