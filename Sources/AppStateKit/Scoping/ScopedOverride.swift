@@ -20,8 +20,15 @@ class ScopedOverride: @unchecked Sendable {
     /// The override made before this one, in the same scope or an enclosing one.
     @usableFromInline let next: ScopedOverride?
     /// Dependencies first created inside the scope whose front node this is, by registry and
-    /// key (see ``scopedDependency(for:in:create:publish:)``); allocated on the first one.
-    private let created = LockedBox<[CreatedKey: any Sendable]>([:])
+    /// key (see ``scopedDependency(for:in:create:publish:)``); allocated on the first one, so a
+    /// scope that creates nothing (nearly all: a request's scope reads existing dependencies)
+    /// allocates nothing but its nodes.
+    private let created = AtomicLazyReference<LockedBox<[CreatedKey: any Sendable]>>()
+
+    /// ``created``'s box, made on first use.
+    private var createdBox: LockedBox<[CreatedKey: any Sendable]> {
+        created.load() ?? created.storeIfNil(LockedBox([:]))
+    }
 
     /// A dependency created inside a scope: a scope spanning an isolation scope serves two
     /// registries.
@@ -71,11 +78,11 @@ class ScopedOverride: @unchecked Sendable {
     ) -> Value? {
         if let existing = registry.existingEntry(for: key), !existing.awaitsValue { return nil }
         let createdKey = CreatedKey(registry: registry.identity, key: key)
-        if let scoped = created.withLock({ $0[createdKey] }) as? Value { return scoped }
+        if let scoped = created.load()?.withLock({ $0[createdKey] }) as? Value { return scoped }
         let (made, dependsOnOverrides) = TaskContext.countingOverridesServed(create)
         if dependsOnOverrides {
             // Kept for the scope; if two tasks raced, the first stored value wins.
-            return created.withLock { created in
+            return createdBox.withLock { created in
                 if let existing = created[createdKey] as? Value { return existing }
                 created[createdKey] = made
                 return made
