@@ -4,8 +4,10 @@ import Observation
 ///
 /// Subclasses are generic over their value (`StateEntry<Value>`, `DependencyEntry<Value>`, …) and
 /// their type is part of the ``EntryKey``, so the registry hands back the exact subclass without a
-/// dynamic cast. Subclasses protect their own mutable fields; the registry never calls into an
-/// entry while it holds its lock.
+/// dynamic cast. Subclasses protect their own mutable fields. The registry calls into an entry
+/// under its own locks only to read ``tableSnapshot`` (which may take the entry's lock, never
+/// the registry's) and its immutable key; an entry calls the registry only with no lock of its
+/// own held.
 ///
 /// Each entry is its own `Observable` subject, so `withObservationTracking` registers interest in
 /// exactly the entries a closure reads.
