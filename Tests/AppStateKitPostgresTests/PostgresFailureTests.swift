@@ -100,7 +100,10 @@ struct PostgresFailureTests {
                 acknowledged[index] = last
                 finishedWriters += 1
             }
-            // Every instance converges on what the table holds, with every acknowledged write.
+            // Every instance converges on what the table holds, with every acknowledged write,
+            // once it is back: an instance may still be reconnecting when the writers stop (its
+            // heartbeat noticed the restart late), and a snapshot needs the connection.
+            for store in stores { try await PostgresTestServer.waitUntilConnected(store) }
             let truth = try await stores[0].snapshot()
             for store in stores {
                 try await PostgresTestServer.eventually("every instance to converge") {
