@@ -101,8 +101,11 @@ final class ConfigMirror: Sendable {
                 storage.entries[storeKey] = incoming
                 guard (held?.value ?? nil) != incoming.value else { continue }
                 changedAny = true
-                // Yielding only buffers the value (the watcher's task runs later, never here);
-                // doing it under the lock keeps every watcher's order that of the changes.
+                // Yielding buffers the value and resumes a waiting watcher's task (its code runs
+                // later, never here); doing it under the lock keeps every watcher's order that of
+                // the changes. The resumption takes the runtime's lock of that task, so no
+                // cancellation or termination handler may take this lock: watchers leave in
+                // their own task (`defer` below), never from a handler.
                 for continuation in storage.valueWatchers[storeKey, default: [:]].values {
                     continuation.yield(incoming.value)
                 }
