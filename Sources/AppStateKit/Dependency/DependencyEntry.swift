@@ -180,20 +180,31 @@ final class DependencyEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable
         }
     }
 
-    /// Runs `body` on the current instance in place (for writable dependency slices of value
-    /// types). An entry without a value has nothing to change: the write raced the cancellation
-    /// of the override it would have changed, and is dropped with it.
+    /// Runs `body` on the current instance (for writable dependency slices of value types). An
+    /// entry without a value has nothing to change: the write raced the cancellation of the
+    /// override it would have changed, and is dropped with it.
+    ///
+    /// `body` — a slice's setter, which may run user code (a computed property reading another
+    /// dependency) — runs on a copy with no lock held; the copy replaces the instance only if
+    /// nothing changed the entry meanwhile, else `body` runs again on the newer value.
     func modifyCurrent(_ body: (inout Value) -> Void) {
         notifyingObservers {
-            change { storage in
-                if !storage.overrides.isEmpty {
-                    body(&storage.overrides[storage.overrides.count - 1].value)
-                    return storage.overrides[storage.overrides.count - 1].value
-                } else if storage.instance != nil {
-                    body(&storage.instance!)
-                    return storage.instance
+            while true {
+                let read = state.withLock { storage in
+                    (storage.overrides.last?.value ?? storage.instance).map { ($0, version.loadRelaxed()) }
                 }
-                return nil
+                guard let (current, seen) = read else { return }
+                var changed = current
+                body(&changed)
+                let landed = change(ifVersion: seen) { storage in
+                    if storage.overrides.isEmpty {
+                        storage.instance = changed
+                    } else {
+                        storage.overrides[storage.overrides.count - 1].value = changed
+                    }
+                    return changed
+                }
+                if landed { return }
             }
         }
     }
@@ -203,13 +214,23 @@ final class DependencyEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable
     /// The registry's table then picks up the new box (after the entry's lock: the table's lock
     /// comes first).
     private func change(_ body: (inout Storage) -> Value?) {
-        let registry = state.withLock { storage in
+        change(ifVersion: nil, body)
+    }
+
+    /// ``change(_:)``, only if the entry is still at version `expected` (`nil`: at any);
+    /// returns whether it changed. Every change bumps the version under the lock, so an
+    /// unchanged version means an unchanged storage.
+    @discardableResult
+    private func change(ifVersion expected: UInt64?, _ body: (inout Storage) -> Value?) -> Bool {
+        let (changed, registry) = state.withLock { storage -> (Bool, Registry?) in
+            if let expected, version.loadRelaxed() != expected { return (false, nil) }
             let value = body(&storage)
             storage.current = value.map { ValueBox($0) }
             lacksValue.storeSequentiallyConsistent(value == nil ? 1 : 0)
             version.incrementReleasing()
-            return storage.registry
+            return (true, storage.registry)
         }
         registry?.refreshSnapshot(of: self)
+        return changed
     }
 }

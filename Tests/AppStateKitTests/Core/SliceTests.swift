@@ -18,6 +18,15 @@ private final class Config: @unchecked Sendable {
 private struct Limits: Sendable {
     var maximum = 10
     let minimum = 1
+    /// A member whose setter reads every entry of the registry, this dependency's included (as a
+    /// setter that logs the application's description would).
+    var describedMaximum: Int {
+        get { maximum }
+        set {
+            maximum = newValue
+            _ = Application.description
+        }
+    }
 }
 
 private extension Application {
@@ -81,6 +90,14 @@ struct SliceTests {
         maximum.value = 99  // a value-type dependency is updated in place
         #expect(Application.dependency(\.sliceLimits).maximum == 99)
         #expect(Application.dependencySlice(\.sliceLimits, \.minimum).value == 1)
+    }
+
+    @Test("a dependency slice's setter runs with no lock held, so it may read the registry, its own dependency included")
+    func dependencySliceSetterRunsOutsideLocks() {
+        var maximum = Application.dependencySlice(\.sliceLimits, \.describedMaximum)
+        maximum.value = 42
+        #expect(Application.dependency(\.sliceLimits).maximum == 42)
+        #expect(Application.dependencySlice(\.sliceLimits, \.describedMaximum).value == 42)
     }
 
     @Test("under a scoped override of a value type, a dependency-slice write is reported naming the dependency, not dropped silently")
