@@ -104,13 +104,12 @@ extension Application {
     /// the entry has no value (see ``DependencyEntry/value(in:_:)``).
     @usableFromInline
     func registeredDependency<Value: Sendable>(key: EntryKey, _ object: () -> Value) -> Dependency<Value> {
-        if !OverrideCensus.isEmpty, let overrides = TaskContext.currentOverrides,
-            let scoped = overrides.scopedDependency(
-                for: key,
-                in: registry,
-                create: object,
-                publish: { made, key, registry in Application.publishedDependency(made, key: key, in: registry) }
-            ) {
+        if let scoped = ScopedOverride.scopedDependencyOfCallingTask(
+            for: key,
+            in: registry,
+            create: object,
+            publish: { made, key, registry in Application.publishedDependency(made, key: key, in: registry) }
+        ) {
             return Dependency(source: nil, value: scoped)
         }
         let entry = registry.entry(for: key, as: DependencyEntry<Value>.self) { Application.makeDependencyEntry(key: $0, object) }

@@ -107,13 +107,12 @@ final class DependencyEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable
     /// inside a scope, a factory that depends on the scope's overrides keeps its instance there.
     @usableFromInline
     func filledValue(in registry: Registry, _ object: () -> Value) -> Value {
-        if !OverrideCensus.isEmpty, let overrides = TaskContext.currentOverrides,
-            let scoped = overrides.scopedDependency(
-                for: key,
-                in: registry,
-                create: object,
-                publish: { made, _, registry in filled(in: registry) { made } }
-            ) {
+        if let scoped = ScopedOverride.scopedDependencyOfCallingTask(
+            for: key,
+            in: registry,
+            create: object,
+            publish: { made, _, registry in filled(in: registry) { made } }
+        ) {
             return scoped
         }
         return filled(in: registry, object)

@@ -58,6 +58,18 @@ class ScopedOverride: @unchecked Sendable {
         return next?.find(key)
     }
 
+    /// ``scopedDependency(for:in:create:publish:)`` of the calling task's scopes while any scope
+    /// overrides something; `nil` (create it in the registry) otherwise.
+    static func scopedDependencyOfCallingTask<Value: Sendable>(
+        for key: EntryKey,
+        in registry: Registry,
+        create: () -> Value,
+        publish: (Value, EntryKey, Registry) -> Value
+    ) -> Value? {
+        guard !OverrideCensus.isEmpty, let overrides = TaskContext.currentOverrides else { return nil }
+        return overrides.scopedDependency(for: key, in: registry, create: create, publish: publish)
+    }
+
     /// The value the scope this node fronts provides for the dependency `key`, which it does
     /// not override and the calling thread's memo doesn't hold, or `nil` to use the registry.
     ///
