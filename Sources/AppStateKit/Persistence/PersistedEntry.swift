@@ -2,15 +2,13 @@
 /// (``StoredStateEntry``, ``FileStateEntry``): what the two kinds share, written once.
 ///
 /// A subclass supplies where its value lives — ``read()``, ``write(_:)``, ``remove()`` and the
-/// compare-and-set ``update(_:storeFailure:)`` — and inherits everything its handle does with
-/// them: the value that falls back to ``initial`` and reports why (once in a row), the setter
-/// that reports instead of throwing, the in-place accessor (``PersistedValueInPlace``), and the
-/// handle operations in `PersistedEntry+Handle.swift`.
+/// compare-and-set ``update(_:storeFailure:)`` — and inherits what its handle does with them:
+/// the value that falls back to ``initial`` and reports why (once in a row), the setter that
+/// reports instead of throwing, and the in-place accessor (``PersistedValueInPlace``).
 ///
-/// Mutations in place — the handles' `value += 1`, `modify(_:)`, and ``modify(_:)`` here — read,
-/// mutate and write while holding ``modification``, so within this process no other write of
-/// the entry interleaves. Plain assignments hold it too; plain reads don't (they only check that
-/// they aren't made from inside a mutation of the same entry on the same thread).
+/// Assignments and mutations in place hold ``modification``, so within this process no other
+/// write of the entry interleaves. Plain reads don't take it; they only check that they aren't
+/// made from inside a mutation of the same entry on the same thread.
 @usableFromInline
 class PersistedEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked Sendable {
     // Safe: `lastReported` is a LockedBox, `hasReported` is atomic, everything else is immutable.
@@ -82,9 +80,8 @@ class PersistedEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked Senda
     }
 
     /// `error`, why a change couldn't read the persisted value it starts from, saying that the
-    /// change was therefore not written: a change that starts from the persisted value
-    /// (``update(_:storeFailure:)``, the in-place accessor) has nothing to start from, and
-    /// writing would replace a value a fix of the type or the file could still read.
+    /// change was therefore not written: writing would replace a value a fix of the type or the
+    /// file could still read.
     final func changeNotWritten(_ error: any Error) -> any Error {
         guard let error = error as? PersistenceError else { return error }
         return PersistenceError(
@@ -104,20 +101,6 @@ class PersistedEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked Senda
             return last != message
         }
         if isNew { owner.reportError(message) }
-    }
-
-    /// Reads, mutates with `body` and writes the value as one step within the process; throws
-    /// when the value can't be read or written (nothing is written then).
-    ///
-    /// `body` runs with ``modification`` held: touching this same entry from inside it stops
-    /// the process with the entry's key.
-    final func modify<Result>(_ body: (inout Value) throws -> Result) throws -> Result {
-        modification.lock(self)
-        defer { modification.unlock() }
-        var current = try read()
-        let result = try body(&current)
-        try write(current)
-        return result
     }
 
     /// The handles' `value` getter: ``value``, refusing to be read from inside its own mutation.
@@ -142,4 +125,109 @@ class PersistedEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked Senda
 
     /// The handles' in-place accessor: see ``PersistedValueInPlace``.
     final var inPlace: PersistedValueInPlace<Value> { PersistedValueInPlace(entry: self) }
+
+    /// The handles' `reset()`: removes the value, reporting a failure through the logger.
+    final func resetReportingFailure() {
+        do {
+            try remove()
+        } catch {
+            report(error)
+        }
+    }
+
+    /// The handles' `update(_:)`: ``update(_:storeFailure:)`` rethrowing every failure.
+    final func updateThrowing<Result>(_ body: (inout Value) throws -> Result) throws -> Result {
+        try update(body, storeFailure: { throw $0 })
+    }
+
+    /// The handles' `modify(_:)`: ``update(_:storeFailure:)`` reporting store failures through
+    /// the logger; only `body`'s own errors are thrown.
+    final func updateReportingFailure<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        try update(body, storeFailure: { report($0) })
+    }
+}
+
+/// What a persisted entry keeps from its last read for the next one — `Check`, what vouches for
+/// the value, and the value — behind one lock.
+///
+/// Pointers rather than stored properties: every access holds the lock, so the runtime's
+/// exclusivity tracking of class properties would guard nothing, and the read path would pay
+/// for it (a `LockedBox` of a struct generic over `Value` would instantiate that struct's
+/// metadata on each read from the entry's unspecialised code).
+final class KeptRead<Check, Value>: @unchecked Sendable {
+    // Safe: the pointees are only accessed inside `withLock`, with `lock` held; the pointers are
+    // allocated once and freed in `deinit`.
+    private let lock = Lock()
+    private let check: UnsafeMutablePointer<Check>
+    private let value: UnsafeMutablePointer<Value>
+
+    init(_ check: Check, _ value: Value) {
+        self.check = .allocate(capacity: 1)
+        self.check.initialize(to: check)
+        self.value = .allocate(capacity: 1)
+        self.value.initialize(to: value)
+    }
+
+    deinit {
+        check.deinitialize(count: 1)
+        check.deallocate()
+        value.deinitialize(count: 1)
+        value.deallocate()
+    }
+
+    /// Runs `body` on the check and the value with the lock held. `body` must not take this lock
+    /// again, nor run user code, logging or I/O.
+    @inline(__always)
+    func withLock<Result>(_ body: (inout Check, inout Value) throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&check.pointee, &value.pointee)
+    }
+}
+
+/// The lock a persisted entry (and a SyncState's) holds while its value is written or read,
+/// mutated and written back (`storedState.value += 1`), so mutations from threads of this
+/// process never interleave.
+///
+/// It remembers which thread holds it: that thread touching the entry again from inside its own
+/// mutation would wait for itself forever, so ``lock(_:)`` and ``checkNotHeld(by:)`` stop the
+/// process instead, naming the entry (``ModificationReentry``).
+final class ModificationLock: @unchecked Sendable {
+    // Safe: `mutex` is a pthread mutex; `owner` is only accessed atomically.
+    private let mutex = Lock()
+    /// The thread holding the lock, or 0.
+    private let owner = AtomicWord(0)
+
+    /// Takes the lock for `entry`, waiting for another thread's mutation to finish.
+    func lock(_ entry: RegistryEntry) {
+        let thread = UInt64(ThreadID.current.rawValue)
+        if !mutex.tryLock() {
+            if owner.loadRelaxed() == thread {
+                ModificationReentry(kind: entry.kindName, key: entry.key).stop()
+            }
+            mutex.lock()
+        }
+        owner.storeRelaxed(thread)
+    }
+
+    /// Releases the lock taken by ``lock(_:)``.
+    func unlock() {
+        owner.storeRelaxed(0)
+        mutex.unlock()
+    }
+
+    /// Runs `body` with the lock held.
+    func withLock<Result>(_ entry: RegistryEntry, _ body: () throws -> Result) rethrows -> Result {
+        lock(entry)
+        defer { unlock() }
+        return try body()
+    }
+
+    /// Stops the process when the calling thread is inside a mutation of `entry` (a read from
+    /// inside it would see the value the mutation is about to replace).
+    func checkNotHeld(by entry: RegistryEntry) {
+        if owner.loadRelaxed() == UInt64(ThreadID.current.rawValue) {
+            ModificationReentry(kind: entry.kindName, key: entry.key).stop()
+        }
+    }
 }

@@ -5,14 +5,11 @@ import Foundation
 ///
 /// It reads and writes through the `\.fileManager` of the application that owns it (see
 /// ``EntryOwner``). A file manager of the user's is read with `in` on every read and written
-/// with `out` and `delete`. The files AppStateKit can examine itself (``LocalFiles``:
-/// `FileManager`'s, an isolated application's sandbox, a file system in memory) are read
-/// through ``kept``: the value last read or written with its file's stamp, and the file's
-/// ``FileFreshness`` (its generation counter, shared by every process writing the file). While
-/// the same file manager would be resolved (``CollaboratorCheck``) and the counter hasn't moved
-/// since the last check of the file, which is less than a second old, a read returns the known
-/// value after one lock and a few loads; otherwise it checks the file's stamp (`stat`) and
-/// decodes the file only when the stamp changed.
+/// with `out` and `delete` (`FileStateEntry+FileManaging.swift`). The files AppStateKit can
+/// examine itself (``LocalFiles``) are read through ``kept``: the value last read or written
+/// with its file's stamp and ``FileFreshness``. While ``FileReadCheck`` vouches for it, a read
+/// returns the known value after one lock and a few loads; otherwise it checks the file's stamp
+/// (`stat`) and decodes the file only when the stamp changed.
 @usableFromInline
 final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @unchecked Sendable {
     // Safe: `kept` is locked; everything else is immutable.
@@ -335,5 +332,32 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
             owner.dependency(\.logger).debug("AppStateKit: moved corrupt data aside: \(path) → \(aside)")
         }
         kept.withLock { check, _ in check.corruptStamp = nil }
+    }
+}
+
+/// What a ``FileStateEntry`` knows of its file, next to the value the file held
+/// (``FileStateEntry/kept``).
+struct FileReadCheck {
+    /// Whether the value next to this is the file's as of ``knownStamp``.
+    var hasKnown = false
+    /// The stamp of the file when its value was last read or written; `nil`: no file.
+    var knownStamp: FileStamp?
+    /// The stamp of a file found undecodable: its bytes are moved aside before the next write.
+    var corruptStamp: FileStamp?
+    /// Whether the known value is still the file's without a `stat`.
+    var freshness: FileFreshness
+    /// The files (``LocalFiles/counterOwner``) `freshness` counts for; another file manager
+    /// starts over.
+    var counterOwner: ObjectIdentifier?
+    /// The `\.fileManager` resolution the freshness check was recorded under; `nil`: reads
+    /// check the file.
+    var collaborator: CollaboratorCheck?
+
+    /// Whether the known value is still what a read by `owner`'s entry returns for the calling
+    /// task: the same file manager would be resolved and the freshness check holds.
+    @inline(__always)
+    func holds(for owner: EntryOwner) -> Bool {
+        // Optional chaining rather than binding: binding would retain.
+        hasKnown && freshness.isCurrent() && collaborator?.holds(for: owner) == true
     }
 }

@@ -1,3 +1,4 @@
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -7,7 +8,8 @@ import Darwin
 #endif
 
 /// Whether a value cached from a file is still the file's current value, known without a `stat`
-/// as long as the file's ``SharedGeneration`` hasn't moved.
+/// as long as the file's ``SharedGeneration`` hasn't moved. This file also holds the counter
+/// and the ``FreshnessClock`` the check is timed on.
 ///
 /// The rule, for a cache that holds this alongside its value:
 /// 1. ``isCurrent`` — the counter is where it was when the file was last checked, and that
@@ -157,4 +159,122 @@ struct FileFreshness {
             checked = nil
         }
     }
+}
+
+/// The clock ``FileFreshness`` measures ``FileFreshness/revalidationInterval`` on: a coarse
+/// monotonic clock unless a test binds another, as ``PollClock`` is bound for change streams.
+///
+/// Each store and each file state takes the clock bound when it is created, so a test that
+/// creates them inside `FreshnessClock.$current.withValue(.on(manualClock)) { … }` moves past the
+/// interval by advancing that clock instead of sleeping.
+package struct FreshnessClock: Sendable {
+    /// Nanoseconds since some fixed start; `nil` for the system's coarse monotonic clock.
+    private let reading: (@Sendable () -> UInt64)?
+
+    /// The clock of stores and file states created in this task (and the tasks it creates).
+    @TaskLocal package static var current = FreshnessClock(reading: nil)
+
+    /// `clock`, counted in nanoseconds from its time now.
+    package static func on<C: Clock<Duration>>(_ clock: C) -> FreshnessClock {
+        let start = clock.now
+        return FreshnessClock {
+            let elapsed = start.duration(to: clock.now).components
+            return UInt64(max(elapsed.seconds, 0)) &* 1_000_000_000 &+ UInt64(max(elapsed.attoseconds, 0) / 1_000_000_000)
+        }
+    }
+
+    private init(reading: (@Sendable () -> UInt64)?) {
+        self.reading = reading
+    }
+
+    /// The time in nanoseconds.
+    @inline(__always)
+    func now() -> UInt64 {
+        if let reading { return reading() }
+        return Self.systemNow()
+    }
+
+    /// A monotonic clock in nanoseconds, as cheap as the platform offers (a few nanoseconds, no
+    /// system call; its resolution of a few milliseconds is plenty for a one-second interval).
+    @inline(__always)
+    private static func systemNow() -> UInt64 {
+        var time = timespec()
+        #if os(Linux)
+        clock_gettime(CLOCK_MONOTONIC_COARSE, &time)
+        #else
+        clock_gettime(CLOCK_MONOTONIC_RAW_APPROX, &time)
+        #endif
+        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
+    }
+}
+
+/// A 64-bit counter every process using one file shares: writers add one after each change they
+/// make to the file, so a reader learns "nothing changed since I last looked" from one atomic
+/// load instead of a `stat`.
+///
+/// On the real file system the counter is the first 8 bytes of the file's `.lock` sibling,
+/// mapped shared into each process (see ``POSIXFileSystem/sharedGeneration(forLockFile:create:)``).
+/// A file system that lives in memory hands out one counter in this process's memory.
+package final class SharedGeneration: @unchecked Sendable {
+    // Safe: `counter` is only accessed through atomic operations, and its memory stays valid
+    // (mapped or allocated) until `deinit`.
+    private let counter: UnsafeMutablePointer<Atomic<UInt64>>
+    private let storage: Storage
+    /// Device and inode of the mapped lock file, to notice it was replaced; `nil` in memory.
+    package let identity: (device: UInt64, inode: UInt64)?
+
+    private enum Storage {
+        case allocated
+        case mapped(length: Int, writable: Bool)
+    }
+
+    /// A counter in this process's memory, starting at zero.
+    package init() {
+        counter = .allocate(capacity: 1)
+        counter.initialize(to: Atomic(0))
+        storage = .allocated
+        identity = nil
+    }
+
+    /// A counter in the shared mapping at `address` (at least 8 bytes, 8-byte aligned).
+    init(mappedAt address: UnsafeMutableRawPointer, length: Int, writable: Bool, device: UInt64, inode: UInt64) {
+        counter = address.assumingMemoryBound(to: Atomic<UInt64>.self)
+        storage = .mapped(length: length, writable: writable)
+        identity = (device, inode)
+    }
+
+    deinit {
+        switch storage {
+        case .allocated:
+            counter.deinitialize(count: 1)
+            counter.deallocate()
+        case let .mapped(length, _):
+            munmap(UnsafeMutableRawPointer(counter), length)
+        }
+    }
+
+    /// The current value, with acquire ordering.
+    @inline(__always)
+    package func load() -> UInt64 {
+        counter.pointee.load(ordering: .acquiring)
+    }
+
+    /// Adds one and returns the value before the addition; `nil` for a read-only mapping (a
+    /// process that may read the file but not write its lock file can't write the file either).
+    @discardableResult
+    package func increment() -> UInt64? {
+        if case .mapped(_, false) = storage { return nil }
+        return counter.pointee.wrappingAdd(1, ordering: .sequentiallyConsistent).oldValue
+    }
+}
+
+/// What ``FileSystem/sharedGeneration(forLockFile:create:)`` found.
+package enum SharedGenerationLookup: Sendable {
+    /// The counter.
+    case shared(SharedGeneration)
+    /// The lock file does not exist (and was not to be created): nobody relies on a counter yet.
+    case absent
+    /// No counter can be shared for this file (a network file system, no permission, no
+    /// shared mappings): readers check the file's stamp on every read.
+    case unsupported
 }

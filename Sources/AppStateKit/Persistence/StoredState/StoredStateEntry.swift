@@ -1,17 +1,13 @@
 import Foundation
 
 /// The registry entry behind an ``Application/StoredState``: its storage key, its initial value,
-/// optionally its own store, and the application that owns it. The value itself always lives in
-/// the store, so a value written by plain `UserDefaults` code or another process is what the
-/// next read returns.
+/// optionally its own store, and the application that owns it. The value itself lives in the
+/// store, so a value written by plain `UserDefaults` code or another process is what the next
+/// read returns.
 ///
-/// A read from a ``FileKeyValueStore`` keeps the value it decoded in ``kept``, with what vouches
-/// for it (``StoredReadCheck``): the store's ``FileKeyValueStore/ReadValidity`` and, for an entry
-/// using its application's `\.userDefaults`, the ``CollaboratorCheck`` of that resolution. The
-/// next read returns it while both hold — the same store would be resolved, no write or reload
-/// in this process, no write counted by another process, a check of the file less than a second
-/// old — so it costs one lock and a few loads: no lookup of `\.userDefaults`, no decoding.
-/// Other stores are asked on every read.
+/// A read from a ``FileKeyValueStore`` keeps the value it decoded, with what vouches for it
+/// (``StoredReadCheck``). The next read returns it while that holds, after one lock and a few
+/// loads: no lookup of `\.userDefaults`, no decoding. Other stores are asked on every read.
 @usableFromInline
 final class StoredStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @unchecked Sendable {
     // Safe: `kept` is locked; every other stored property is immutable.
@@ -47,7 +43,7 @@ final class StoredStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, 
     }
 
     /// The stored value, or the initial value when nothing is stored: the value an earlier read
-    /// kept while what vouches for it holds (see ``StoredReadCheck``), otherwise read.
+    /// kept while ``StoredReadCheck`` vouches for it, otherwise read.
     override func read() throws -> Value {
         trackAccess()
         var value = initial
@@ -232,5 +228,25 @@ enum LocalStoreUpdates {
             // The textual form too: `==` never holds for a NaN, which would retry forever.
             return currentValue == expectedValue || String(reflecting: currentValue) == String(reflecting: expectedValue)
         }
+    }
+}
+
+/// What vouches for the value a ``StoredStateEntry`` kept from its last read of a
+/// ``FileKeyValueStore``: the store and its validity then (no write or reload in this process,
+/// no write counted by another process, a check of the file less than a second old), and — for
+/// an entry using its application's `\.userDefaults` — the ``CollaboratorCheck`` that the same
+/// store would be resolved. Nothing kept: no store.
+struct StoredReadCheck {
+    var store: FileKeyValueStore?
+    var validity: FileKeyValueStore.ReadValidity?
+    /// `nil` for the entry's own store, which needs no resolution.
+    var collaborator: CollaboratorCheck?
+
+    /// Whether the kept value is still what a read by `owner`'s entry returns for the calling task.
+    @inline(__always)
+    func holds(for owner: EntryOwner) -> Bool {
+        // Optional chaining rather than binding: binding would retain.
+        guard store?.isUnchanged(since: validity) == true else { return false }
+        return collaborator?.holds(for: owner) ?? true
     }
 }
