@@ -24,9 +24,7 @@ extension Application {
     public struct FileState<Value: Codable & Sendable>: MutableApplicationState, Sendable {
         /// The registry entry.
         @usableFromInline let entry: FileStateEntry<Value>
-        /// Keeps the owning application (and its registry) alive as long as the handle. The
-        /// application rather than the registry: the registry is weakly referenced (by its
-        /// entries' owners), which sends every retain of it down the runtime's slow path.
+        /// Keeps the owning application (and its registry) alive as long as the handle.
         @usableFromInline let application: KeepAlive
 
         @inlinable
@@ -71,8 +69,7 @@ extension Application {
 
         /// Reads, changes and writes the file as one atomic step, throwing instead of reporting.
         ///
-        /// See `Application.update(_:_:)`; `body` may
-        /// run more than once.
+        /// See `Application.update(_:_:)`; `body` may run more than once.
         ///
         /// - Throws: `body`'s error, or ``PersistenceError`` when the file can't be read,
         ///   decoded or written (the file is then unchanged).
@@ -135,8 +132,6 @@ extension Application {
     }
 
     /// Returns the handle of a file state.
-    ///
-    /// Inlinable, like ``state(_:)``: the shared application is then used without a retain.
     @inlinable @inline(__always)
     public static func fileState<Value: Codable & Sendable>(
         _ keyPath: KeyPath<Application, FileState<Value>>
@@ -158,12 +153,8 @@ extension Application {
     /// ```
     ///
     /// It is a compare-and-set loop on the file's stamp: `body` runs on the current value with
-    /// no lock held, and the result is written only if the file is still the one `body` started
-    /// from; otherwise `body` runs again on the newer contents. So `body` may run more than once:
-    /// let it only compute the new value. It may read and write other entries. Failures are
-    /// reported through the logger, as for an assignment; ``Application/FileState/update(_:)`` throws them.
-    /// Plain assignments take no lock: one racing with an update is either overwritten by it or
-    /// seen by its next attempt.
+    /// no lock held and may run more than once, so let it only compute the new value. Failures
+    /// are reported through the logger; ``Application/FileState/update(_:)`` throws them.
     @discardableResult
     public static func update<Value: Codable & Sendable, Result>(
         _ keyPath: KeyPath<Application, FileState<Value>>,
@@ -178,7 +169,7 @@ extension Application {
         dependency(UnisolatedPersistenceNotice.noted(FileManager.default), feature: Self.fileManagerName.feature, id: Self.fileManagerName.id)
     }
 
-    /// The name of the `\.fileManager` dependency, so an isolated application can create it
-    /// with its sandbox without making the default one.
+    /// The name of the `\.fileManager` dependency (an isolated application creates it with its
+    /// sandbox).
     static let fileManagerName = (feature: "AppStateKit", id: "fileManager")
 }

@@ -1,44 +1,25 @@
 import Foundation
 
-/// A durable, multi-process-safe key-value store in one JSON file (and, when you choose
+/// A durable, multi-process-safe key-value store in one JSON file (and, with
 /// ``Layout/appendOnlyLog``, a log beside it): the default store behind
-/// ``Application/StoredState`` on Linux.
+/// ``Application/StoredState`` on Linux, where an unsynchronised `UserDefaults.set` never
+/// reaches the disk.
 ///
-/// It fixes what `UserDefaults` gets wrong for servers and command-line tools on Linux, where an
-/// unsynchronised `set` never reaches the disk:
-///
-/// - **Durable:** when ``set(_:forKey:)`` returns, the value is on disk. By default the file is
-///   replaced atomically (temporary file, `fsync`, `rename`, directory `fsync`), so a crash or
-///   `SIGKILL` at any moment leaves the previous or the new complete file. With
-///   ``Layout/appendOnlyLog``, a record of the change, framed by its length and a CRC-32, is
-///   appended to the `.log` sibling and `fsync`ed instead; a crash mid-append leaves an
-///   incomplete last record, which is ignored (no writer was told it succeeded), and the log is
-///   folded into the file, replaced atomically, when it outgrows it. A write then costs the
-///   same however large the store is.
+/// - **Durable:** when ``set(_:forKey:)`` returns, the value is on disk. The file is replaced
+///   atomically (temporary file, `fsync`, `rename`, directory `fsync`), or with the log layout a
+///   CRC-framed record is appended and `fsync`ed; a crash at any moment leaves the previous or
+///   the new value.
 /// - **Multi-process safe:** each write takes an exclusive `flock` on a sibling `.lock` file and
-///   reads what other processes wrote first, so concurrent processes writing different keys
-///   lose nothing.
+///   reads what other processes wrote first, so processes writing different keys lose nothing.
 /// - **Fresh:** a read costs one atomic load while the file's generation counter (the first 8
 ///   bytes of the `.lock` file, shared by every process) says nobody wrote since the last
-///   check; otherwise, and at least once a second, it checks the file's stamp (one `stat`) and
-///   reloads when it changed. A write another process acknowledged is seen by the next read;
-///   on network file systems every read checks the stamp (see Persistence.md).
-/// - **Group commit:** writes made at the same time by several threads share one file
-///   replacement (one record of the log) and its `fsync`s; each returns once the batch holding
-///   it is on disk.
-/// - **Typed:** property-list values (`Bool`, `Int`, `Double`, `Float`, `String`, `Data`, `Date`,
-///   `URL`, arrays and dictionaries of them) are written with a type tag and read back as the
-///   same types.
-/// - **Never destroys data:** a file that is not a JSON object is reported, reads return `nil`,
-///   and the next write first moves the bytes aside to a `.corrupt-<time>` sibling; a log with a
-///   damaged record before its last is handled alike (the records before the damage are kept in
-///   the file, the whole log is moved aside). One entry
-///   that can't be read (an unknown type tag, `{"int": 1.5}`) only affects its own key: reading
-///   that key throws (or reports and returns `nil`), every other key reads normally, and the
-///   entry is kept as it is until that key is written. A write that can't read the current
-///   file fails and changes nothing.
-/// - **Symbolic links stay:** when the path is a link, writes replace the file it points to, and
-///   its log lives beside that file.
+///   check; otherwise, and at least once a second, it checks the file's stamp and reloads when
+///   it changed. On network file systems every read checks the stamp.
+/// - **Group commit:** writes made at the same time by several threads share one commit.
+/// - **Typed:** property-list values are written with a type tag and read back as the same types.
+/// - **Never destroys data:** a file or log that can't be decoded is reported and moved aside to
+///   a `.corrupt-<time>` sibling by the next write; an entry that can't be read affects only its
+///   own key and is kept until that key is written.
 ///
 /// ```swift
 /// let store = FileKeyValueStore(path: "/var/lib/myapp/settings.json")
@@ -46,10 +27,8 @@ import Foundation
 /// store.object(forKey: "port") as? Int   // 8080, also in the next run
 /// ```
 ///
-/// Writes cost two `fsync`s (one with the log; a few hundred to a few thousand per second,
-/// depending on the disk). Pass ``Durability/processCrashSafe`` to skip them: values then
-/// survive the process being killed but not an OS crash or power loss. Persistence.md describes
-/// both layouts, compaction, and what earlier versions and hand edits see.
+/// Pass ``Durability/processCrashSafe`` to skip the `fsync`s. Persistence.md describes both
+/// layouts, compaction, symbolic links, and what hand edits see.
 public final class FileKeyValueStore: UserDefaultsManaging, Sendable {
 
     /// How hard a write works to reach stable storage before returning.
@@ -70,8 +49,7 @@ public final class FileKeyValueStore: UserDefaultsManaging, Sendable {
 
     /// Where the file lives: the real file system unless a test passes another.
     let fileSystem: any FileSystem
-    /// Whether `fileSystem` is the real one: the freshness check on every read then calls it
-    /// directly instead of through the existential (as fast as before the seam existed).
+    /// Whether `fileSystem` is the real one (a reload then calls it without the existential).
     let isPOSIX: Bool
     /// The smallest log compacted into the file (see `FileKeyValueStore+Log`).
     let compactionThreshold: Int
@@ -186,10 +164,6 @@ public final class FileKeyValueStore: UserDefaultsManaging, Sendable {
 
     /// The value stored for `key`, reloading first if the file changed.
     ///
-    /// A read costs one atomic load while the store's generation counter (see Persistence.md)
-    /// says no process wrote since the last check; otherwise, and at least once a second, it
-    /// checks the file's stamp (one `stat`) and reloads when it changed.
-    ///
     /// - Throws: ``PersistenceError`` when the file cannot be read (`permissionDenied`,
     ///   `ioFailure`, …), is not a JSON object (`corruptData`), or the entry for `key` is not a
     ///   valid tagged value (`corruptData`, naming the key and the problem).
@@ -256,11 +230,8 @@ public final class FileKeyValueStore: UserDefaultsManaging, Sendable {
         }
     }
 
-    /// Stores `value` (a property-list value) for `key`, or removes the key when `value` is `nil`.
-    ///
-    /// Returns once the change is on disk (see ``Durability``). Writes made at the same time by
-    /// several threads share one file replacement (one record of the log) and its `fsync`s; each
-    /// returns only after the batch holding its value is on disk.
+    /// Stores `value` (a property-list value) for `key`, or removes the key when `value` is `nil`;
+    /// returns once the change is on disk (see ``Durability``).
     ///
     /// - Throws: ``PersistenceError`` for a value that is not a property-list value, a file that
     ///   cannot be read first, or an I/O failure (permission denied, read-only file system, disk

@@ -13,18 +13,15 @@ extension Application {
     /// The handle acts on the application it was taken from — used after an isolation scope
     /// ended, or inside another one, it still reads and writes that application's store.
     ///
-    /// The store key is `"<feature>/<id>"` (a feature containing `/` or `%` is escaped, see
-    /// ``storageKey``). Property-list values are stored natively,
+    /// The store key is ``storageKey``. Property-list values are stored natively,
     /// `RawRepresentable` values as their raw value, anything else as JSON data. The initial
-    /// value is never written: until you assign, reads return it and the store stays untouched.
-    /// A stored value that can't be decoded reads as the initial value, is reported through the
-    /// logger, and is left as it is until the next assignment; ``read()`` throws instead.
+    /// value is never written. A stored value that can't be decoded reads as the initial value,
+    /// is reported through the logger, and is kept until the next assignment; ``read()`` throws
+    /// instead.
     public struct StoredState<Value: Codable & Sendable>: MutableApplicationState, Sendable {
         /// The registry entry.
         @usableFromInline let entry: StoredStateEntry<Value>
-        /// Keeps the owning application (and its registry) alive as long as the handle. The
-        /// application rather than the registry: the registry is weakly referenced (by its
-        /// entries' owners), which sends every retain of it down the runtime's slow path.
+        /// Keeps the owning application (and its registry) alive as long as the handle.
         @usableFromInline let application: KeepAlive
 
         @inlinable
@@ -70,8 +67,7 @@ extension Application {
 
         /// Reads, changes and writes the value as one atomic step, throwing instead of reporting.
         ///
-        /// See `Application.update(_:_:)`; `body` may
-        /// run more than once.
+        /// See `Application.update(_:_:)`; `body` may run more than once.
         ///
         /// - Throws: `body`'s error, or ``PersistenceError`` when the stored value can't be read,
         ///   decoded or written (the store is then unchanged).
@@ -87,11 +83,8 @@ extension Application {
             try entry.updateReportingFailure(body)
         }
 
-        /// The key the value is stored under: `"<feature>/<id>"`, where a feature containing `/`
-        /// or `%` has them escaped as `%2F` and `%25` (so features `T` with id `a/b` and `T/a`
-        /// with id `b` don't share a key). Values such features stored under the unescaped key
-        /// by earlier versions are read while nothing is stored under this key, unless the
-        /// unescaped key is another declaration's key (a feature with `/` in it).
+        /// The key the value is stored under: `"<feature>/<id>"`, a feature's `/` and `%` escaped
+        /// as `%2F` and `%25` (see Persistence.md for keys earlier versions wrote).
         public var storageKey: String { entry.storageKey }
 
         /// The entry's identity as AppState exposes it.
@@ -143,8 +136,6 @@ extension Application {
     }
 
     /// Returns the handle of a stored state.
-    ///
-    /// Inlinable, like ``state(_:)``: the shared application is then used without a retain.
     @inlinable @inline(__always)
     public static func storedState<Value: Codable & Sendable>(
         _ keyPath: KeyPath<Application, StoredState<Value>>
@@ -165,13 +156,9 @@ extension Application {
     /// Application.update(\.launchCount) { $0 += 1 }
     /// ```
     ///
-    /// It is a compare-and-set loop: `body` runs on the current value with no lock held, and
-    /// the result is stored only if the stored value is still the one `body` started from;
-    /// otherwise `body` runs again on the newer value. So `body` may run more than once: let it
-    /// only compute the new value. It may read and write other entries. Failures are reported
-    /// through the logger, as for an assignment; ``Application/StoredState/update(_:)`` throws them instead.
-    /// Plain assignments are not compared: one racing with an update is either overwritten by it
-    /// or seen by its next attempt.
+    /// It is a compare-and-set loop: `body` runs on the current value with no lock held and may
+    /// run more than once, so let it only compute the new value. Failures are reported through
+    /// the logger; ``Application/StoredState/update(_:)`` throws them instead.
     @discardableResult
     public static func update<Value: Codable & Sendable, Result>(
         _ keyPath: KeyPath<Application, StoredState<Value>>,
@@ -188,7 +175,7 @@ extension Application {
         dependency(UnisolatedPersistenceNotice.noted(FileKeyValueStore(path: FileKeyValueStore.defaultPath)), feature: Self.userDefaultsName.feature, id: Self.userDefaultsName.id)
     }
 
-    /// The name of the `\.userDefaults` dependency, so an isolated application can create it
-    /// without evaluating the default store's path.
+    /// The name of the `\.userDefaults` dependency (an isolated application creates it without
+    /// evaluating the default store's path).
     static let userDefaultsName = (feature: "AppStateKit", id: "userDefaults")
 }
