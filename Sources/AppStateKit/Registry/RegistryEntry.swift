@@ -122,3 +122,60 @@ class RegistryEntry: Observable, @unchecked Sendable {
         return try mutation()
     }
 }
+
+/// A registry entry whose value is guarded by the entry's own lock (`StateEntry`,
+/// `SyncStateEntry`).
+///
+/// Subclasses touch ``lockedValue`` only with ``lock`` held (or from inside a mutation that
+/// holds it).
+@usableFromInline
+class LockedValueEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable {
+    // Safe: `lockedValue` is only read or written while `lock` is held.
+    @usableFromInline let lock = Lock()
+    /// The value, behind a pointer: every access holds ``lock``, so the runtime's exclusivity
+    /// tracking of a class's stored properties (a call in and out of the runtime per access)
+    /// would guard nothing.
+    @usableFromInline let storage: UnsafeMutablePointer<Value>
+
+    /// The value; touch it only with ``lock`` held.
+    @inlinable var lockedValue: Value {
+        _read { yield storage.pointee }
+        _modify { yield &storage.pointee }
+    }
+
+    @usableFromInline
+    init(key: EntryKey, value: Value) {
+        storage = .allocate(capacity: 1)
+        storage.initialize(to: value)
+        super.init(key: key)
+    }
+
+    deinit {
+        storage.deinitialize(count: 1)
+        storage.deallocate()
+    }
+}
+
+/// Names a registry entry without holding it: its key's hash, to find the probe sequence in
+/// the registry's table, and the entry object's identity, to pick it out there. Trivially
+/// copyable, so a handle carrying one costs no retain and no key copy.
+///
+/// An identity is only compared with entries the table holds, which are alive, so an identity
+/// of a released entry can only match an entry since created at the same address *and* filed
+/// under the same hash — which ``Registry/existingEntry(for:)-(EntryReference)`` then returns,
+/// and whose key callers check if it matters.
+@usableFromInline
+struct EntryReference: Sendable, Equatable {
+    @usableFromInline let fastHash: Int
+    @usableFromInline let object: ObjectIdentifier
+
+    @inlinable
+    init(fastHash: Int, object: ObjectIdentifier) {
+        self.fastHash = fastHash
+        self.object = object
+    }
+
+    init(_ entry: RegistryEntry) {
+        self.init(fastHash: entry.key.fastHash, object: ObjectIdentifier(entry))
+    }
+}

@@ -1,3 +1,5 @@
+import Synchronization
+
 extension Application {
     /// The application that serves the calling task: the isolated one of an enclosing
     /// isolation scope if there is one, otherwise the process-wide shared instance.
@@ -18,5 +20,143 @@ extension Application {
             return body(isolated)
         }
         return SharedApplication.withShared(body)
+    }
+}
+
+/// The application of an isolation scope; ``Application/promote(to:)`` inside the scope replaces
+/// it here instead of replacing the process-wide instance.
+@usableFromInline
+final class IsolatedApplication: @unchecked Sendable {
+    // Safe: the application is only reached through its locked box.
+    private let storedApplication: LockedBox<Application>
+
+    /// How many isolated applications exist. While none does, choosing the application for an
+    /// access skips the task-local lookup, even inside override scopes. Counted per object (not
+    /// per scope) because unstructured tasks created inside a scope keep it bound after the
+    /// scope returns.
+    @usableFromInline static let liveCount = Atomic<Int>(0)
+
+    @inlinable
+    static var isAnyLive: Bool { liveCount.load(ordering: .relaxed) > 0 }
+
+    init(_ application: Application) {
+        storedApplication = LockedBox(application)
+        Self.liveCount.wrappingAdd(1, ordering: .relaxed)
+    }
+
+    deinit {
+        Self.liveCount.wrappingSubtract(1, ordering: .relaxed)
+    }
+
+    var application: Application {
+        get { storedApplication.withLock { $0 } }
+        set { storedApplication.withLock { $0 = newValue } }
+    }
+}
+
+/// How many live override nodes (``ScopedOverride``), in all scopes of the process, override a
+/// key of each of 256 hash buckets, and in all: lets a lookup tell with one relaxed load that no
+/// scope anywhere overrides its key (or anything), and skip the task-local lookup of the
+/// calling task's scopes.
+///
+/// A node counts itself when it is made and uncounts itself in its `deinit`; the scopes that
+/// bind it keep it, and so does every node made in front of it by a scope inside. A task reads
+/// its scopes' nodes only after they were made — by the task itself, or by its parent before
+/// the task was created — so a lookup in that task sees their counts even with relaxed loads:
+/// "no overrides in this bucket" is never wrong for the calling task's own scopes. Keys sharing
+/// a bucket with an overridden one merely take the full (task-local) check.
+@usableFromInline
+enum OverrideCensus {
+    /// Live override nodes per bucket (`EntryKey.fastHash` modulo 256).
+    private static let counts: InlineArray<256, Atomic<Int>> = InlineArray { _ in Atomic(0) }
+    /// Live override nodes in all.
+    @usableFromInline static let total = Atomic<Int>(0)
+
+    /// Whether no override node exists anywhere: no task runs inside an override scope.
+    @inlinable
+    static var isEmpty: Bool { total.load(ordering: .relaxed) == 0 }
+
+    /// Whether some live scope may override the key whose ``EntryKey/fastHash`` is `fastHash`.
+    @usableFromInline
+    static func mayOverride(fastHash: Int) -> Bool {
+        counts[bucket(fastHash)].load(ordering: .relaxed) != 0
+    }
+
+    /// Counts an override node of the key whose ``EntryKey/fastHash`` is `fastHash`.
+    static func count(fastHash: Int) {
+        // Wrapping: one atomic add each, not an overflow-checked compare-and-swap loop that
+        // retries while other threads open and close scopes (the counts stay far below `Int.max`).
+        total.wrappingAdd(1, ordering: .relaxed)
+        counts[bucket(fastHash)].wrappingAdd(1, ordering: .relaxed)
+    }
+
+    /// Uncounts an override node counted by ``count(fastHash:)``.
+    static func uncount(fastHash: Int) {
+        counts[bucket(fastHash)].wrappingSubtract(1, ordering: .relaxed)
+        total.wrappingSubtract(1, ordering: .relaxed)
+    }
+
+    private static func bucket(_ fastHash: Int) -> Int {
+        fastHash & 255
+    }
+}
+
+extension Application {
+    /// The process-wide instance. Replaced by ``promote(to:)``.
+    @inlinable
+    static var shared: Application {
+        get {
+            SharedApplication.withShared { $0 }
+        }
+        set {
+            SharedApplication.replace(with: newValue)
+        }
+    }
+}
+
+/// Storage for ``Application/shared``: a ``PublishedReference`` (one acquiring load to read,
+/// every published instance retained for the rest of the process) and the lock that serialises
+/// publishing. The first instance is made and published on first use, after which readers never
+/// touch the lazily initialised `initial`.
+@usableFromInline
+enum SharedApplication {
+    // Safe: an immutable reference to an instance whose only stored property synchronises itself.
+    nonisolated(unsafe) private static let initial = Application()
+    @usableFromInline typealias Reference = PublishedReference<Application>
+    /// The published instance (see ``PublishedReference``).
+    @usableFromInline static let bits = Atomic<UInt>(0)
+    /// Replaced instances, kept as the reference's policy requires; its lock also serialises
+    /// publishing.
+    private static let retired = LockedBox<[Application]>([])
+
+    /// Runs `body` with the shared instance, publishing the first one if needed, without
+    /// retaining it.
+    ///
+    /// Every handle's first step, so its shape is measured (instructions per operation,
+    /// `Benchmarks/Baselines/instructions.txt`): the zero check and the first publication stay
+    /// here, and ``PublishedReference/withObject(at:_:)`` takes a throwing `body`. The plain
+    /// spelling — `body(word == 0 ? publishInitial() : object)` — measured 90 more instructions
+    /// per State read (retains and releases of the shared instance around the handle's
+    /// creation, which every thread would write). `.ci/steps/45-instruction-guard.sh` fails if
+    /// a toolchain brings them back.
+    @inlinable @inline(__always)
+    static func withShared<Result>(_ body: (Application) -> Result) -> Result {
+        let word = Reference.word(in: bits)
+        guard word != 0 else { return body(publishInitial()) }
+        return Reference.withObject(at: word, body)
+    }
+
+    /// Publishes the first shared instance unless one already is, and returns the shared instance.
+    @usableFromInline
+    static func publishInitial() -> Application {
+        let instance = initial
+        return retired.withLock { _ in Reference.publishIfAbsent(instance, in: bits) }
+    }
+
+    @usableFromInline
+    static func replace(with application: Application) {
+        retired.withLock { retired in
+            if let old = Reference.replace(with: application, in: bits) { retired.append(old) }
+        }
     }
 }

@@ -1,0 +1,312 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Synchronization
+
+/// A non-recursive mutual-exclusion lock over `pthread_mutex_t`.
+///
+/// Why not `Synchronization.Mutex`: with Swift 6.3.1 on Linux, ThreadSanitizer cannot see the
+/// futex behind `Mutex.withLock` and reports every protected access as a race, which would make
+/// the TSan run in `.ci/run` useless. `pthread_mutex_t` is understood by TSan, is available on
+/// every platform we build for, and measured faster than `Mutex<[Int: Any]>` uncontended (the
+/// `NSLock` figure of 53 ns against 65 ns is a `pthread_mutex_t` plus a class dispatch).
+/// Every return code is checked: a failing lock is a broken invariant, not a recoverable error.
+///
+/// Debug builds make the mutex error-checking (`PTHREAD_MUTEX_ERRORCHECK`), so locking it twice
+/// on one thread, or unlocking it from a thread that doesn't hold it, stops the process at
+/// once instead of deadlocking or corrupting the mutex; release builds use a normal mutex.
+@usableFromInline
+final class Lock: @unchecked Sendable {
+    // Safe: the pointer is allocated once, never reassigned, and only used through pthread calls.
+    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
+
+    @usableFromInline
+    init() {
+        mutex = .allocate(capacity: 1)
+        var attributes = pthread_mutexattr_t()
+        var result = pthread_mutexattr_init(&attributes)
+        precondition(result == 0, "AppStateKit: pthread_mutexattr_init failed with \(result)")
+        result = pthread_mutexattr_settype(&attributes, Lock.mutexType)
+        precondition(result == 0, "AppStateKit: pthread_mutexattr_settype failed with \(result)")
+        result = pthread_mutex_init(mutex, &attributes)
+        precondition(result == 0, "AppStateKit: pthread_mutex_init failed with \(result)")
+        result = pthread_mutexattr_destroy(&attributes)
+        precondition(result == 0, "AppStateKit: pthread_mutexattr_destroy failed with \(result)")
+    }
+
+    /// Error-checking in debug builds (see the type's documentation), normal otherwise.
+    private static var mutexType: Int32 {
+        #if DEBUG
+        Int32(PTHREAD_MUTEX_ERRORCHECK)
+        #else
+        Int32(PTHREAD_MUTEX_NORMAL)
+        #endif
+    }
+
+    deinit {
+        let result = pthread_mutex_destroy(mutex)
+        precondition(result == 0, "AppStateKit: pthread_mutex_destroy failed with \(result)")
+        mutex.deallocate()
+    }
+
+    @inlinable
+    func lock() {
+        let result = pthread_mutex_lock(mutex)
+        precondition(result == 0, "AppStateKit: pthread_mutex_lock failed with \(result)")
+    }
+
+    @inlinable
+    func unlock() {
+        let result = pthread_mutex_unlock(mutex)
+        precondition(result == 0, "AppStateKit: pthread_mutex_unlock failed with \(result)")
+    }
+
+    /// Takes the lock if it is free; returns whether it did. Any answer but "taken" or "busy"
+    /// stops a debug build (release builds skip the check: this is on every state read).
+    @inlinable
+    func tryLock() -> Bool {
+        let result = pthread_mutex_trylock(mutex)
+        assert(result == 0 || result == EBUSY, "AppStateKit: pthread_mutex_trylock failed with \(result)")
+        return result == 0
+    }
+
+    /// Runs `body` with the lock held. `body` must not call back into code that takes this lock.
+    @inlinable
+    func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
+        lock()
+        defer { unlock() }
+        return try body()
+    }
+
+    /// Blocks on `condition` until signalled; the lock must be held and is held again on return.
+    func wait(on condition: Condition) {
+        let result = pthread_cond_wait(condition.pointer, mutex)
+        precondition(result == 0, "AppStateKit: pthread_cond_wait failed with \(result)")
+    }
+
+    /// Like ``wait(on:)``, but gives up at `deadline` (a `CLOCK_REALTIME` time, see
+    /// ``Condition/deadline(after:)``); returns `false` if it did.
+    func wait(on condition: Condition, until deadline: timespec) -> Bool {
+        var deadline = deadline
+        let result = pthread_cond_timedwait(condition.pointer, mutex, &deadline)
+        if result == ETIMEDOUT { return false }
+        precondition(result == 0, "AppStateKit: pthread_cond_timedwait failed with \(result)")
+        return true
+    }
+}
+
+/// A condition variable used with ``Lock/wait(on:)``.
+final class Condition: @unchecked Sendable {
+    // Safe: allocated once and only used through pthread calls.
+    fileprivate let pointer: UnsafeMutablePointer<pthread_cond_t>
+
+    init() {
+        pointer = .allocate(capacity: 1)
+        let result = pthread_cond_init(pointer, nil)
+        precondition(result == 0, "AppStateKit: pthread_cond_init failed with \(result)")
+    }
+
+    deinit {
+        let result = pthread_cond_destroy(pointer)
+        precondition(result == 0, "AppStateKit: pthread_cond_destroy failed with \(result)")
+        pointer.deallocate()
+    }
+
+    /// The `CLOCK_REALTIME` time `duration` from now, for ``Lock/wait(on:until:)``.
+    static func deadline(after duration: Duration) -> timespec {
+        var now = timespec()
+        let result = clock_gettime(CLOCK_REALTIME, &now)
+        precondition(result == 0, "AppStateKit: clock_gettime failed with \(errno)")
+        let (seconds, attoseconds) = duration.components
+        let nanoseconds = Int(now.tv_nsec) + Int(attoseconds / 1_000_000_000)
+        return timespec(
+            tv_sec: now.tv_sec + Int(seconds) + nanoseconds / 1_000_000_000,
+            tv_nsec: nanoseconds % 1_000_000_000
+        )
+    }
+
+    /// Wakes one thread waiting on the condition, if any.
+    func signal() {
+        let result = pthread_cond_signal(pointer)
+        precondition(result == 0, "AppStateKit: pthread_cond_signal failed with \(result)")
+    }
+
+    /// Wakes every thread waiting on the condition.
+    func broadcast() {
+        let result = pthread_cond_broadcast(pointer)
+        precondition(result == 0, "AppStateKit: pthread_cond_broadcast failed with \(result)")
+    }
+}
+
+/// A value paired with the lock that guards it (like swift-nio's `NIOLockedValueBox`): the
+/// value is reachable only through ``withLock(_:)``, so nobody touches it without the lock.
+@usableFromInline
+final class LockedBox<Value>: @unchecked Sendable {
+    // Safe: the pointee is only accessed inside `withLock`, with `lock` held; the pointer is
+    // allocated once, never reassigned, and freed in `deinit`.
+    @usableFromInline let lock = Lock()
+    /// The value, behind a pointer rather than in a stored `var`: the runtime's exclusivity
+    /// tracking of a class's stored properties (a call in and out of the runtime per access)
+    /// guards nothing the lock doesn't.
+    @usableFromInline let value: UnsafeMutablePointer<Value>
+
+    init(_ value: Value) {
+        self.value = .allocate(capacity: 1)
+        self.value.initialize(to: value)
+    }
+
+    deinit {
+        value.deinitialize(count: 1)
+        value.deallocate()
+    }
+
+    /// Runs `body` on the value with the lock held. `body` must not take this lock again, nor
+    /// run user code, logging or I/O (two boxes do on purpose, and say why at their declaration:
+    /// `CallerBoundTransform`'s and `SyncCoordinator`'s `rebinding`).
+    @inlinable @inline(__always)
+    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&value.pointee)
+    }
+
+    /// Runs `body` on the value with the lock held until it returns a result: each time it
+    /// returns `nil`, waits on `condition` (the lock released meanwhile, so others can change
+    /// the value and signal) until signalled or `timeout` passes, then runs it again, telling it
+    /// whether that wait ran out.
+    func withLock<Result>(waitingOn condition: Condition, timeout: Duration, _ body: (inout Value, _ timedOut: Bool) -> Result?) -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        var timedOut = false
+        while true {
+            if let result = body(&value.pointee, timedOut) { return result }
+            timedOut = !lock.wait(on: condition, until: Condition.deadline(after: timeout))
+        }
+    }
+}
+
+/// A heap-allocated atomic word, owned by exactly one stored property.
+///
+/// Classes on the inlinable access path hold atomics through this pointer wrapper rather than
+/// as `Atomic` stored properties: with Swift 6.3.1, a client module that inlines from a class
+/// whose deinit destroys a stored `Atomic` crashes the compiler ("Found ownership error").
+///
+/// The word is non-copyable, so it has one owner and is freed exactly once, when that owner
+/// goes away (its `deinit`). Code that must read a word owned elsewhere takes a ``View``,
+/// which is valid only while the owner is alive; whoever keeps a view also keeps the owner.
+/// Orderings are fixed per method because `Atomic` requires them to be compile-time constants.
+@usableFromInline
+struct AtomicWord: ~Copyable, @unchecked Sendable {
+    // Safe: the pointee is only accessed through atomic operations, and freed once, by deinit.
+    @usableFromInline let pointer: UnsafeMutablePointer<Atomic<UInt64>>
+
+    @usableFromInline
+    init(_ initial: UInt64) {
+        pointer = .allocate(capacity: 1)
+        pointer.initialize(to: Atomic(initial))
+    }
+
+    @usableFromInline
+    deinit {
+        pointer.deinitialize(count: 1)
+        pointer.deallocate()
+    }
+
+    /// Loads with acquire ordering: writes published before a releasing store are visible.
+    @inlinable
+    func loadAcquiring() -> UInt64 {
+        pointer.pointee.load(ordering: .acquiring)
+    }
+
+    /// Loads with no ordering guarantee beyond atomicity.
+    @inlinable
+    func loadRelaxed() -> UInt64 {
+        view.loadRelaxed()
+    }
+
+    /// Stores with no ordering guarantee beyond atomicity.
+    @inlinable
+    func storeRelaxed(_ value: UInt64) {
+        view.storeRelaxed(value)
+    }
+
+    /// Loads as part of the single total order of sequentially consistent operations.
+    @inlinable
+    func loadSequentiallyConsistent() -> UInt64 {
+        pointer.pointee.load(ordering: .sequentiallyConsistent)
+    }
+
+    /// Stores as part of the single total order of sequentially consistent operations.
+    @usableFromInline
+    func storeSequentiallyConsistent(_ value: UInt64) {
+        pointer.pointee.store(value, ordering: .sequentiallyConsistent)
+    }
+
+    /// Adds one with release ordering, publishing the writes made before it.
+    @usableFromInline
+    func incrementReleasing() {
+        pointer.pointee.add(1, ordering: .releasing)
+    }
+
+    /// A read-only view of this word for another object, valid while this word's owner lives.
+    @inlinable
+    var view: View { View(pointer: pointer) }
+
+    /// A copyable, unowned view of an ``AtomicWord``: it neither keeps the word alive nor frees
+    /// it. Hold it only next to a strong reference to the word's owner.
+    @usableFromInline
+    struct View: @unchecked Sendable {
+        // Safe: the pointee is only accessed atomically; the holder keeps the owner alive.
+        @usableFromInline let pointer: UnsafeMutablePointer<Atomic<UInt64>>
+
+        @usableFromInline
+        init(pointer: UnsafeMutablePointer<Atomic<UInt64>>) {
+            self.pointer = pointer
+        }
+
+        /// Loads with no ordering guarantee beyond atomicity.
+        @inlinable
+        func loadRelaxed() -> UInt64 {
+            pointer.pointee.load(ordering: .relaxed)
+        }
+
+        /// Stores with no ordering guarantee beyond atomicity.
+        @inlinable
+        func storeRelaxed(_ value: UInt64) {
+            pointer.pointee.store(value, ordering: .relaxed)
+        }
+
+        /// Adds one with release ordering, publishing the writes made before it.
+        func incrementReleasing() {
+            pointer.pointee.add(1, ordering: .releasing)
+        }
+    }
+}
+
+/// The identity of the calling OS thread, used to detect re-entry and dependency cycles.
+///
+/// Factories and update closures are synchronous, so the thread that starts one is the thread
+/// that finishes it, even inside an `async` function.
+@usableFromInline
+struct ThreadID: Hashable, Sendable {
+    /// The thread's `pthread_t` as an integer; never 0 for a live thread.
+    @usableFromInline let rawValue: UInt
+
+    @usableFromInline
+    init(rawValue: UInt) {
+        self.rawValue = rawValue
+    }
+
+    @inlinable
+    static var current: ThreadID {
+        #if canImport(Darwin)
+        ThreadID(rawValue: UInt(bitPattern: pthread_self()))
+        #else
+        ThreadID(rawValue: UInt(pthread_self()))
+        #endif
+    }
+}
