@@ -33,8 +33,8 @@ public struct ApplicationLogger: Sendable, CustomStringConvertible {
     /// - Parameters:
     ///   - debug: Receives debug messages (only called while logging is enabled).
     ///   - error: Receives every reported error and, when given, the message that accompanies it
-    ///     (always called). A plain message reported with ``error(_:)-(String)`` arrives as a
-    ///     ``Message`` with no accompanying message.
+    ///     (always called). A plain message reported with ``error(_:)-(String)`` arrives as an
+    ///     error whose description is the message, with no accompanying message.
     public init(
         debug: @Sendable @escaping (String) -> Void = ApplicationLogger.writeToStandardError,
         error: @Sendable @escaping (any Error, String?) -> Void = ApplicationLogger.writeErrorToStandardError
@@ -83,12 +83,6 @@ public struct ApplicationLogger: Sendable, CustomStringConvertible {
         errorSink(error, message)
     }
 
-    /// Reports `error` with `message`; the same as ``error(_:_:)``, spelled as AppStateKit 1
-    /// and earlier AppState versions spelled it.
-    public func error(_ error: any Error, message: String?) {
-        errorSink(error, message)
-    }
-
     /// Reports a message, whether or not debug logging is enabled.
     public func error(_ message: String) {
         errorSink(Message(message), nil)
@@ -99,12 +93,10 @@ public struct ApplicationLogger: Sendable, CustomStringConvertible {
 
     /// A plain message reported with ``error(_:)-(String)``, as an AppState-style error closure
     /// receives it: its description and `localizedDescription` are the message itself.
-    public struct Message: Error, CustomStringConvertible, Sendable {
-        /// The reported message.
-        public let description: String
+    struct Message: Error, CustomStringConvertible, Sendable {
+        let description: String
 
-        /// Wraps `description`.
-        public init(_ description: String) {
+        init(_ description: String) {
             self.description = description
         }
     }
@@ -126,6 +118,5 @@ public struct ApplicationLogger: Sendable, CustomStringConvertible {
 }
 
 extension ApplicationLogger.Message: LocalizedError {
-    /// The reported message, so `localizedDescription` is the message itself.
-    public var errorDescription: String? { description }
+    var errorDescription: String? { description }
 }

@@ -34,14 +34,10 @@ extension Application {
         current.notifyChange()
     }
 
-    /// The number of live change streams watching the state at `keyPath`, for diagnostics and
-    /// leak checks. A stream counts from the moment its loop starts (`makeAsyncIterator()`)
-    /// until it ends or is dropped.
-    ///
-    /// ```swift
-    /// #expect(Application.changeStreamCount(of: \.serverConfig) == 0)
-    /// ```
-    public static func changeStreamCount<S: MutableApplicationState>(of keyPath: KeyPath<Application, S>) -> Int {
+    /// The number of live change streams watching the state at `keyPath`, for leak checks in
+    /// tests. A stream counts from the moment its loop starts (`makeAsyncIterator()`) until it
+    /// ends or is dropped.
+    package static func changeStreamCount<S: MutableApplicationState>(of keyPath: KeyPath<Application, S>) -> Int {
         guard let entry = (current[keyPath: keyPath] as? any EntryBacked)?.registryEntry else { return 0 }
         return ChangeSubscriptions.count(of: entry)
     }

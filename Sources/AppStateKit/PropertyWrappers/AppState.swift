@@ -1,4 +1,5 @@
-/// Reads and writes a state, stored state or file state as if it were a stored property.
+/// Reads and writes a state, stored state, file state, sync state or secure state as if it were a
+/// stored property.
 ///
 /// ```swift
 /// struct Greeter {
@@ -8,41 +9,35 @@
 /// }
 /// ```
 ///
-/// Each access resolves the entry anew, so the wrapper follows promotions, isolation scopes and
-/// resets. Usable in structs, classes and actors, from any thread.
+/// Each access evaluates the key path on the application serving the calling task, so the wrapper
+/// follows promotions, isolation scopes and resets. Usable in structs, classes and actors, from any
+/// thread. ``StoredState``, ``FileState``, ``SyncState`` and ``SecureState`` are this wrapper under
+/// the names AppState gives it for each kind of entry.
 @propertyWrapper
 public struct AppState<Value, ApplicationState: MutableApplicationState>: Sendable
 where ApplicationState.Value == Value {
-    /// The declaring property, evaluated on the current application at each access.
-    @usableFromInline let declaration: WrappedDeclaration<ApplicationState>
+    // Safe: a key path is immutable; its type just doesn't say `Sendable`.
+    @usableFromInline nonisolated(unsafe) let keyPath: KeyPath<Application, ApplicationState>
 
     /// Creates the wrapper for the entry at `keyPath`.
-    ///
-    /// A key-path literal (`@AppState(\.username)`) selects the initializer that takes a
-    /// function instead, which reads faster; this one serves key paths held in variables.
-    @_disfavoredOverload
     public init(_ keyPath: KeyPath<Application, ApplicationState>) {
-        self.declaration = WrappedDeclaration(keyPath)
-    }
-
-    /// Creates the wrapper from the declaring property as a function.
-    ///
-    /// This is what `@AppState(\.username)` calls: Swift turns the key-path literal into a
-    /// function that calls the `username` property directly, so an access costs no key-path
-    /// interpretation at run time.
-    @_documentation(visibility: private)
-    public init(_ declaration: @escaping @Sendable (Application) -> ApplicationState) {
-        self.declaration = WrappedDeclaration(declaration)
+        self.keyPath = keyPath
     }
 
     /// The entry's current value; setting it writes the shared entry.
     ///
-    /// A mutation in place (`count += 1`, `items.append(item)`) is one atomic step: see
-    /// ``Application/State/value``.
+    /// A mutation in place (`count += 1`, `items.append(item)`) is one step on the entry: see
+    /// each handle's `value` (``Application/State/value``, ``Application/StoredState/value``).
     @inlinable
     public var wrappedValue: Value {
-        get { declaration.value }
-        nonmutating set { declaration.value = newValue }
-        nonmutating _modify { yield &declaration.value }
+        get { Application.state(keyPath).value }
+        nonmutating set {
+            var handle = Application.state(keyPath)
+            handle.value = newValue
+        }
+        nonmutating _modify {
+            var handle = Application.state(keyPath)
+            yield &handle.value
+        }
     }
 }

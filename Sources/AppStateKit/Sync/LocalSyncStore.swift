@@ -246,7 +246,7 @@ public final class LocalSyncStore: SyncStore {
             }
         }
         if case let .failure(error) = started {
-            Application.logger.error(error, message: "AppStateKit: the sync store \(path) cannot watch for other processes' writes; this feed gets only this process's")
+            Application.logger.error(error, "AppStateKit: the sync store \(path) cannot watch for other processes' writes; this feed gets only this process's")
         }
     }
 

@@ -52,7 +52,7 @@ struct InPlaceMutationAndLoggingSnippets {
         )
         logger.debug("cache warmed")               // or logger.debug { expensiveSummary() }
         logger.error(LoadError.timeout, "loading the catalogue")
-        logger.error("the catalogue is empty")     // reaches `error` as an ApplicationLogger.Message
+        logger.error("the catalogue is empty")     // reaches `error` as an error that prints as the message
         Application.promote(\.logger, with: logger)
 
         #expect("\(Application.logger)" == "ApplicationLogger")
