@@ -60,13 +60,6 @@ extension Application {
         logger.debug("AppStateKit: \(message())")
     }
 
-    /// Sends one of AppStateKit's own debug messages to this application's logger (the
-    /// application that owns what the message is about).
-    func logDebug(_ message: @autoclosure () -> String) {
-        guard Diagnostics.isDebugEnabled.load(ordering: .relaxed) else { return }
-        logger.value.debug("AppStateKit: \(message())")
-    }
-
     /// Reports that `entry` was created, unless it is the logger's own entry.
     ///
     /// Called by the functions that make entries, so a read of an existing entry never pays for

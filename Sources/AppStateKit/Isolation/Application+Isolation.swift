@@ -16,7 +16,8 @@ extension Application {
     /// the application is released), and one taken outside keeps using its own application
     /// inside the scope. Global ``override(_:with:)``, ``promote(_:with:)``
     /// and ``promote(to:)`` inside the scope affect the scope only. Child tasks inherit the
-    /// scope; `Task.detached`, `DispatchQueue` and `Thread` don't (see ``currentScope``).
+    /// scope; `Task.detached`, `DispatchQueue` and `Thread` don't (see ``currentScope``, whose
+    /// `isIsolated` says whether the calling task runs inside one).
     public static func withIsolatedApplication<R>(_ operation: () throws -> R) rethrows -> R {
         let sandbox = IsolationSandbox()
         defer { sandbox.remove() }
@@ -33,10 +34,5 @@ extension Application {
         defer { sandbox.remove() }
         let binding = TaskContext.current.with(isolatedApplication: sandbox.isolatedApplication)
         return try await TaskContext.bind(binding, isolation: isolation, operation: operation)
-    }
-
-    /// Whether the calling task runs inside ``withIsolatedApplication(_:)-(()->R)``.
-    public static var isIsolated: Bool {
-        TaskContext.current.isolatedApplication != nil
     }
 }

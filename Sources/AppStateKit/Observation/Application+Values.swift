@@ -8,23 +8,14 @@ extension Application {
     /// }
     /// ```
     ///
-    /// Delivery:
-    /// - Each `for await` loop (each iterator) is its own subscription; any number may watch one
-    ///   entry. The subscription starts when the loop starts.
-    /// - The first element is the value when the loop asks for it. Each further element is the
-    ///   value read when the loop asks for the next one, once the entry changed since the previous
-    ///   read. Values are never queued: a slow loop skips intermediate values and always sees the
-    ///   newest, so every loop ends on the final value. Consecutive elements can be equal (a write
-    ///   of an equal value, ``notifyChange()-swift.type.method``, or a write that landed while the
-    ///   previous element was being read).
-    /// - "Changed" means a write through AppStateKit in this process (any setter, wrapper,
-    ///   `update`, `reset`, `write`, slice write) or ``notifyChange()-swift.type.method``. For a
-    ///   stored or file state the loop also checks, every `pollInterval` while it waits, whether
-    ///   another process changed the value (one `stat` of the file, or one store lookup).
-    /// - The sequence finishes when the consuming task is cancelled; a loop that returns or
-    ///   breaks ends too. Either way the subscription is released at once.
-    /// - Writers don't wait for loops, run no loop code, and pay only while some loop watches
-    ///   the entry they write.
+    /// Each `for await` loop is its own subscription. An element is the value read when the loop
+    /// asks for it, once the entry changed since the previous read: values are never queued, so a
+    /// slow loop skips intermediate values and ends on the final one, and consecutive elements can
+    /// be equal. A change is a write through AppStateKit in this process or
+    /// ``notifyChange()-swift.type.method``; for a stored or file state a waiting loop also checks
+    /// every `pollInterval` whether another process changed it. The sequence finishes when the
+    /// consuming task is cancelled. Writers never wait for loops. Observation.md gives the full
+    /// delivery rules.
     ///
     /// - Parameters:
     ///   - keyPath: The state to watch.
@@ -37,26 +28,6 @@ extension Application {
         let handle = current[keyPath: keyPath]
         return Values(entry: (handle as? any EntryBacked)?.registryEntry, pollInterval: pollInterval) {
             handle.value
-        }
-    }
-
-    /// The values of one member of a state over time; see ``values(of:pollInterval:)``.
-    ///
-    /// An element follows every change of the state, also one that left this member as it was.
-    ///
-    /// ```swift
-    /// for await theme in Application.values(of: \.settings, \.theme) {
-    ///     apply(theme)
-    /// }
-    /// ```
-    public static func values<S: MutableApplicationState & Sendable, Member: Sendable>(
-        of keyPath: KeyPath<Application, S>,
-        _ member: KeyPath<S.Value, Member> & Sendable,
-        pollInterval: Duration? = .seconds(1)
-    ) -> Values<Member> {
-        let handle = current[keyPath: keyPath]
-        return Values(entry: (handle as? any EntryBacked)?.registryEntry, pollInterval: pollInterval) {
-            handle.value[keyPath: member]
         }
     }
 

@@ -14,11 +14,6 @@ extension Application {
         let dependencyKeyPath: KeyPath<Application, Dependency<Value>>
         let valueKeyPath: SliceKeyPath
 
-        init(_ dependencyKeyPath: KeyPath<Application, Dependency<Value>>, _ valueKeyPath: SliceKeyPath) {
-            self.dependencyKeyPath = dependencyKeyPath
-            self.valueKeyPath = valueKeyPath
-        }
-
         /// The member's current value.
         public var value: SliceValue {
             Application.dependency(dependencyKeyPath)[keyPath: valueKeyPath]
@@ -30,7 +25,7 @@ extension Application {
         _ dependencyKeyPath: KeyPath<Application, Dependency<Value>>,
         _ valueKeyPath: KeyPath<Value, SliceValue>
     ) -> DependencySlice<Value, SliceValue, KeyPath<Value, SliceValue>> {
-        DependencySlice(dependencyKeyPath, valueKeyPath)
+        DependencySlice(dependencyKeyPath: dependencyKeyPath, valueKeyPath: valueKeyPath)
     }
 
     /// A writable slice of a dependency.
@@ -38,7 +33,7 @@ extension Application {
         _ dependencyKeyPath: KeyPath<Application, Dependency<Value>>,
         _ valueKeyPath: WritableKeyPath<Value, SliceValue>
     ) -> DependencySlice<Value, SliceValue, WritableKeyPath<Value, SliceValue>> {
-        DependencySlice(dependencyKeyPath, valueKeyPath)
+        DependencySlice(dependencyKeyPath: dependencyKeyPath, valueKeyPath: valueKeyPath)
     }
 }
 

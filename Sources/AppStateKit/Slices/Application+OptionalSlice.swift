@@ -13,11 +13,6 @@ extension Application {
         let stateKeyPath: KeyPath<Application, SlicedState>
         let valueKeyPath: SliceKeyPath
 
-        init(_ stateKeyPath: KeyPath<Application, SlicedState>, _ valueKeyPath: SliceKeyPath) {
-            self.stateKeyPath = stateKeyPath
-            self.valueKeyPath = valueKeyPath
-        }
-
         /// The member's value, or `nil` while the state is `nil`.
         public var value: SliceValue? {
             Application.state(stateKeyPath).value?[keyPath: valueKeyPath]
@@ -29,7 +24,7 @@ extension Application {
         _ stateKeyPath: KeyPath<Application, SlicedState>,
         _ valueKeyPath: KeyPath<Value, SliceValue>
     ) -> OptionalSlice<SlicedState, Value, SliceValue, KeyPath<Value, SliceValue>> where SlicedState.Value == Value? {
-        OptionalSlice(stateKeyPath, valueKeyPath)
+        OptionalSlice(stateKeyPath: stateKeyPath, valueKeyPath: valueKeyPath)
     }
 
     /// A writable slice of an optional state's non-optional member.
@@ -37,7 +32,7 @@ extension Application {
         _ stateKeyPath: KeyPath<Application, SlicedState>,
         _ valueKeyPath: WritableKeyPath<Value, SliceValue>
     ) -> OptionalSlice<SlicedState, Value, SliceValue, WritableKeyPath<Value, SliceValue>> where SlicedState.Value == Value? {
-        OptionalSlice(stateKeyPath, valueKeyPath)
+        OptionalSlice(stateKeyPath: stateKeyPath, valueKeyPath: valueKeyPath)
     }
 }
 

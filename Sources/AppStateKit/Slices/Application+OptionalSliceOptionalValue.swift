@@ -13,11 +13,6 @@ extension Application {
         let stateKeyPath: KeyPath<Application, SlicedState>
         let valueKeyPath: WritableKeyPath<Value, SliceValue?>
 
-        init(_ stateKeyPath: KeyPath<Application, SlicedState>, _ valueKeyPath: WritableKeyPath<Value, SliceValue?>) {
-            self.stateKeyPath = stateKeyPath
-            self.valueKeyPath = valueKeyPath
-        }
-
         /// The member's value, or `nil` while the state or the member is `nil`.
         ///
         /// A mutation in place (`nickname.value?.append("!")`) is one atomic step on the state.
@@ -39,6 +34,6 @@ extension Application {
         _ stateKeyPath: KeyPath<Application, SlicedState>,
         _ valueKeyPath: WritableKeyPath<Value, SliceValue?>
     ) -> OptionalSliceOptionalValue<SlicedState, Value, SliceValue> where SlicedState.Value == Value? {
-        OptionalSliceOptionalValue(stateKeyPath, valueKeyPath)
+        OptionalSliceOptionalValue(stateKeyPath: stateKeyPath, valueKeyPath: valueKeyPath)
     }
 }

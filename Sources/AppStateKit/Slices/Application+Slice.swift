@@ -14,11 +14,6 @@ extension Application {
         let stateKeyPath: KeyPath<Application, SlicedState>
         let valueKeyPath: SliceKeyPath
 
-        init(_ stateKeyPath: KeyPath<Application, SlicedState>, _ valueKeyPath: SliceKeyPath) {
-            self.stateKeyPath = stateKeyPath
-            self.valueKeyPath = valueKeyPath
-        }
-
         /// The member's current value.
         public var value: SliceValue {
             Application.state(stateKeyPath).value[keyPath: valueKeyPath]
@@ -30,7 +25,7 @@ extension Application {
         _ stateKeyPath: KeyPath<Application, SlicedState>,
         _ valueKeyPath: KeyPath<Value, SliceValue>
     ) -> Slice<SlicedState, Value, SliceValue, KeyPath<Value, SliceValue>> where SlicedState.Value == Value {
-        Slice(stateKeyPath, valueKeyPath)
+        Slice(stateKeyPath: stateKeyPath, valueKeyPath: valueKeyPath)
     }
 
     /// A writable slice of a state's value.
@@ -38,7 +33,7 @@ extension Application {
         _ stateKeyPath: KeyPath<Application, SlicedState>,
         _ valueKeyPath: WritableKeyPath<Value, SliceValue>
     ) -> Slice<SlicedState, Value, SliceValue, WritableKeyPath<Value, SliceValue>> where SlicedState.Value == Value {
-        Slice(stateKeyPath, valueKeyPath)
+        Slice(stateKeyPath: stateKeyPath, valueKeyPath: valueKeyPath)
     }
 }
 

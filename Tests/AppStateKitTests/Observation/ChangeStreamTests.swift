@@ -233,7 +233,7 @@ struct ObservationChangeStreamTests {
         #expect(file == [0, 9, 0])
 
         let themes = await withDeadline {
-            var iterator = Application.values(of: \.streamSettings, \.theme).makeAsyncIterator()
+            var iterator = Application.values(of: \.streamSettings).map(\.theme).makeAsyncIterator()
             var values = [await iterator.next()]
             var theme = Application.slice(\.streamSettings, \.theme)
             theme.value = "dark"

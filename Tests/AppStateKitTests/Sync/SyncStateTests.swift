@@ -72,10 +72,10 @@ struct SyncStateTests {
         #expect(delivered?.last == 7)
     }
 
-    @Test("values(of:_:) follows one member of a sync state as other processes change it")
+    @Test("values(of:) mapped to one member follows a sync state as other processes change it")
     func memberStream() async throws {
         let store = installStore()
-        let limits = Application.values(of: \.syncFlags, \.limit)
+        let limits = Application.values(of: \.syncFlags).map(\.limit)
         let seen = Task {
             var seen: [Int] = []
             for await limit in limits {
