@@ -59,7 +59,7 @@ public enum TodoCommand {
         let location = TodoLocation(directory: (absolute as NSString).deletingLastPathComponent, filename: (absolute as NSString).lastPathComponent)
         var state = Application.state(\.todoLocation)
         state.value = location
-        if !Application.currentScope.isIsolated {
+        if !Application.currentContext.isIsolated {
             Application.promote(\.userDefaults, with: FileKeyValueStore(path: location.path + ".settings.json"))
         }
     }

@@ -47,7 +47,7 @@ extension Application {
     /// returns. Dependencies first created inside the scope are created for the scope only, so
     /// a factory that resolves an overridden dependency never leaks it into the shared registry.
     /// `Task.detached`, `DispatchQueue` and `Thread` don't inherit the scope; carry it with
-    /// ``currentScope``.
+    /// ``currentContext``.
     public static func withOverrides<R>(
         _ configure: (inout Overrides) -> Void,
         operation: () throws -> R

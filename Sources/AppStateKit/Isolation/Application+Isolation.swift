@@ -16,7 +16,7 @@ extension Application {
     /// the application is released), and one taken outside keeps using its own application
     /// inside the scope. Global ``override(_:with:)``, ``promote(_:with:)``
     /// and ``promote(to:)`` inside the scope affect the scope only. Child tasks inherit the
-    /// scope; `Task.detached`, `DispatchQueue` and `Thread` don't (see ``currentScope``, whose
+    /// scope; `Task.detached`, `DispatchQueue` and `Thread` don't (see ``currentContext``, whose
     /// `isIsolated` says whether the calling task runs inside one).
     public static func withIsolatedApplication<R>(_ operation: () throws -> R) rethrows -> R {
         let sandbox = IsolationSandbox()

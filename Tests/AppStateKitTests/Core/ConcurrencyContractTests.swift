@@ -21,7 +21,7 @@ struct ConcurrencyContractTests {
     @Test("every entry point is callable synchronously from threads, queues, tasks and actors")
     func callableFromAnywhere() async {
         // Threads and queues don't inherit task-locals: carry this test's isolated application.
-        let scope = Application.currentScope
+        let scope = Application.currentContext
         let queue = DispatchQueue(label: "any-thread", attributes: .concurrent)
         let group = DispatchGroup()
         for _ in 0..<100 {

@@ -97,7 +97,7 @@ struct DependencyTests {
     @Test("a slow factory does not block reads of existing entries")
     func slowFactoryDoesNotBlockReads() async throws {
         // Detached tasks and threads don't inherit task-locals: carry this test's isolated application.
-        let scope = Application.currentScope
+        let scope = Application.currentContext
         _ = Application.dependency(\.dependencyExisting)
         let slow = Task.detached { scope.run { Application.dependency(\.dependencySlow) } }
         while slowStarted.value == 0 { try await Task.sleep(for: .milliseconds(1)) }

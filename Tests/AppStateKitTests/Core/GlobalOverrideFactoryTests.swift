@@ -50,7 +50,7 @@ private extension Application {
 /// Runs `body` on `count` threads at once (passing each its index), in the calling test's
 /// isolated application, and returns their results once all have finished.
 private func onThreads<Result: Sendable>(_ count: Int, _ body: @escaping @Sendable (Int) -> Result) async -> [Result] {
-    let scope = Application.currentScope
+    let scope = Application.currentContext
     let results = Locked<[Result]>([])
     let start = DispatchSemaphore(value: 0)
     let group = DispatchGroup()

@@ -84,7 +84,7 @@ struct RemovalTests {
 
     @Test("another thread that remembered the entry sees the fresh one after the removal")
     func otherThreadForgetsRemovedEntry() {
-        let scope = Application.currentScope
+        let scope = Application.currentContext
         let readerRemembered = DispatchSemaphore(value: 0)
         let removed = DispatchSemaphore(value: 0)
         let results = Locked<[Int]>([])

@@ -30,7 +30,7 @@ struct SlowCreationReportTests {
             slowRelease.signal()   // the report unblocks the factory: no hang, no timing
         }))
         Application.current.registry.slowCreationThreshold = .milliseconds(20)
-        let scope = Application.currentScope
+        let scope = Application.currentContext
         let creatorDone = DispatchSemaphore(value: 0)
         let watchdogDone = DispatchSemaphore(value: 0)
         let creator = Thread {

@@ -86,7 +86,7 @@ struct StateTests {
     @Test("update is atomic: 8 detached tasks × 10,000 increments end at 80,000")
     func updateIsAtomic() async {
         // Detached tasks don't inherit task-locals: carry this test's isolated application.
-        let scope = Application.currentScope
+        let scope = Application.currentContext
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<8 {
                 group.addTask {

@@ -63,7 +63,7 @@ func makeReport() -> String {
 
 /// The work a snippet hands to another thread: records whether it ran isolated.
 let handledIsolated = Locked<[Bool]>([])
-func handle() { handledIsolated.withLock { $0.append(Application.currentScope.isIsolated) } }
+func handle() { handledIsolated.withLock { $0.append(Application.currentContext.isIsolated) } }
 
 // MARK: Persistence.md and ErrorHandling.md
 

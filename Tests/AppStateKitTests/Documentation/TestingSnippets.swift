@@ -46,10 +46,10 @@ struct TestingSnippets {
         }
     }
 
-    @Test func carryingTheScope() async {
-        let scope = Application.currentScope
+    @Test func carryingTheContext() async {
+        let context = Application.currentContext
         DispatchQueue.global().async {
-            scope.run { handle() }   // same overrides, same isolated application
+            context.run { handle() }   // same overrides, same isolated application
         }
 
         #expect(await eventually { handledIsolated.withLock { $0 } == [true] })

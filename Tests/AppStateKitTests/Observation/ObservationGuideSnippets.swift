@@ -197,7 +197,7 @@ struct ObservationGuideSnippets {
 
         // What the loop prints: the sum of both entries, again after a change to either.
         let totals = await withDeadline {
-            let scope = Application.currentScope
+            let scope = Application.currentContext
             let observed = Observations {
                 scope.run { Application.state(\.unreadCount).value + Application.state(\.filesConverted).value }
             }

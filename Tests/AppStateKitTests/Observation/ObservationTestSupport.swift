@@ -75,7 +75,7 @@ func withDeadline<T: Sendable>(_ limit: Duration = hangLimit, _ operation: @esca
 /// Runs `body` on a new thread inside the caller's AppStateKit scope; returns whether it
 /// finished within `limit` (a deadlocked thread is abandoned, not waited for).
 func finishesOnAnotherThread(within limit: Duration = hangLimit, _ body: @escaping @Sendable () -> Void) -> Bool {
-    let scope = Application.currentScope
+    let scope = Application.currentContext
     let finished = DispatchSemaphore(value: 0)
     Thread {
         scope.run(body)

@@ -340,7 +340,7 @@ struct ObservationTrackingTests {
     @Test("Observation's Observations sequence follows an entry")
     func observationsSequence() async {
         let values = await withDeadline {
-            let scope = Application.currentScope
+            let scope = Application.currentContext
             let observed = Observations { scope.run { Application.state(\.trackedCount).value } }
             var iterator = observed.makeAsyncIterator()
             var values = [await iterator.next()]

@@ -39,11 +39,11 @@ extension ProcessGlobalTests {
         func stateIsPrivate() {
             let sharedKey = Application.shared[keyPath: \.isolatedCounter].entry.key
             Application.withIsolatedApplication {
-                #expect(Application.currentScope.isIsolated)
+                #expect(Application.currentContext.isIsolated)
                 Application.update(\.isolatedCounter) { $0 += 41 }
                 #expect(Application.state(\.isolatedCounter).value == 41)
             }
-            #expect(!Application.currentScope.isIsolated)
+            #expect(!Application.currentContext.isIsolated)
             #expect(Application.state(\.isolatedCounter).value == 0)
             let sharedEntry = Application.shared.registry.existingEntry(for: sharedKey) as? StateEntry<Int>
             #expect(sharedEntry?.value ?? 0 == 0)
@@ -117,14 +117,14 @@ private final class IsolatedSubclass: Application {}
 struct TraitTests {
     @Test(.overriding(\.isolatedService, with: "from trait"))
     func traitsCombine() {
-        #expect(Application.currentScope.isIsolated)
+        #expect(Application.currentContext.isIsolated)
         #expect(Application.dependency(\.isolatedService) == "from trait")
         Application.update(\.isolatedCounter) { $0 += 1 }
         #expect(Application.state(\.isolatedCounter).value == 1)
     }
 
     @Test func eachTestIsFresh() {
-        #expect(Application.currentScope.isIsolated)
+        #expect(Application.currentContext.isIsolated)
         #expect(Application.dependency(\.isolatedService) == "live")
         Application.update(\.isolatedCounter) { $0 += 1 }
         #expect(Application.state(\.isolatedCounter).value == 1)

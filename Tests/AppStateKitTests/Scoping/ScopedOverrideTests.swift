@@ -97,13 +97,13 @@ struct ScopedOverrideTests {
         }
     }
 
-    @Test("detached tasks and other tasks don't see the scope; currentScope carries it across")
+    @Test("detached tasks and other tasks don't see the scope; currentContext carries it across")
     func nonInheritance() async {
         await Application.withOverrides { $0.override(\.scopedGreeter, with: MockGreeter(name: "scoped")) } operation: {
             let detached = await Task.detached { Application.dependency(\.scopedGreeter).greet() }.value
             #expect(detached == "live")
 
-            let scope = Application.currentScope
+            let scope = Application.currentContext
             let carried = await withCheckedContinuation { (continuation: CheckedContinuation<String, Never>) in
                 DispatchQueue.global().async {
                     continuation.resume(returning: scope.run { Application.dependency(\.scopedGreeter).greet() })
@@ -260,7 +260,7 @@ struct ScopedOverrideTests {
         #expect(Application.dependency(\.scopedOptional) == "live-optional")
     }
 
-    @Test("the async scope and currentScope.run run their operation on the caller's actor, before and after it suspends")
+    @Test("the async scope and currentContext.run run their operation on the caller's actor, before and after it suspends")
     func asyncScopesKeepTheCallersActor() async {
         let recorder = ScopeRecorder()
         let seen = await recorder.readInsideScopes()
@@ -284,7 +284,7 @@ private actor ScopeRecorder {
             readHere()
         }
         let scope = Application.withOverrides { $0.override(\.scopedGreeter, with: MockGreeter(name: "carried")) } operation: {
-            Application.currentScope
+            Application.currentContext
         }
         await scope.run {
             readHere()

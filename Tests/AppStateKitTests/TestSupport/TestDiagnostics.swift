@@ -56,7 +56,7 @@ struct ReportsAsDiagnosticsTrait: TestTrait, SuiteTrait, TestScoping {
             return
         }
         // Outside an isolated application the promotion would reach every other test.
-        try #require(Application.currentScope.isIsolated, "list .reportsAsDiagnostics after .isolatedApplication")
+        try #require(Application.currentContext.isIsolated, "list .reportsAsDiagnostics after .isolatedApplication")
         Application.promote(\.logger, with: diagnosticLogger)
         try await function()
     }
