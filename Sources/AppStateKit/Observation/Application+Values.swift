@@ -42,12 +42,6 @@ extension Application {
         let pollInterval: Duration?
         let read: @Sendable () -> Element
 
-        init(entry: RegistryEntry?, pollInterval: Duration?, read: @escaping @Sendable () -> Element) {
-            self.entry = entry
-            self.pollInterval = pollInterval
-            self.read = read
-        }
-
         /// Starts a subscription to the entry.
         public func makeAsyncIterator() -> Iterator {
             Iterator(entry: entry, pollInterval: pollInterval, read: read)
