@@ -2,18 +2,13 @@ extension Application.FileState {
     /// Writes `newValue` like ``write(_:)``, suspending the calling task instead of blocking its
     /// thread until the file is durable.
     ///
-    /// The write — encoding, the temporary file, its `fsync`, the rename and the directory's
-    /// `fsync` — runs on a thread AppStateKit owns, never on Swift's cooperative pool or a NIO
-    /// event loop, so other tasks and connections keep running meanwhile. When this returns, the
-    /// file is on disk: it survives the process being killed.
+    /// The write runs on a thread AppStateKit owns, never on Swift's cooperative pool or a NIO
+    /// event loop. It runs inside the calling task's scopes, as the synchronous call would, and
+    /// completes even if the task is cancelled.
     ///
     /// ```swift
     /// try await Application.fileState(\.tasks).writeDurably(tasks)
     /// ```
-    ///
-    /// Cancelling the task neither skips nor interrupts the write: it completes, and this
-    /// returns or throws its outcome. It runs inside the calling task's scopes (isolated
-    /// application, `withOverrides` of `\.fileManager`), as the synchronous call would.
     ///
     /// - Throws: ``PersistenceError`` naming the file's path, as ``write(_:)`` does; the file is
     ///   then unchanged.
@@ -22,10 +17,7 @@ extension Application.FileState {
     }
 
     /// Deletes the file like ``reset()``, suspending the calling task until the deletion is
-    /// durable, and throwing instead of reporting a failure.
-    ///
-    /// Runs on AppStateKit's own threads as ``writeDurably(_:)`` does, with the same behaviour
-    /// on cancellation.
+    /// durable (as ``writeDurably(_:)`` does), and throwing instead of reporting a failure.
     ///
     /// - Throws: ``PersistenceError`` naming the file's path.
     public func resetDurably() async throws {
@@ -33,11 +25,8 @@ extension Application.FileState {
     }
 
     /// Reads, changes and writes the file as one atomic step like ``update(_:)``, suspending the
-    /// calling task until the result is durable.
-    ///
-    /// `body` runs on one of AppStateKit's own threads, perhaps more than once (see
-    /// `Application.update(_:_:)`): let it only compute the new value. Behaves on cancellation
-    /// as ``writeDurably(_:)`` does.
+    /// calling task until the result is durable (as ``writeDurably(_:)`` does). `body` runs on
+    /// one of AppStateKit's threads, perhaps more than once: let it only compute the new value.
     ///
     /// ```swift
     /// try await Application.fileState(\.tasks).updateDurably { $0.append(TodoItem(title: "Ship it")) }

@@ -2,33 +2,22 @@ extension Application.StoredState {
     /// Writes `newValue` like ``write(_:)``, suspending the calling task instead of blocking its
     /// thread until the value is durable.
     ///
-    /// The write — encoding, the store's `flock`, its `fsync`s — runs on a thread AppStateKit
-    /// owns, never on Swift's cooperative pool or a NIO event loop, so other tasks and
-    /// connections keep running meanwhile. Writes of several tasks to one ``FileKeyValueStore``
-    /// at the same time share its commits (group commit). When this returns, the value is on
-    /// disk: it survives the process being killed.
+    /// The write runs on a thread AppStateKit owns, never on Swift's cooperative pool or a NIO
+    /// event loop; writes of several tasks to one ``FileKeyValueStore`` share its commits. It runs
+    /// inside the calling task's scopes, as the synchronous call would, and completes even if
+    /// the task is cancelled.
     ///
     /// ```swift
-    /// func recordVisit() async throws {
-    ///     try await Application.storedState(\.lastVisit).writeDurably(Date())
-    /// }
+    /// try await Application.storedState(\.lastVisit).writeDurably(Date())
     /// ```
     ///
-    /// Cancelling the task neither skips nor interrupts the write: it completes, and this
-    /// returns or throws its outcome. It runs inside the calling task's scopes (isolated
-    /// application, `withOverrides`), as the synchronous call would.
-    ///
-    /// - Throws: ``PersistenceError``, naming the key and the store's path, as ``write(_:)``
-    ///   does; the stored value is then unchanged.
+    /// - Throws: ``PersistenceError``, as ``write(_:)`` does; the stored value is then unchanged.
     public func writeDurably(_ newValue: Value) async throws {
         try await entry.writeDurably(newValue)
     }
 
     /// Removes the stored value like ``reset()``, suspending the calling task until the removal
-    /// is durable, and throwing instead of reporting a failure.
-    ///
-    /// Runs on AppStateKit's own threads as ``writeDurably(_:)`` does, with the same behaviour
-    /// on cancellation.
+    /// is durable (as ``writeDurably(_:)`` does), and throwing instead of reporting a failure.
     ///
     /// - Throws: ``PersistenceError`` naming the key and the store's path.
     public func resetDurably() async throws {
@@ -36,11 +25,8 @@ extension Application.StoredState {
     }
 
     /// Reads, changes and writes the value as one atomic step like ``update(_:)``, suspending the
-    /// calling task until the result is durable.
-    ///
-    /// `body` runs on one of AppStateKit's own threads, perhaps more than once (see
-    /// `Application.update(_:_:)`): let it only compute the new value. Behaves on cancellation
-    /// as ``writeDurably(_:)`` does.
+    /// calling task until the result is durable (as ``writeDurably(_:)`` does). `body` runs on
+    /// one of AppStateKit's threads, perhaps more than once: let it only compute the new value.
     ///
     /// ```swift
     /// let visits = try await Application.storedState(\.visits).updateDurably { count in

@@ -45,8 +45,7 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
         owner.dependency(\.fileManager, for: "FileState \(filePath)")
     }
 
-    /// The path the file manager actually uses for the file: inside the sandbox for an isolated
-    /// application, `filePath` otherwise.
+    /// The path the file manager uses: inside the sandbox for an isolated application.
     var resolvedPath: String {
         fileManager.localFiles?.mapped(filePath) ?? filePath
     }
@@ -110,10 +109,9 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
         return value
     }
 
-    /// The file's generation counter value and the time, taken before its stamp is checked (see
-    /// ``FileFreshness``). Maps the counter of the file's lock file first if that hasn't
-    /// happened for `files` yet (creating the lock file when its directory exists, never the
-    /// directory); `nil` for files without counters (a file system in memory).
+    /// The file's ``FileFreshness/Mark``, taken before its stamp is checked; maps the counter of
+    /// its lock file first if that hasn't happened for `files` yet (never creating the
+    /// directory). `nil` for files without counters (a file system in memory).
     private func markBeforeCheck(_ files: LocalFiles) -> FileFreshness.Mark? {
         guard let counterOwner = files.counterOwner else { return nil }
         let unattached: FileFreshness? = kept.withLock { check, _ in
@@ -138,9 +136,8 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
 
     /// Records a check of the file that started at `mark`, under the resolution `collaborator`:
     /// the file held `value` (stamped `stamp`, `nil` for no file). A check of other files than
-    /// the counter's (a scoped file manager in memory) vouches for nothing; neither does a
-    /// resolution without a check. The value replaced is released after the lock (a value's
-    /// deinit may run user code).
+    /// the counter's, or without a resolution check, vouches for nothing. The value replaced is
+    /// released after the lock (a value's deinit may run user code).
     private func record(_ mark: FileFreshness.Mark?, for files: LocalFiles, _ collaborator: CollaboratorCheck?, stamp: FileStamp?, value: Value) {
         var replaced = value
         kept.withLock { check, known in
@@ -159,11 +156,9 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
     }
 
     /// Takes note of `stamp`, found by a `stat` outside the read path (a change stream's poll):
-    /// when it is not the stamp of the known value, nor of a file found undecodable, the file
-    /// changed without moving its counter (another program, an editor), and reads would not
-    /// look until their check is ``FileFreshness/revalidationInterval`` old. Moving the counter
-    /// makes the next read check the file, in every process, also one that raced with the
-    /// `stat`; without a counter this process may move, the entry forgets its check.
+    /// when it is neither the known value's stamp nor a corrupt file's, the file changed without
+    /// moving its counter (another program, an editor). Moving the counter makes the next read
+    /// check the file in every process; without a counter it may move, the entry forgets its check.
     func stampFound(_ stamp: FileStamp?) {
         let (isKnown, generation) = kept.withLock { check, _ in
             (stamp == check.knownStamp || (stamp != nil && stamp == check.corruptStamp), check.freshness.generation)
@@ -211,8 +206,7 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
     }
 
     /// After a write of this process: the file now holds `value` (stamped `stamp`; `nil`: no
-    /// file, or the stamp is unknown), and the next read checks the file's stamp (the write
-    /// moved the counter, if there is one; without one, nothing else would tell). The value
+    /// file, or the stamp is unknown), and the next read checks the file's stamp. The value
     /// replaced is released after the lock.
     private func forgetCheck(knowing stamp: FileStamp?, value: Value) {
         var replaced = value
@@ -245,20 +239,12 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
         }
     }
 
-    /// Reads, changes and writes the file as one step: a compare-and-set loop on the file's stamp.
-    ///
-    /// `body` runs on the current value with no lock held; the result is written only if the
-    /// file is still the one `body` started from (same stamp), otherwise `body` runs again on the
-    /// newer contents. The comparison and the write happen under an exclusive lock of
-    /// `<file>.lock` (an `flock` on the real file system), so updates are atomic across
-    /// processes. With a file manager of the user's, which has no stamps to compare, `body` runs
-    /// between the read and the write holding ``modification`` (atomic among this entry's
-    /// changes in the process; `body` must not touch this entry).
-    ///
-    /// - Parameter storeFailure: Called with a read, decode or write error: rethrow it, or
-    ///   report it. After a reported read or decode error `body` runs on the initial value and
-    ///   nothing is written (the error says so): the file it could not read is kept. A reported
-    ///   write error returns `body`'s result without storing it.
+    /// A compare-and-set loop on the file's stamp: `body` runs with no lock held, and its result
+    /// is written only if the file still has the stamp `body` started from; the comparison and
+    /// the write hold the `flock` of `<file>.lock`, so updates are atomic across processes. A
+    /// file manager of the user's has no stamps: see ``updateThrough(_:_:storeFailure:)``.
+    /// After a read or decode error reported to `storeFailure`, `body` runs on the initial value
+    /// and nothing is written.
     override func update<Result>(
         _ body: (inout Value) throws -> Result,
         storeFailure: (any Error) throws -> Void
@@ -304,11 +290,8 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
     }
 
     /// Moves an undecodable file aside before it is replaced or removed, so its bytes are never
-    /// lost — also when this process never read it (a file edited by hand, or written by an
-    /// older version of the program with another type).
-    ///
-    /// Costs nothing when the file is the one this entry last read or wrote (same stamp);
-    /// otherwise the file is read and decoded once.
+    /// lost, also when this process never read it (a hand edit, an older type). Costs nothing
+    /// when the file is the one this entry last read or wrote.
     private func preserveCorruptFile(_ files: LocalFiles, path: String) throws {
         guard let stamp = try files.existingStamp(ofFile: path) else {
             kept.withLock { check, _ in check.corruptStamp = nil }

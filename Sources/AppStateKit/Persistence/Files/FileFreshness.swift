@@ -8,10 +8,11 @@ import Darwin
 #endif
 
 /// Whether a value cached from a file is still the file's current value, known without a `stat`
-/// as long as the file's ``SharedGeneration`` hasn't moved. This file also holds the counter
+/// as long as the file's ``SharedGeneration`` hasn't moved. This file also holds that counter
 /// and the ``FreshnessClock`` the check is timed on.
 ///
-/// The rule, for a cache that holds this alongside its value:
+/// The rule, for a cache that holds this alongside its value (a copy taken under the cache's
+/// lock answers ``isCurrent()`` as the original did then):
 /// 1. ``isCurrent`` — the counter is where it was when the file was last checked, and that
 ///    check is less than ``revalidationInterval`` old: use the cached value.
 /// 2. Otherwise take a ``mark()`` *before* checking the file's stamp (and reloading it if it
@@ -22,7 +23,7 @@ import Darwin
 /// and checks the file. Writers that don't know the counter — another program, an editor, an
 /// earlier version of AppStateKit — are noticed by the check every ``revalidationInterval``.
 /// Without a counter (``SharedGenerationLookup/unsupported``) every read checks the stamp.
-struct FileFreshness {
+struct FileFreshness: Sendable {
     /// How long a check is trusted while the counter stands still: writers that don't count are
     /// seen at most this long after they wrote.
     static let revalidationInterval: UInt64 = 1_000_000_000
@@ -51,34 +52,9 @@ struct FileFreshness {
     /// Whether the cached value may be used without checking the file.
     @inline(__always)
     func isCurrent() -> Bool {
-        Self.isCurrent(checked: checked, generation: generation, clock: clock)
-    }
-
-    @inline(__always)
-    fileprivate static func isCurrent(checked: Mark?, generation: borrowing SharedGeneration?, clock: FreshnessClock) -> Bool {
         // Optional chaining rather than binding `generation`: binding retains it.
         guard let checked, generation?.load() == checked.generation else { return false }
-        return clock.now() &- checked.time < revalidationInterval
-    }
-
-    /// What ``isCurrent()`` looks at, copied out: whoever holds the freshness behind a lock can
-    /// hand this out, and the holder checks it without that lock for as long as it knows the
-    /// freshness itself was not changed since (see `FileKeyValueStore.ReadValidity`).
-    struct Checkpoint: Sendable {
-        fileprivate let checked: Mark?
-        fileprivate let generation: SharedGeneration?
-        fileprivate let clock: FreshnessClock
-
-        /// ``FileFreshness/isCurrent()`` of the freshness this was taken from, as it was then.
-        @inline(__always)
-        func isCurrent() -> Bool {
-            FileFreshness.isCurrent(checked: checked, generation: generation, clock: clock)
-        }
-    }
-
-    /// A copy of the state ``isCurrent()`` looks at.
-    var checkpoint: Checkpoint {
-        Checkpoint(checked: checked, generation: generation, clock: clock)
+        return clock.now() &- checked.time < Self.revalidationInterval
     }
 
     /// Takes the mark to ``record(_:)`` once the file has been checked; `nil` without a counter.
@@ -107,15 +83,13 @@ struct FileFreshness {
         }
     }
 
-    /// Maps the counter of `lockPath` if that hasn't happened yet and the file system allows it.
-    /// Called on the slow path, before the file's stamp is checked.
+    /// Maps the counter of `lockPath` if that hasn't happened yet and the file system allows it;
+    /// called on the slow path, before the file's stamp is checked.
     ///
     /// With `create`, a missing lock file is created; with `creatingDirectory` too, so is its
-    /// missing directory (mode `0700`, flushed to disk as a writer would): a store's reads then
-    /// know a file nobody wrote yet is still missing from the counter, without a `stat`. A lock
-    /// file that still can't be found (its directory is missing and may not or can't be
-    /// created) is looked for again at most once per ``revalidationInterval``; reads meanwhile
-    /// check with a `stat`.
+    /// missing directory (as a writer would), so reads of a file nobody wrote yet need no `stat`.
+    /// A lock file that still can't be found is looked for again at most once per
+    /// ``revalidationInterval``; reads meanwhile check with a `stat`.
     mutating func attach(lockPath: String, in fileSystem: some FileSystem, create: Bool, creatingDirectory: Bool = true) {
         guard generation == nil, !isUnsupported else { return }
         if let lastAbsent, clock.now() &- lastAbsent < Self.revalidationInterval { return }
@@ -163,10 +137,9 @@ struct FileFreshness {
 
 /// The clock ``FileFreshness`` measures ``FileFreshness/revalidationInterval`` on: a coarse
 /// monotonic clock unless a test binds another, as ``PollClock`` is bound for change streams.
-///
-/// Each store and each file state takes the clock bound when it is created, so a test that
-/// creates them inside `FreshnessClock.$current.withValue(.on(manualClock)) { … }` moves past the
-/// interval by advancing that clock instead of sleeping.
+/// Each store and file state takes the clock bound when it is created, so a test creating them
+/// inside `FreshnessClock.$current.withValue(.on(manualClock)) { … }` advances that clock
+/// instead of sleeping.
 package struct FreshnessClock: Sendable {
     /// Nanoseconds since some fixed start; `nil` for the system's coarse monotonic clock.
     private let reading: (@Sendable () -> UInt64)?
@@ -194,8 +167,8 @@ package struct FreshnessClock: Sendable {
         return Self.systemNow()
     }
 
-    /// A monotonic clock in nanoseconds, as cheap as the platform offers (a few nanoseconds, no
-    /// system call; its resolution of a few milliseconds is plenty for a one-second interval).
+    /// A monotonic clock in nanoseconds without a system call (its resolution of a few
+    /// milliseconds is plenty for a one-second interval).
     @inline(__always)
     private static func systemNow() -> UInt64 {
         var time = timespec()

@@ -180,7 +180,7 @@ public final class FileKeyValueStore: UserDefaultsManaging, Sendable {
         defer { Self.log(notes) }
         return try locked.withLock { locked in
             let object = try lockedRead(key, &locked, &notes)
-            return (object, ReadValidity(cacheChange: cacheChanges.loadRelaxed(), freshness: locked.cache.freshness.checkpoint))
+            return (object, ReadValidity(cacheChange: cacheChanges.loadRelaxed(), freshness: locked.cache.freshness))
         }
     }
 
@@ -197,7 +197,8 @@ public final class FileKeyValueStore: UserDefaultsManaging, Sendable {
     /// The state of the cache a read was answered from (see ``readObjectForReuse(forKey:)``).
     struct ReadValidity: Sendable {
         let cacheChange: UInt64
-        let freshness: FileFreshness.Checkpoint
+        /// A copy of the cache's freshness at the read.
+        let freshness: FileFreshness
     }
 
     /// The body of a read, with the lock held. (It takes `locked` rather than its cache so

@@ -71,9 +71,8 @@ final class StoredStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, 
         return initial
     }
 
-    /// A read from a file store: the stored value, decoded and kept for the next read when
-    /// something vouches for the store (the entry's own store, or a `\.userDefaults` resolution
-    /// with a check; a value a scope provides is not kept).
+    /// A read from a file store: the stored value, decoded and kept for the next read unless it
+    /// came from a scope's `\.userDefaults` (no ``CollaboratorCheck`` vouches for that).
     private func readAndKeep(from fileStore: FileKeyValueStore, collaborator: CollaboratorCheck?) throws -> Value {
         // The validity of the first read covers the legacy key's too: anything that changed in
         // between moved the store on, and the next read decodes again.
@@ -140,18 +139,11 @@ final class StoredStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, 
         }
     }
 
-    /// Reads, changes and writes the value as one step: a compare-and-set loop.
-    ///
-    /// `body` runs on the current value without any lock held; the result is stored only if the
-    /// stored value is still the one `body` started from, otherwise `body` runs again on the new
-    /// value. With a ``FileKeyValueStore`` the comparison and the write happen under the store's
-    /// `flock`, so updates are atomic across processes; other stores compare and write under a
-    /// process-wide lock, so updates are atomic within the process.
-    ///
-    /// - Parameter storeFailure: Called with a read, decode or write error: rethrow it, or
-    ///   report it. After a reported read or decode error `body` runs on the initial value and
-    ///   nothing is written (the error says so): the stored value it could not read is kept. A
-    ///   reported write error returns `body`'s result without storing it.
+    /// A compare-and-set loop: `body` runs with no lock held, and its result is stored only if
+    /// the stored value is still the one `body` started from. A ``FileKeyValueStore`` compares
+    /// and writes under its `flock` (atomic across processes), other stores under
+    /// ``LocalStoreUpdates/lock`` (atomic within the process). After a read or decode error
+    /// reported to `storeFailure`, `body` runs on the initial value and nothing is written.
     override func update<Result>(
         _ body: (inout Value) throws -> Result,
         storeFailure: (any Error) throws -> Void
