@@ -24,16 +24,16 @@ struct FileStampTests {
         let path = directory.file("value.json")
         try AtomicFileWriter.write(Data("1".utf8), to: path)
         try setModificationTime(of: path, seconds: Self.future, nanoseconds: 999_999_999)
-        let before = try #require(FileStamp.of(path: path))
+        let before = try #require(try FileStamp.ofExistingFile(atPath: path))
 
         try AtomicFileWriter.write(Data("2".utf8), to: path)
-        let after = try #require(FileStamp.of(path: path))
+        let after = try #require(try FileStamp.ofExistingFile(atPath: path))
         #expect(after.modifiedSeconds == Int64(Self.future + 1))
         #expect(after.modifiedNanoseconds == 0)
         #expect(after != before)
 
         try AtomicFileWriter.write(Data("3".utf8), to: path)
-        let third = try #require(FileStamp.of(path: path))
+        let third = try #require(try FileStamp.ofExistingFile(atPath: path))
         #expect(third.modifiedSeconds == Int64(Self.future + 1))
         #expect(third.modifiedNanoseconds == 1)
     }
@@ -72,7 +72,7 @@ struct FileStampTests {
 
     /// Dates the file `future` if it is dated earlier, as a kernel whose clock reads `future` would.
     private func clampModificationTime(of path: String) throws {
-        let stamp = try #require(FileStamp.of(path: path))
+        let stamp = try #require(try FileStamp.ofExistingFile(atPath: path))
         if stamp.modifiedSeconds < Int64(Self.future) {
             try setModificationTime(of: path, seconds: Self.future, nanoseconds: 0)
         }

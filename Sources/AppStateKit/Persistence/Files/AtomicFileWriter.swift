@@ -185,8 +185,7 @@ package enum AtomicFileWriter {
 
     /// Refuses a last path component longer than ``maximumNameLength`` bytes, up front.
     static func checkNameLength(_ path: String) throws {
-        // A path that short has a name that short: no need to split it (thousands of
-        // instructions through NSString), as in `sibling(of:suffix:reserving:)`.
+        // A path that short has a name that short: no need to split it.
         if path.utf8.count <= maximumNameLength { return }
         let name = (path as NSString).lastPathComponent
         let length = name.utf8.count
@@ -215,8 +214,7 @@ package enum AtomicFileWriter {
     /// even with `reserving` more bytes appended later: a long file name is shortened (at a
     /// character boundary) before the suffix.
     static func sibling(of path: String, suffix: String, reserving: Int = 0) -> String {
-        // A path that short has a name that short: no need to split it (which costs thousands
-        // of instructions through NSString) — the case of every write's temporary file.
+        // A path that short has a name that short: no need to split it.
         if path.utf8.count + suffix.utf8.count + reserving <= maximumNameLength { return path + suffix }
         let name = (path as NSString).lastPathComponent
         let budget = maximumNameLength - suffix.utf8.count - reserving
@@ -230,16 +228,5 @@ package enum AtomicFileWriter {
             length += size
         }
         return (directory(of: path) as NSString).appendingPathComponent(shortened + suffix)
-    }
-}
-
-extension FileStamp {
-    /// `status(of:)`, with its failure named by path.
-    static func status(of path: String, in fileSystem: some FileSystem) throws -> FileStatus? {
-        do {
-            return try fileSystem.status(of: path)
-        } catch {
-            throw PersistenceError(error, path: path)
-        }
     }
 }

@@ -19,29 +19,19 @@ package struct FileStamp: Equatable, Sendable {
     let modifiedSeconds: Int64
     let modifiedNanoseconds: Int64
 
-    /// The stamp of the file at `path`, or `nil` when there is no file *or it cannot be
-    /// examined* (for example, a directory on the way that may not be searched).
-    ///
-    /// Use ``ofExistingFile(atPath:)`` to tell the two apart.
-    package static func of(path: String) -> FileStamp? {
-        do {
-            return try ofExistingFile(atPath: path)
-        } catch {
-            return nil  // Documented: this form cannot tell "unreadable" from "absent".
-        }
-    }
-
     /// The stamp of the file at `path`, or `nil` when there is none (`ENOENT`, `ENOTDIR`).
     ///
     /// - Throws: ``PersistenceError`` naming `path` for every other failure (`EACCES`, `EIO`, …).
-    package static func ofExistingFile(atPath path: String) throws -> FileStamp? {
-        try ofExistingFile(atPath: path, in: POSIXFileSystem())
+    package static func ofExistingFile(
+        atPath path: String, in fileSystem: some FileSystem = POSIXFileSystem()
+    ) throws(PersistenceError) -> FileStamp? {
+        try status(of: path, in: fileSystem)?.stamp
     }
 
-    /// The stamp of the file at `path` in `fileSystem`, or `nil` when there is none.
-    package static func ofExistingFile(atPath path: String, in fileSystem: some FileSystem) throws(PersistenceError) -> FileStamp? {
+    /// `fileSystem.status(of:)`, with its failure named by path.
+    static func status(of path: String, in fileSystem: some FileSystem) throws(PersistenceError) -> FileStatus? {
         do {
-            return try fileSystem.status(of: path)?.stamp
+            return try fileSystem.status(of: path)
         } catch {
             throw PersistenceError(error, path: path)
         }

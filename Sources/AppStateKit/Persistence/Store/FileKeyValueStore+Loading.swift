@@ -4,8 +4,8 @@ import Foundation
 extension FileKeyValueStore {
     /// Checks the stamps of the file and its log; reads the records appended to the log since the
     /// last check, or re-reads both when either was replaced, in `cache` (with the store's lock
-    /// held); a failure leaves the cache as it was and throws. Debug messages are added to `notes`, to be logged
-    /// after the lock is released.
+    /// held); a failure leaves the cache as it was and throws. Debug messages go to `notes`, to
+    /// be logged after the lock is released.
     ///
     /// Maps the generation counter once the file exists, and records the counter's value taken
     /// *before* the `stat`s, so a write counted after it is never mistaken for seen.
@@ -18,9 +18,7 @@ extension FileKeyValueStore {
             cache.freshness.checkIdentity(lockPath: lockPath, in: fileSystem)
         }
         let mark = cache.freshness.mark()
-        let stamp = isPOSIX
-            ? try FileStamp.ofExistingFile(atPath: path, in: POSIXFileSystem())
-            : try FileStamp.ofExistingFile(atPath: path, in: fileSystem)
+        let stamp = try FileStamp.ofExistingFile(atPath: path, in: fileSystem)
         let logPath = try self.logPath()
         let logStamp = try logStamp(logPath)
         if stamp == cache.stamp, let log = cache.log, let logStamp, log.isSameFile(as: logStamp) {
@@ -49,10 +47,7 @@ extension FileKeyValueStore {
 
     /// The log beside the store's file (beside the file a symbolic link points to).
     func logPath() throws -> String {
-        let target = isPOSIX
-            ? try AtomicFileWriter.resolvingLinks(path, in: POSIXFileSystem())
-            : try AtomicFileWriter.resolvingLinks(path, in: fileSystem)
-        return AtomicFileWriter.sibling(of: target, suffix: ".log")
+        AtomicFileWriter.sibling(of: try AtomicFileWriter.resolvingLinks(path, in: fileSystem), suffix: ".log")
     }
 
     /// Applies the records appended to the log since `log.consumed` to the cache; `false` when the

@@ -65,7 +65,7 @@ extension FileKeyValueStore {
     /// Replaces the file with the batch applied; with ``Layout/appendOnlyLog``, after creating an
     /// empty log (so that when writing the file fails, the store is as it was).
     private func writeWithoutLog(logPath: String, changes: StoreLog.Batch) throws -> Written {
-        let created = layout == .appendOnlyLog ? try createLog(at: logPath, holding: Data()) : nil
+        let created = layout == .appendOnlyLog ? try createLog(at: logPath) : nil
         return Written(snapshot: try writeSnapshot(entries(after: changes)), log: created)
     }
 
@@ -96,7 +96,7 @@ extension FileKeyValueStore {
                 try AtomicFileWriter.remove(logPath, in: fileSystem)
                 written.log = nil
             } else {
-                written.log = try createLog(at: logPath, holding: Data())
+                written.log = try createLog(at: logPath)
             }
         } catch {
             let problem = (error as? BatchEncodingFailure)?.error ?? error
@@ -124,13 +124,13 @@ extension FileKeyValueStore {
         return try AtomicFileWriter.write(data, to: path, durable: durability == .immediate, announcing: false, in: fileSystem)
     }
 
-    /// Replaces the log with a new one (a new epoch) holding `records`, atomically.
-    private func createLog(at logPath: String, holding records: Data) throws -> StoreLogPosition {
+    /// Replaces the log with a new, empty one (a new epoch), atomically.
+    private func createLog(at logPath: String) throws -> StoreLogPosition {
         let header = StoreLog.newHeader()
-        let stamp = try AtomicFileWriter.write(header + records, to: logPath, durable: durability == .immediate, announcing: false, in: fileSystem)
+        let stamp = try AtomicFileWriter.write(header, to: logPath, durable: durability == .immediate, announcing: false, in: fileSystem)
         guard let stamp else {
             throw PersistenceError(.ioFailure, subject: logPath, detail: "the new log has no stamp")
         }
-        return StoreLogPosition(device: stamp.device, inode: stamp.inode, epoch: StoreLog.epoch(ofHeader: header), consumed: header.count + records.count)
+        return StoreLogPosition(device: stamp.device, inode: stamp.inode, epoch: StoreLog.epoch(ofHeader: header), consumed: header.count)
     }
 }

@@ -49,8 +49,6 @@ public final class FileKeyValueStore: UserDefaultsManaging, Sendable {
 
     /// Where the file lives: the real file system unless a test passes another.
     let fileSystem: any FileSystem
-    /// Whether `fileSystem` is the real one (a reload then calls it without the existential).
-    let isPOSIX: Bool
     /// The smallest log compacted into the file (see `FileKeyValueStore+Log`).
     let compactionThreshold: Int
     /// The sibling every writer `flock`s; its first 8 bytes hold the generation counter.
@@ -110,7 +108,6 @@ public final class FileKeyValueStore: UserDefaultsManaging, Sendable {
         self.layout = layout
         self.fileSystem = fileSystem
         self.compactionThreshold = compactionThreshold
-        self.isPOSIX = fileSystem is POSIXFileSystem
         self.lockPath = AtomicFileWriter.lockFile(of: path)
         self.locked = LockedBox(Locked(changes: cacheChanges.view))
     }
