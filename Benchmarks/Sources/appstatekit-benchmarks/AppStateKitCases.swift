@@ -16,6 +16,7 @@ struct BenchSettings: Sendable {
 
 struct WrapperHolder: Sendable {
     @AppDependency(\.benchService) var service
+    @AppState(\.benchCounter) var counter
 }
 
 enum AppStateKitCases {
@@ -51,9 +52,13 @@ enum AppStateKitCases {
     }
 
     static func state() -> [BenchmarkCase] {
-        [
+        let holder = opaque(WrapperHolder())
+        return [
             BenchmarkCase(name: "AppStateKit State read", group: "state") { n in
                 for _ in 0..<n { blackHole(Application.state(\.benchCounter).value) }
+            },
+            BenchmarkCase(name: "AppStateKit @AppState read", group: "state") { n in
+                for _ in 0..<n { blackHole(holder.counter) }
             },
             BenchmarkCase(name: "AppStateKit State write", group: "state") { n in
                 for index in 0..<n {
