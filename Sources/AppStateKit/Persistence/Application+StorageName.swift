@@ -7,23 +7,19 @@ extension Application {
     /// (`$XDG_DATA_HOME/<name>` or `~/.local/share/<name>`; `~/Library/Application Support/<name>`
     /// on Apple platforms).
     ///
-    /// By default it is the name of the executable file, with symbolic links resolved: a binary
-    /// started through a symlink (`/usr/local/bin/todo → /opt/todo/bin/todo`) uses the name of
-    /// the file the link points to. A copy or a rename is another name; set the name explicitly
-    /// so that every build, copy and link of the program finds the same data:
+    /// By default it is the name of the executable file, symbolic links resolved. A copy or a
+    /// rename is another name; set it explicitly so every build, copy and link of the program
+    /// finds the same data:
     ///
     /// ```swift
-    /// // First thing in main (a server's or a command-line tool's):
+    /// // First thing in main:
     /// Application.storageName = "inventory-server"
     /// ```
     ///
-    /// Set it before any default location is used — before the first access to a stored state
-    /// using the default store or a file state declared without `path:`. Setting a different
-    /// name afterwards would split the data between two directories, so it stops the process
-    /// with a message naming both names; setting the same name again is allowed. The name must
-    /// be a single path component (not empty, `.` or `..`, without `/` or NUL), or the setter
-    /// stops the process. An explicitly set `FileManager.defaultFileStatePath` wins
-    /// over the name for file states.
+    /// Set it before a default location is used. Setting a different name afterwards (the data
+    /// would be split between two directories), or a name that is not a single path component,
+    /// stops the process with a message. An explicitly set `FileManager.defaultFileStatePath`
+    /// wins over the name for file states.
     public static var storageName: String {
         get { StorageName.current }
         set { StorageName.set(newValue) }

@@ -4,18 +4,13 @@ import Synchronization
 /// Tells a test that forgot `.isolatedApplication` where its persisted state goes.
 ///
 /// A test outside an isolated application that touches a `StoredState`, `FileState` or
-/// `SyncState` writes to the real locations (`~/.config/<test bundle>/defaults.json`, the file
-/// states' directories, `~/.config/<test bundle>/sync.json`), and what it stores there carries
-/// over into the next run. The first time one of the real defaults behind them — the
-/// `\.userDefaults` store, the `\.fileManager` or the `\.syncStore` — is created while a test
-/// is running, this reports it once per process (one notice for all three) through the logger,
-/// naming where the data goes and the trait that avoids it. An isolated application creates its
-/// own in-memory or sandboxed collaborators directly, so it never reaches these factories.
+/// `SyncState` writes to the real locations, and what it stores there carries over into the
+/// next run. The first time one of the real defaults behind them (`\.userDefaults`,
+/// `\.fileManager`, `\.syncStore`) is created while a test runs, this reports it once per
+/// process through the logger, naming where the data goes and the trait that avoids it.
 ///
-/// The library can't know that a test is running, and doesn't guess from the process: the
-/// testing product tells it. AppStateKitTesting installs ``install(runningTest:)`` (the name of
-/// Swift Testing's `Test.current`) when a test names one of its traits, which Swift Testing evaluates while it
-/// discovers the tests, before any runs. Without AppStateKitTesting nothing is reported.
+/// The library doesn't guess that a test is running: AppStateKitTesting tells it through
+/// ``install(runningTest:)`` when a test names one of its traits. Without it nothing is reported.
 package enum UnisolatedPersistenceNotice {
     private static let runningTest = LockedBox<(@Sendable () -> String?)?>(nil)
     private static let given = Atomic<Bool>(false)

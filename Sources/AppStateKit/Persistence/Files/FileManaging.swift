@@ -3,21 +3,18 @@ import Foundation
 /// The file operations of AppState's `FileManaging`, behind the `\.fileManager` dependency that
 /// ``Application/FileState`` reads and writes through.
 ///
-/// `FileManager` conforms: its ``Application/FileState`` files are written atomically
-/// (temporary file, `fsync`, `rename`) with mode `0600` in `0700` directories, and through
-/// symbolic links to the files they point to. Isolated applications use one that maps every path
-/// into a temporary directory, and `AppStateKitTesting`'s `InMemoryFileSystem` keeps files in
-/// memory and fails on request.
+/// `FileManager` conforms: its FileState files are written atomically (temporary file, `fsync`,
+/// `rename`) with mode `0600` in `0700` directories. Isolated applications use one that maps
+/// every path into a temporary directory; `AppStateKitTesting`'s `InMemoryFileSystem` keeps
+/// files in memory and fails on request.
 ///
 /// A file manager of your own (a mock, an encrypting one) is honoured: FileState reads with
-/// ``in(path:filename:)`` on every read (it can't tell whether the file changed, so it keeps
-/// nothing), writes with ``out(_:path:filename:base64Encoded:)`` and deletes with
-/// ``delete(path:filename:)``, and never touches the files at the declared paths itself. Its
-/// `in` says "no file" by throwing `CocoaError(.fileReadNoSuchFile)`, `POSIXError(.ENOENT)` or
-/// the ``PersistenceError`` with `errno` `ENOENT` the default implementation throws; FileState
-/// then reads the initial value. Every other error is surfaced: ``Application/FileState/read()``
-/// throws it, and the `value` getter reports it and returns the initial value. The default
-/// implementations act on the real file system at the paths given.
+/// ``in(path:filename:)`` on every read (keeping nothing it couldn't validate), writes with
+/// ``out(_:path:filename:base64Encoded:)``, deletes with ``delete(path:filename:)``, and never
+/// touches the declared paths itself. Its `in` says "no file" by throwing
+/// `CocoaError(.fileReadNoSuchFile)`, `POSIXError(.ENOENT)` or a ``PersistenceError`` with
+/// `errno` `ENOENT`; every other error is surfaced (``Application/FileState/read()`` throws it,
+/// the `value` getter reports it). The default implementations act on the real file system.
 public protocol FileManaging: Sendable {
     /// Removes the file or directory at `path`.
     func removeItem(atPath path: String) throws

@@ -1,11 +1,9 @@
 import Foundation
 
-/// The POSIX operations AppStateKit's persistence layer performs, behind one seam.
-///
-/// ``AtomicFileWriter``, ``FileStamp``, ``FileLock``, ``FileKeyValueStore`` and the default
-/// ``FileManaging`` implementation reach the disk only through this protocol. ``POSIXFileSystem``
-/// is the real one; `AppStateKitTesting`'s `InMemoryFileSystem` keeps files in memory and can
-/// fail any operation on any path with any `errno`.
+/// The POSIX operations AppStateKit's persistence layer performs, behind one seam: everything
+/// reaches the disk through it. ``POSIXFileSystem`` is the real one; `AppStateKitTesting`'s
+/// `InMemoryFileSystem` keeps files in memory and can fail any operation with any `errno`.
+/// A `target` parameter names the file an operation serves, only to match injected failures.
 ///
 /// The contract: only "absent" (`ENOENT`, `ENOTDIR`) is reported as `nil` by ``status(of:)``,
 /// ``contents(of:)`` and ``linkTarget(of:)``; every other failure throws a ``FileSystemError``
@@ -21,27 +19,17 @@ package protocol FileSystem: Sendable {
     /// The bytes of the file at `path` from `offset` on (at most `limit` of them when given), read
     /// through one descriptor together with that file's stamp, or `nil` when it does not exist.
     /// Fewer bytes than asked for (none at all past the end) is not an error.
-    ///
-    /// - Parameter target: The file this one belongs to; only used to match injected failures
-    ///   in test file systems.
     func contents(of path: String, from offset: Int, limit: Int?, for target: String) throws(FileSystemError) -> (data: Data, stamp: FileStamp)?
 
     /// Writes `data` into the existing file `path` at offset `length`, first cutting off whatever
     /// the file holds past `length` (the torn tail of an append a crash interrupted); `fsync`s it
-    /// when `durable`. On failure the file is cut back to `length`, as far as possible.
-    ///
-    /// - Parameter target: The file this one belongs to; only used to match injected failures
-    ///   in test file systems.
-    /// - Returns: The file's stamp after the write.
+    /// when `durable`. On failure the file is cut back to `length`, as far as possible. Returns
+    /// the file's stamp after the write.
     func append(_ data: Data, to path: String, after length: Int, durable: Bool, for target: String) throws(FileSystemError) -> FileStamp
 
     /// Creates the new file `path` (it must not exist) with mode `0600`, holding `contents`;
     /// dates it after `previous` when the clock hasn't moved past it; `fsync`s it when
-    /// `durable`. On failure the partly written file is removed.
-    ///
-    /// - Parameter target: The file this one will replace; only used to match injected
-    ///   failures in test file systems.
-    /// - Returns: The new file's stamp.
+    /// `durable`. On failure the partly written file is removed. Returns the new file's stamp.
     func createFile(
         _ path: String, contents: Data, datedAfter previous: FileStamp?, durable: Bool, replacing target: String
     ) throws(FileSystemError) -> FileStamp

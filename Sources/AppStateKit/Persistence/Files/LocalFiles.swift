@@ -2,12 +2,8 @@ import Foundation
 
 /// The files of a file system AppStateKit can examine itself — the real one, an isolated
 /// application's sandbox in it, or `AppStateKitTesting`'s `InMemoryFileSystem` — with the
-/// operations ``Application/FileState`` performs on them: reading, atomic replacement, the
-/// ``FileStamp`` that tells it a file changed, moving a corrupt file aside.
-///
-/// Every operation goes through the one ``FileSystem`` seam (absent → `nil`, any other failure
-/// → throws). A ``FileManaging`` of the user's has none of this: FileState reads and writes
-/// through its `in`, `out` and `delete` instead (see ``FileManaging/localFiles``).
+/// operations ``Application/FileState`` performs on them, through the one ``FileSystem`` seam.
+/// A ``FileManaging`` of the user's has none of this (see ``FileManaging/localFiles``).
 package struct LocalFiles: Sendable {
     /// Where the files live.
     let fileSystem: any FileSystem
