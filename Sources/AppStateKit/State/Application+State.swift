@@ -24,12 +24,12 @@ extension Application {
 
         /// The current value. Setting it replaces the shared value atomically.
         ///
-        /// A mutation in place — `counter.value += 1`, `list.value.append(item)`,
-        /// `settings.value.theme = .dark` — is one atomic step too: the entry stays locked from
-        /// the read to the write, so concurrent mutations never lose each other's updates. The
-        /// mutation must not touch this same entry (that stops the process, naming the entry),
-        /// and the value must not be passed `inout` to an `async` function, which would hold the
-        /// lock across the suspension; use ``modify(_:)`` for anything longer than an expression.
+        /// A mutation in place (`counter.value += 1`, `list.value.append(item)`, and
+        /// ``MutableApplicationState/modify(_:)``) is one atomic step too: the entry stays locked
+        /// from the read to the write, so concurrent mutations never lose each other's updates.
+        /// The mutation must not touch this same entry (that stops the process, naming the
+        /// entry), and the value must not be passed `inout` to an `async` function, which would
+        /// hold the lock across the suspension.
         @inlinable
         public var value: Value {
             get { entry.value }
@@ -50,15 +50,6 @@ extension Application {
         @inlinable
         public func reset() {
             entry.reset()
-        }
-
-        /// Mutates the value in place with no other write interleaving.
-        ///
-        /// - Parameter body: Receives the current value; must not access this same entry.
-        /// - Returns: Whatever `body` returns.
-        @inlinable @discardableResult
-        public func modify<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-            try entry.update(body)
         }
 
         /// The entry's identity as AppState exposes it.
@@ -172,6 +163,7 @@ extension Application {
         _ keyPath: KeyPath<Application, State<Value>>,
         _ body: (inout Value) throws -> Result
     ) rethrows -> Result {
-        try withCurrent { $0[keyPath: keyPath] }.modify(body)
+        var state = withCurrent { $0[keyPath: keyPath] }
+        return try state.modify(body)
     }
 }

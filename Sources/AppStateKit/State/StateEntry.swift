@@ -3,8 +3,8 @@ import Synchronization
 /// The registry entry behind an ``Application/State``: the current value and the initial value
 /// that ``Application/State/reset()`` restores.
 ///
-/// Reads and writes hold the entry's own lock for a copy; ``update(_:)`` and the handle's
-/// in-place accessor (`state.value += 1`) hold it while the caller's mutation runs, which makes
+/// Reads and writes hold the entry's own lock for a copy; the handle's in-place accessor
+/// (`state.value += 1`) holds it while the caller's mutation runs, which makes
 /// read-modify-write atomic. Re-entering the same entry from inside that mutation would
 /// self-deadlock; it is detected and stops with the entry's key.
 @usableFromInline
@@ -20,7 +20,6 @@ final class StateEntry<Value: Sendable>: LockedValueEntry<Value>, @unchecked Sen
         self.initial = initial
         super.init(key: key, value: initial)
     }
-
 
     override var kindName: String { "State" }
     override var valueTypeName: String { String(reflecting: Value.self) }
@@ -48,19 +47,9 @@ final class StateEntry<Value: Sendable>: LockedValueEntry<Value>, @unchecked Sen
         value = initial
     }
 
-    /// Runs `body` on the value with the entry locked, so no other write interleaves.
-    @inlinable
-    func update<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
-        try notifyingObservers {
-            beginModification()
-            defer { endModification() }
-            return try body(&lockedValue)
-        }
-    }
-
-    /// Takes the lock for an in-place mutation (``update(_:)`` or the handle's `_modify`) and
-    /// marks the calling thread as the one mutating, so touching the entry again from inside the
-    /// mutation stops with the entry's key instead of deadlocking.
+    /// Takes the lock for an in-place mutation (the handle's `_modify`) and marks the calling
+    /// thread as the one mutating, so touching the entry again from inside the mutation stops
+    /// with the entry's key instead of deadlocking.
     @inlinable
     func beginModification() {
         lockDetectingReentry()

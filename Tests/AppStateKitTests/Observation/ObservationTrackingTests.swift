@@ -142,7 +142,8 @@ fileprivate enum MutationPath: String, CaseIterable, Sendable, CustomTestStringC
             state.value = 7
         case .stateModify:
             startTracking()
-            Application.state(\.trackedCount).modify { $0 += 1 }
+            var count = Application.state(\.trackedCount)
+            count.modify { $0 += 1 }
         case .update:
             startTracking()
             Application.update(\.trackedCount) { $0 += 1 }
