@@ -18,10 +18,9 @@ extension Application {
 }
 
 extension Application {
-    /// The id a declaration made without one gets: its call site, as ``Scope/id`` and
-    /// descriptions, logs and errors show it (`Module/File.swift:12:9 (counter)`). Equal for the
-    /// same call site in every run. AppState has the same internal helper, so tests ported from
-    /// it can call it through `@testable import`.
+    /// The id a declaration made without one gets: its call site, as ``Scope/id`` and logs show
+    /// it (`Module/File.swift:12:9 (counter)`). AppState has the same internal helper, so tests
+    /// ported from it can call it through `@testable import`.
     static func codeID(fileID: StaticString, function: StaticString, line: Int, column: Int) -> String {
         CallSite(fileID: fileID, function: function, line: line, column: column).readable
     }

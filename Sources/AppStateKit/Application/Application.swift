@@ -21,7 +21,6 @@
 /// static entry point is nonetheless safe to call from any thread, because the instance's only
 /// stored property, its registry, synchronises itself.
 open class Application {
-
     /// The entries this application holds.
     @usableFromInline let registry: Registry
 
@@ -40,7 +39,7 @@ open class Application {
     @TaskLocal static var promotedRegistry: Registry?
 
     /// A plain instance over an existing registry, through which an entry resolves its
-    /// collaborators in the application that owns it (see `EntryOwner`). Runs no setup.
+    /// collaborators (see `EntryOwner`). Runs no setup.
     init(resolvingIn registry: Registry) {
         self.registry = registry
     }

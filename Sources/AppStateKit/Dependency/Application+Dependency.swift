@@ -9,9 +9,8 @@ extension Application {
     /// let api = Application.dependency(\.api)
     /// ```
     public struct Dependency<Value: Sendable>: Sendable, CustomStringConvertible {
-        /// Which registry entry the value came from; `nil` when a scope provides the value.
-        /// Plain numbers rather than the entry or its key: a resolve then copies and retains
-        /// nothing but the value.
+        /// Which registry entry the value came from; `nil` when a scope provides the value. Plain
+        /// numbers, so a resolve copies and retains nothing but the value.
         @usableFromInline let source: EntryReference?
 
         /// The dependency instance: the newest override if any, otherwise the created instance.
@@ -91,7 +90,6 @@ extension Application {
         if !OverrideCensus.isEmpty, let overridden = overriddenDependency(key: key, as: Value.self) {
             return Dependency(source: nil, value: overridden)
         }
-        // The registry's table keeps each dependency's current instance: one lock.
         if let (value, source) = registry.dependencyValue(for: key, as: Value.self) {
             return Dependency(source: source, value: value)
         }
@@ -99,9 +97,8 @@ extension Application {
     }
 
     /// The dependency `key` names when the table has no instance for it: created on first use
-    /// — inside the calling task's scopes, where a factory that reads an override keeps its
-    /// instance in the scope (see `ScopedOverride.scopedDependency`) — or made by `object` if
-    /// the entry has no value (see ``DependencyEntry/value(in:_:)``).
+    /// (inside the calling task's scopes, see `ScopedOverride.scopedDependency`), or filled by
+    /// `object` if the entry has no value.
     @usableFromInline
     func registeredDependency<Value: Sendable>(key: EntryKey, _ object: () -> Value) -> Dependency<Value> {
         if let scoped = ScopedOverride.scopedDependencyOfCallingTask(
@@ -116,9 +113,8 @@ extension Application {
         return Dependency(source: EntryReference(entry), value: entry.value(in: registry, object))
     }
 
-    /// What the calling task's scopes put in place of `key` while some scope overrides
-    /// something or a key capture runs: the capture's value or the override; `nil` to read the
-    /// registry's instance.
+    /// What the calling task's scopes put in place of `key`: a running key capture's value or
+    /// the override; `nil` to read the registry's instance.
     @usableFromInline
     func overriddenDependency<Value: Sendable>(key: EntryKey, as type: Value.Type) -> Value? {
         if KeyCapture.isAnyLive, let capture = KeyCapture.current, capture.takes(key) {
@@ -138,7 +134,7 @@ extension Application {
     @usableFromInline
     static func publishedDependency<Value: Sendable>(_ made: Value, key: EntryKey, in registry: Registry) -> Value {
         registry.entry(for: key, as: DependencyEntry<Value>.self) { Application.makeDependencyEntry(key: $0) { made } }
-            .published(made, in: registry)
+            .filled(in: registry) { made }
     }
 
     @usableFromInline

@@ -5,9 +5,8 @@ extension Application {
     ///
     /// Cancel it to restore the previous instance, or let the last reference go. Several
     /// overrides of one key may be cancelled in any order: the newest remaining override, or the
-    /// instance, is what everyone sees. When the override was made before the dependency was
-    /// first used, there is no instance yet: once the last override goes, the next read creates
-    /// it with the factory, as a first use does.
+    /// instance, is what everyone sees. If the dependency had no instance yet, the first read
+    /// after the last override goes creates it with the factory.
     ///
     /// ```swift
     /// let override = Application.override(\.api, with: MockAPIClient())

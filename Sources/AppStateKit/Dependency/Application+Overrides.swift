@@ -1,9 +1,8 @@
 extension Application {
     /// The dependency overrides of one scope, configured in ``Application/withOverrides(_:operation:)-(_,()->R)``.
     public struct Overrides: Sendable {
-        /// The overrides, newest first, in front of the enclosing scopes' (`base`). (A scope
-        /// sets a handful, so a list is cheaper to build and to search than a dictionary; a
-        /// one-override scope costs one node.) A key set twice has two nodes; the newer is found.
+        /// The overrides, newest first, in front of the enclosing scopes' (`base`): a list, since
+        /// a scope sets a handful. A key set twice has two nodes; the newer is found.
         @usableFromInline var newest: ScopedOverride?
 
         /// No overrides of its own yet, in front of `base`, the enclosing scopes' overrides.
@@ -22,13 +21,16 @@ extension Application {
             newest = TypedScopedOverride(key: Overrides.key(of: keyPath, overrideValue: value), value: value, next: newest)
         }
 
-        /// The key of the dependency declared at `keyPath` (see `KeyCapture`).
+        /// The key the declaration at `keyPath` names now (see `KeyCapture`).
         @usableFromInline
         static func key<Value: Sendable>(
             of keyPath: KeyPath<Application, Dependency<Value>>,
             overrideValue: Value
         ) -> EntryKey {
-            KeyCapture.key(of: keyPath, overrideValue: overrideValue)
+            guard let key = KeyCapture.declaredKey(of: keyPath, replacement: overrideValue) else {
+                preconditionFailure(KeyCapture.notADeclarationMessage(keyPath))
+            }
+            return key
         }
     }
 
@@ -59,9 +61,7 @@ extension Application {
     ///
     /// `operation` runs on the caller's actor (`isolation`), and the scope costs no more
     /// executor switches than binding a `@TaskLocal` does.
-    // Inlinable so the caller's executor switches and the task-local's merge: as a call into the
-    // library, the isolated parameter added five `swift_task_switch`es per scope (a server
-    // request went from 50 to 45 switches, the same as with a plain `@TaskLocal`).
+    // Inlinable so the caller's executor switches and the task-local's merge.
     @inlinable
     public static func withOverrides<R>(
         _ configure: (inout Overrides) -> Void,

@@ -1,12 +1,8 @@
-/// Global replacement of a dependency — ``Application/override(_:with:)`` and
-/// ``Application/promote(_:with:)`` — without creating the instance it replaces.
-///
-/// The entry for the key is looked up in the registry as any read does (single-flight, under
-/// the registry's rules), but when it is missing it is created from the replacement itself, so
-/// the factory never runs: an override makes an entry without an instance (the first read after
-/// its last override goes creates the instance with the factory, see ``DependencyEntry``), a
-/// promotion makes one whose instance is the promoted value. An entry that exists already is
-/// overridden or promoted in place, as always.
+/// Global replacement of a dependency (``Application/override(_:with:)``,
+/// ``Application/promote(_:with:)``) without creating the instance it replaces: a missing entry
+/// is created from the replacement itself, so the factory never runs. An override makes an entry
+/// without an instance, a promotion one whose instance is the promoted value; an existing entry
+/// is overridden or promoted in place.
 extension DependencyEntry {
     /// Puts `value` on top of the overrides of the entry for `key` in `registry`, creating an
     /// entry without an instance if there is none; returns the entry and the override's token.

@@ -1,23 +1,18 @@
 import Synchronization
 
 /// The registry entry behind an ``Application/Dependency``: the instance the factory created,
-/// replaced by ``Application/promote(_:with:)``, with a stack of overrides on top.
-///
-/// The newest live override wins; cancelling any override, in any order, leaves the newest
-/// remaining one or the instance.
+/// replaced by ``Application/promote(_:with:)``, with a stack of overrides on top. The newest
+/// live override wins; cancelling any, in any order, leaves the newest remaining one or the
+/// instance.
 ///
 /// A global override of a dependency that doesn't exist yet creates its entry without an
-/// instance (see `DependencyEntry+Replacement.swift`), so the factory doesn't run. While the entry
-/// has neither an instance nor an override — its last override went before anything gave it an
-/// instance — it has no value: the next read runs the factory it passes
-/// (``value(in:_:)``) and installs the result, once, through the registry's
-/// single-flight creation (``Registry/fill(_:isFilled:fill:)``), exactly as a first use creates
-/// an entry. The entry itself stays in the registry throughout, so whoever keeps it (a
-/// SyncState coordinator keeps `\.syncStore`'s) keeps following it.
+/// instance, so the factory doesn't run. While the entry has neither an instance nor an
+/// override, it has no value: the next read runs the factory it passes (``value(in:_:)``) once,
+/// through the registry's single flight (``Registry/fill(_:isFilled:fill:)``). The entry stays
+/// in the registry throughout, so whoever keeps it keeps following it.
 ///
-/// A read copies the current instance under the entry's lock. The instance lives in an immutable
-/// box replaced on every change, and `version` is bumped afterwards, so whoever remembers a
-/// resolution (`DependencyMemo`) can tell when it is stale.
+/// The current instance lives in an immutable box replaced on every change, and `version` is
+/// bumped with it, so whoever remembers a resolution (`CollaboratorCheck`) can tell it is stale.
 @usableFromInline
 final class DependencyEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable {
     // Safe: the mutable state lives in `state`, a `LockedBox`; `version` and `lacksValue` are atomic.
@@ -65,14 +60,13 @@ final class DependencyEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable
     override var awaitsValue: Bool { lacksValue.loadAcquiring() != 0 }
 
     /// The current instance and the version it was published at; `nil` while the entry has no
-    /// value (see the type's comment).
+    /// value.
     func snapshot() -> (value: Value, version: UInt64)? {
         state.withLock { storage in storage.current.map { ($0.value, version.loadRelaxed()) } }
     }
 
-    /// The current box and the version it was published at, after `fill` — a read of the
-    /// dependency's declaration, which gives an entry without a value its instance — if needed:
-    /// for holders of the entry who have no factory to pass.
+    /// The current instance and its version, after `fill` (a read of the declaration, which
+    /// gives an entry without a value its instance) if needed: for holders without a factory.
     func snapshot(filling fill: () -> Void) -> (value: Value, version: UInt64) {
         while true {
             if let snapshot = snapshot() { return snapshot }
@@ -103,8 +97,8 @@ final class DependencyEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable
         registry.refreshSnapshot(of: self)
     }
 
-    /// Runs the factory for an entry without a value (the single flight of ``Registry/fill(_:isFilled:fill:)``);
-    /// inside a scope, a factory that depends on the scope's overrides keeps its instance there.
+    /// Runs the factory for an entry without a value; inside a scope, a factory that depends on
+    /// the scope's overrides keeps its instance there.
     @usableFromInline
     func filledValue(in registry: Registry, _ object: () -> Value) -> Value {
         if let scoped = ScopedOverride.scopedDependencyOfCallingTask(
@@ -118,15 +112,9 @@ final class DependencyEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable
         return filled(in: registry, object)
     }
 
-    /// The current instance, or `made` installed as the instance if the entry has no value (a
-    /// dependency a scope created and found independent of its overrides).
-    func published(_ made: Value, in registry: Registry) -> Value {
-        filled(in: registry) { made }
-    }
-
     /// The current value, after running `object` once through `registry`'s single flight and
     /// installing its result if the entry has no value.
-    private func filled(in registry: Registry, _ object: () -> Value) -> Value {
+    func filled(in registry: Registry, _ object: () -> Value) -> Value {
         while true {
             if let value = currentValue() { return value }
             registry.fill(key, isFilled: { lacksValue.loadAcquiring() == 0 }) {
@@ -208,19 +196,13 @@ final class DependencyEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable
         }
     }
 
-    /// Applies `body` to the storage under the entry's lock and makes what it returns the current
-    /// instance (`nil`: the entry is left without a value).
-    /// The registry's table then picks up the new box (after the entry's lock: the table's lock
-    /// comes first).
-    private func change(_ body: (inout Storage) -> Value?) {
-        change(ifVersion: nil, body)
-    }
-
-    /// ``change(_:)``, only if the entry is still at version `expected` (`nil`: at any);
-    /// returns whether it changed. Every change bumps the version under the lock, so an
-    /// unchanged version means an unchanged storage.
+    /// Unless the entry has moved past version `expected` (`nil`: any), applies `body` to the
+    /// storage under the entry's lock and makes what it returns the current instance (`nil`:
+    /// no value); returns whether it did. Every change bumps the version under the lock, so an
+    /// unchanged version means an unchanged storage. The registry's table then picks up the
+    /// new box, after the entry's lock is released (the table's lock comes first).
     @discardableResult
-    private func change(ifVersion expected: UInt64?, _ body: (inout Storage) -> Value?) -> Bool {
+    private func change(ifVersion expected: UInt64? = nil, _ body: (inout Storage) -> Value?) -> Bool {
         let (changed, registry) = state.withLock { storage -> (Bool, Registry?) in
             if let expected, version.loadRelaxed() != expected { return (false, nil) }
             let value = body(&storage)

@@ -2,35 +2,32 @@ import Synchronization
 
 /// Finds the key of a dependency declaration without running its factory.
 ///
-/// Scoped overrides are keyed by the dependency's identity, which only its declaration knows.
+/// Overrides are keyed by the dependency's identity, which only its declaration knows.
 /// `KeyCapture` evaluates the declaring property, outside every override scope, with a capture
 /// bound to the task. A dependency lookup of the override's value type is then *taken*: it
-/// records the key and returns the override value without asking the registry — so a live
-/// client is never constructed just to be replaced, and the registry is left unchanged. Every other lookup the declaration makes (reading another
-/// dependency or state to choose its id) resolves as usual. Scoped and global overrides and
-/// promotions all find their key this way (``declaredKey(of:replacement:)``), afresh on every
-/// call: nothing is remembered by key path.
+/// records the key and returns the override value without asking the registry, so no live
+/// client is constructed just to be replaced. Every other lookup the declaration makes (to
+/// choose its id) resolves as usual. Scoped and global overrides and promotions all find their
+/// key this way (``declaredKey(of:replacement:)``), afresh on every call: a key path doesn't
+/// determine its key, so nothing is remembered by key path.
 ///
 /// The declaration's own `dependency(…)` call is the last lookup it makes (its arguments are
-/// evaluated first). When a declaration makes several lookups of the override's type, the first
-/// evaluation can't tell them apart; a second one resolves all but the last as usual and takes
-/// the last.
+/// evaluated first). When a declaration makes several lookups of the override's type, a second
+/// evaluation resolves all but the last as usual and takes the last.
 final class KeyCapture: Sendable {
     let value: any Sendable
     /// The override's value type: only dependency lookups of this type are taken.
     let valueType: ObjectIdentifier
     /// How many lookups of that type to resolve as usual before taking the rest.
     let lookupsToResolve: Int
-    /// How many lookups of that type the declaration made so far, and the key of the last
-    /// lookup taken.
+    /// The lookups of that type made so far, and the key of the last one taken.
     private struct Progress {
         var lookupsOfValueType = 0
         var key: EntryKey?
     }
 
-    /// A `Mutex`, not a ``LockedBox``: a capture lives for one evaluation, and a `LockedBox`'s
-    /// allocations (box, lock, mutex, value) and generic metadata were a fifth of a scoped
-    /// override's instructions. Nothing contends for it.
+    /// A `Mutex`, not a ``LockedBox`` (whose allocations a capture living for one evaluation
+    /// would pay on every scoped override); nothing contends for it.
     private let progress = Mutex(Progress())
     var lookupsOfValueType: Int { progress.withLock { $0.lookupsOfValueType } }
     var key: EntryKey? { progress.withLock { $0.key } }
@@ -65,31 +62,17 @@ final class KeyCapture: Sendable {
     @TaskLocal static var current: KeyCapture?
 
     /// How many captures run in the process: while none does, a dependency read doesn't look
-    /// for one (one relaxed load, and only once some scope or capture exists at all).
+    /// for one.
     private static let live = Atomic<Int>(0)
 
     /// Whether a capture runs anywhere in the process.
     @usableFromInline
     static var isAnyLive: Bool { live.load(ordering: .relaxed) != 0 }
 
-    /// The key the declaration at `keyPath` names now, for a scoped override: found afresh on
-    /// every call, like a global override's, so a declaration whose id depends on other state
-    /// is overridden under the id it has when the override is set. (No cache: a key path
-    /// doesn't determine its key.)
-    static func key<Value: Sendable>(of keyPath: KeyPath<Application, Application.Dependency<Value>>, overrideValue: Value) -> EntryKey {
-        guard let key = declaredKey(of: keyPath, replacement: overrideValue) else {
-            preconditionFailure(notADeclarationMessage(keyPath))
-        }
-        return key
-    }
-
-    /// The key the declaration at `keyPath` names now, evaluated afresh (not remembered), or
-    /// `nil` if the property makes no dependency lookup of its type (it returns a handle
-    /// obtained elsewhere). `replacement` — the override or promoted value — stands in for the
-    /// instance, so the factory doesn't run.
-    ///
-    /// For a global override or promotion, which must name the entry the declaration names at
-    /// the time of the call, as reading it would.
+    /// The key the declaration at `keyPath` names now, evaluated afresh, or `nil` if the
+    /// property makes no dependency lookup of its type (it returns a handle obtained elsewhere).
+    /// `replacement`, the override or promoted value, stands in for the instance, so the
+    /// factory doesn't run.
     static func declaredKey<Value: Sendable>(
         of keyPath: KeyPath<Application, Application.Dependency<Value>>,
         replacement: Value
@@ -124,8 +107,7 @@ final class KeyCapture: Sendable {
         return capture
     }
 
-    /// The stop for a key path whose property returns a dependency handle without declaring one
-    /// (so there is no entry to override or remove).
+    /// The stop for a key path whose property returns a dependency handle without declaring one.
     static func notADeclarationMessage(_ keyPath: AnyKeyPath) -> String {
         """
         AppStateKit: \(keyPath) doesn't declare a dependency, so it can't be overridden or removed. \

@@ -1,11 +1,9 @@
 /// The seam behind AppStateKitTesting's `.noLiveDependencies` trait: a task-local handler told
 /// each time a dependency's own factory creates its instance in the calling task.
 ///
-/// A dependency the task overrides never runs its factory, so inside an isolated application
-/// (where every dependency starts without an instance) a call means the code under test reached
-/// the live dependency. AppStateKit's own dependencies (`\.logger`, `\.fileManager`,
-/// `\.userDefaults`, `\.syncStore`), which an isolated application already keeps private, are
-/// not reported.
+/// A dependency the task overrides never runs its factory, so inside an isolated application a
+/// call means the code under test reached the live dependency. AppStateKit's own dependencies,
+/// which an isolated application already keeps private, are not reported.
 package enum LiveDependencyCheck {
     /// Receives the created dependency's description (`Dependency<any APIClient> App.api`).
     @TaskLocal package static var handler: (@Sendable (String) -> Void)?

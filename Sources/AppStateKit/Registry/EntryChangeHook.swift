@@ -1,9 +1,7 @@
-/// How a change of an entry reaches listeners beyond its Observation registrar (the change
-/// streams of `Observation/`), without the registry naming them: the listening layer installs
-/// one function, once, before it first raises an entry's ``RegistryEntry/streamCount``.
-///
-/// ``RegistryEntry/didChange()`` calls ``notify(_:)`` only while the entry's stream count is
-/// non-zero, so writes to entries nobody streams never reach this type's lock.
+/// How a change of an entry reaches the change streams of `Observation/` without the registry
+/// naming them: that layer installs one function, once, before it first raises an entry's
+/// ``RegistryEntry/streamCount``; ``RegistryEntry/didChange()`` calls ``notify(_:)`` only while
+/// that count is non-zero.
 enum EntryChangeHook {
     /// The installed listener; set once.
     private static let listener = LockedBox<(@Sendable (RegistryEntry) -> Void)?>(nil)
@@ -15,8 +13,8 @@ enum EntryChangeHook {
         }
     }
 
-    /// Tells the installed listener, if any, that `entry` changed. Called with no lock held.
-    /// Out of line: it is the cold branch of every write.
+    /// Tells the installed listener, if any, that `entry` changed. Called with no lock held;
+    /// out of line, as the cold branch of every write.
     @inline(never)
     static func notify(_ entry: RegistryEntry) {
         listener.withLock { $0 }?(entry)

@@ -31,32 +31,18 @@ struct EntryKey: Hashable, Sendable {
         self.fastHash = EntryKey.mix(kind: self.kind, valueType: self.valueType, name: name)
     }
 
-    /// A key for an entry of `kind` named by `feature` and `id`, for declarations that build
-    /// their key on every access (``Application/StoredState``, ``Application/FileState``); its
-    /// hash is the one ``init(kind:valueType:name:)`` computes (``nameHash(feature:id:)``).
+    /// A key for an entry of `kind` named by `feature` and `id`.
     @inlinable
     init(kind: EntryKind, valueType: Any.Type, feature: String, id: String) {
-        self.kind = kind.identifier
-        self.valueType = ObjectIdentifier(valueType)
-        self.name = .explicit(feature: feature, id: id)
-        self.fastHash = EntryKey.fastHash(kind: self.kind, valueType: self.valueType, feature: feature, id: id)
-    }
-
-    /// The ``fastHash`` of the key of `kind` and `valueType` named by `feature` and `id`,
-    /// computed without making the key: lookups by the name's parts probe with it.
-    @inlinable @inline(__always)
-    static func fastHash(kind: ObjectIdentifier, valueType: ObjectIdentifier, feature: String, id: String) -> Int {
-        mix(kind: kind, valueType: valueType, nameBits: nameHash(feature: feature, id: id))
+        self.init(kind: kind, valueType: valueType, name: .explicit(feature: feature, id: id))
     }
 
     /// The hash of an explicit name: the length and the last ``hashedSuffix`` UTF-8 bytes of
     /// each part, eight at a time, mixed with a seed drawn once per process (so which ids
-    /// collide differs from run to run). Named declarations (every StoredState and FileState)
-    /// hash their name on every access, and `Hasher` costs about four times as much for two
-    /// short strings (`named-state-read` in `Benchmarks/Baselines/instructions.txt` measures
-    /// this). Only the tail: a FileState's feature is its directory, and hashing a whole
-    /// absolute path on every read cost a third of the read; names that differ only further
-    /// in share a hash and are told apart by the key comparison every lookup makes anyway.
+    /// collide differs from run to run). Named declarations hash their name on every access,
+    /// so this is cheaper than `Hasher`; only the tail, because a FileState's feature is an
+    /// absolute path. Names that differ only further in share a hash and are told apart by the
+    /// key comparison every lookup makes anyway.
     @inlinable
     static func nameHash(feature: String, id: String) -> Int {
         let first = mixBytes(of: feature, into: NameSeed.value)
@@ -101,23 +87,12 @@ struct EntryKey: Hashable, Sendable {
         return mixed ^ (mixed >> 29)
     }
 
-    /// A key named by `feature` and `id` whose hash the caller computed with
-    /// ``fastHash(kind:valueType:feature:id:)`` to probe a memo before making the key.
-    @inlinable
+    /// A key named by `feature` and `id` with a chosen hash (tests use it to make collisions).
     init(kind: ObjectIdentifier, valueType: ObjectIdentifier, feature: String, id: String, fastHash: Int) {
         self.kind = kind
         self.valueType = valueType
         self.name = .explicit(feature: feature, id: id)
         self.fastHash = fastHash
-    }
-
-    /// Whether this is the key named by `feature` and `id` for `kind` and `valueType`, compared
-    /// in place: a lookup by these parts needs no key of its own (whose copy of the two strings
-    /// costs a retain and a release each).
-    @inlinable @inline(__always)
-    func matches(kind: ObjectIdentifier, valueType: ObjectIdentifier, feature: borrowing String, id: borrowing String) -> Bool {
-        guard self.kind == kind, self.valueType == valueType, case let .explicit(ownFeature, ownID) = name else { return false }
-        return ownFeature == feature && ownID == id
     }
 
     /// A key whose kind is identified by an arbitrary type, e.g. the entry class itself.
@@ -141,8 +116,7 @@ struct EntryKey: Hashable, Sendable {
         hasher.combine(fastHash)
     }
 
-    /// `self == other`, comparing in place: call-site names are compared field by field so the
-    /// probe copies no key (a whole-key copy costs an outlined copy and destroy per lookup).
+    /// `self == other` without the hash, comparing in place: a probe copies no key.
     @inlinable @inline(__always)
     func matches(_ other: borrowing EntryKey) -> Bool {
         guard kind == other.kind, valueType == other.valueType else { return false }
@@ -152,7 +126,7 @@ struct EntryKey: Hashable, Sendable {
         return name == other.name
     }
 
-    /// A well-mixed hash computed without `Hasher` for call-site names (integers only).
+    /// The ``fastHash`` of a key with these parts.
     @inlinable @inline(__always)
     static func mix(kind: ObjectIdentifier, valueType: ObjectIdentifier, name: EntryName) -> Int {
         switch name {
@@ -212,7 +186,7 @@ struct EntryKind: Sendable {
 
 /// How an entry is named: explicitly, or by where it is declared.
 @usableFromInline
-enum EntryName: Hashable, Sendable {
+enum EntryName: Equatable, Sendable {
     /// `feature:` and `id:` given at the declaration.
     case explicit(feature: String, id: String)
     /// No `id:`: the declaring call site.
@@ -241,16 +215,6 @@ enum EntryName: Hashable, Sendable {
         }
     }
 
-    @inlinable
-    func hash(into hasher: inout Hasher) {
-        switch self {
-        case let .site(site): hasher.combine(site.mixedBits)
-        case let .explicit(feature, id):
-            hasher.combine(feature)
-            hasher.combine(id)
-        }
-    }
-
     /// `App.counter` for explicit names, `Module/File.swift:12:9 (counter)` for call sites.
     var readable: String {
         switch self {
@@ -263,10 +227,10 @@ enum EntryName: Hashable, Sendable {
 /// The source location of the `state(initial:)`/`dependency(_:)` call that declares an entry
 /// without an explicit `id:`.
 ///
-/// Equality and hashing use integers and the static file-name bytes only; no `String` is built
-/// on the access path. ``readable`` produces the text form for descriptions, logs and errors.
+/// Equality and ``mixedBits`` use integers and the static file-name bytes only; no `String` is
+/// built on the access path. ``readable`` produces the text form for descriptions, logs and errors.
 @usableFromInline
-struct CallSite: Hashable, Sendable {
+struct CallSite: Equatable, Sendable {
     @usableFromInline let fileID: StaticString
     @usableFromInline let function: StaticString
     @usableFromInline let line: Int
@@ -284,11 +248,6 @@ struct CallSite: Hashable, Sendable {
     static func == (lhs: CallSite, rhs: CallSite) -> Bool {
         guard lhs.line == rhs.line, lhs.column == rhs.column else { return false }
         return lhs.fileID.sameText(as: rhs.fileID) && lhs.function.sameText(as: rhs.function)
-    }
-
-    @inlinable
-    func hash(into hasher: inout Hasher) {
-        hasher.combine(mixedBits)
     }
 
     /// The integer parts mixed into one word; equal sites give equal bits.

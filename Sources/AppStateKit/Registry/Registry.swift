@@ -11,30 +11,26 @@ import Synchronization
 ///
 /// Every lookup takes the table's lock for one probe. Creation is single-flight: the first
 /// thread to ask for a missing entry runs its initial value or factory *outside* the lock while
-/// other threads asking for the same key wait; threads asking for other keys, existing or new, are
-/// never blocked by it. A factory may resolve further entries (nested creation) from any thread.
-/// When waiting would close a cycle (A's factory needs B whose factory needs A, on one thread or
-/// across threads), the process stops with a message naming the chain of keys instead of hanging.
-/// An entry that exists without a value yet (a dependency overridden before its first use, whose
-/// overrides went) gets it the same way, single-flight, through ``fill(_:isFilled:fill:)``.
+/// other threads asking for the same key wait; other keys are never blocked by it. A factory may
+/// resolve further entries from any thread. When waiting would close a cycle (A's factory needs
+/// B whose factory needs A, on one thread or across threads), the process stops naming the chain
+/// of keys instead of hanging. An entry without a value yet gets it the same way, through
+/// ``fill(_:isFilled:fill:)``.
 ///
-/// Entries are never replaced, but they can be removed (``remove(_:)``): the registry then moves
-/// to a new ``stamp``. A handle holds its entry strongly, so a removed entry stays alive —
-/// detached from the registry — for as long as a handle still refers to it.
+/// Entries are never replaced, but can be removed (``remove(_:)``), which moves ``stamp``. A
+/// handle holds its entry strongly, so a removed entry stays alive, detached, while referred to.
 @usableFromInline
 final class Registry: @unchecked Sendable {
-    // Safe: `storage` is only read or written while `lock` is held; `table` is a `LockedBox`,
-    // `identity` immutable and `stamp` atomic. A bare lock rather than a `LockedBox`: creation
-    // waits on `creationFinished` with the lock held.
+    // Safe: `storage` is only touched with `lock` held; `table` is a `LockedBox`, `identity`
+    // immutable and `stamp` atomic. A bare lock because creation waits on `creationFinished`.
     private let lock = Lock()
-    /// The created entries. Taken on every lookup; changed only with `lock` held too (the lock
-    /// comes first), so a creation's bookkeeping and the table agree.
+    /// The created entries. Changed only with `lock` held too (lock order: `lock`, then
+    /// `table`), so a creation's bookkeeping and the table agree.
     @usableFromInline let table = LockedBox(EntryTable())
     /// Distinguishes this registry from every other one; never reused, unlike an address.
     let identity: UInt64
-    /// Moves to a fresh number (from the same counter, so it only grows) on every removal, so
-    /// whoever remembers a resolution made through this registry can tell it may be stale.
-    /// Written only with `lock` held.
+    /// Moves to a fresh, larger number on every removal (written with `lock` held), so whoever
+    /// remembers a resolution made through this registry can tell it may be stale.
     @usableFromInline let stamp: Atomic<UInt64>
     private static let nextSerial = Atomic<UInt64>(0)
     private let creationFinished = Condition()
@@ -54,11 +50,9 @@ final class Registry: @unchecked Sendable {
         stamp = Atomic(identity)
     }
 
-    /// Returns the entry for `key`, creating it with `create` on first access.
-    ///
-    /// `create` runs at most once per key and never with the registry lock held. An
-    /// ``EntryKey`` names the entry's kind and value type, so every entry found for a key is of
-    /// the one subclass the caller asks for (checked in debug builds).
+    /// Returns the entry for `key`, creating it with `create` (at most once per key, never with
+    /// a lock held) on first access. The key names the entry's kind and value type, so the entry
+    /// is of the subclass the caller asks for (checked in debug builds).
     @inlinable
     func entry<Entry: RegistryEntry>(
         for key: EntryKey,
@@ -73,28 +67,24 @@ final class Registry: @unchecked Sendable {
     }
 
     #if DEBUG
-    /// Stops if `entry` is not an `Entry` (an ``EntryKey`` that fails to name its subclass).
     @usableFromInline
     static func checkType<Entry: RegistryEntry>(of entry: RegistryEntry, is type: Entry.Type) {
         precondition(entry is Entry, "AppStateKit: internal error: the entry for \(entry.key.readable) is not a \(Entry.self)")
     }
 
-    /// Stops if a dependency's snapshot is not the box of the value type its key names.
     @usableFromInline
     static func checkType<Box: AnyObject>(of snapshot: AnyObject, is type: Box.Type) {
         precondition(snapshot is Box, "AppStateKit: internal error: a dependency snapshot is not a \(Box.self)")
     }
     #endif
 
-    /// Returns the entry for `key`, creating it with `create` on first access: for callers that
-    /// make the entry themselves.
+    /// ``entry(for:as:create:)`` for callers that make the entry themselves.
     func entry<Entry: RegistryEntry>(for key: EntryKey, create: () -> Entry) -> Entry {
         entry(for: key, as: Entry.self) { _ in create() }
     }
 
     /// The current instance of the dependency entry for `key`, read under the table's lock
-    /// alone, with the entry's Observation access reported; `nil` when there is no such entry
-    /// or it has no value.
+    /// alone (access reported to Observation); `nil` without an entry or value.
     @inlinable
     func dependencyValue<Value: Sendable>(for key: borrowing EntryKey, as type: Value.Type) -> (Value, EntryReference)? {
         table.withLock { table in
@@ -116,8 +106,8 @@ final class Registry: @unchecked Sendable {
         table.withLock { $0.find(reference) }
     }
 
-    /// Has the table pick up `entry`'s current ``RegistryEntry/tableSnapshot``. Called after
-    /// every change of it, with no entry lock held.
+    /// Has the table pick up `entry`'s current ``RegistryEntry/tableSnapshot``; call with no
+    /// entry lock held.
     func refreshSnapshot(of entry: RegistryEntry) {
         table.withLock { $0.refreshSnapshot(of: entry) }
     }
@@ -152,11 +142,9 @@ final class Registry: @unchecked Sendable {
     }
 
     /// Removes `entry` if it is still this registry's entry for its key; returns whether it was.
-    ///
-    /// The next lookup of the key, on any thread, creates a fresh entry. Whoever still holds the
-    /// removed one — a handle, another thread's memo until it next looks something up — keeps a
-    /// valid, detached entry that no lookup returns any more. The entry is released outside the
-    /// lock (its value's `deinit` may run user code).
+    /// The next lookup of the key creates a fresh entry; whoever holds the removed one keeps a
+    /// valid, detached entry. It is released outside the lock (its value's `deinit` may run
+    /// user code).
     @discardableResult
     func remove(_ entry: RegistryEntry) -> Bool {
         lock.withLock {
@@ -176,12 +164,10 @@ final class Registry: @unchecked Sendable {
         table.withLock { $0.count }
     }
 
-    /// Runs `fill` — which runs a factory — for the existing entry of `key` that has no value
-    /// yet (a dependency whose overrides, set before its first use, all went), unless
-    /// `isFilled` says it has one by now. Single flight, like a creation: a thread asking while
-    /// another fills the entry waits for it, and a wait that would close a cycle stops with the
-    /// chain of keys. `fill` runs with no lock held; `isFilled` runs with the registry's lock
-    /// held, so it may only load atomics.
+    /// Runs `fill` (a factory) for the existing entry of `key` that has no value yet (a
+    /// dependency whose overrides, set before its first use, all went), unless `isFilled`.
+    /// Single flight, with cycle detection, like a creation. `fill` runs with no lock held;
+    /// `isFilled` runs with the registry's lock held, so it may only load atomics.
     func fill(_ key: EntryKey, isFilled: () -> Bool, fill: () -> Void) {
         let thread = ThreadID.current
         lock.lock()
@@ -218,7 +204,7 @@ final class Registry: @unchecked Sendable {
             if hasReportedWait {
                 lock.wait(on: creationFinished)
             } else {
-                let deadline = waitDeadline ?? Condition.deadline(after: slowCreationThreshold)
+                let deadline = waitDeadline ?? Condition.deadline(after: .milliseconds(slowCreationMilliseconds.load(ordering: .relaxed)))
                 waitDeadline = deadline
                 if !lock.wait(on: creationFinished, until: deadline) {
                     // Waiting unusually long: say where, once, without holding the lock. (Not
@@ -258,23 +244,15 @@ final class Registry: @unchecked Sendable {
     @TaskLocal private static var isReportingSlowCreation = false
 
     /// How long a thread waits for another thread's creation of an entry before it reports
-    /// where it waits (once per wait). Lowered by tests.
-    var slowCreationThreshold: Duration {
-        get { .nanoseconds(slowCreationThresholdNanoseconds.load(ordering: .relaxed)) }
-        set {
-            let (seconds, attoseconds) = newValue.components
-            slowCreationThresholdNanoseconds.store(seconds * 1_000_000_000 + attoseconds / 1_000_000_000, ordering: .relaxed)
-        }
-    }
-    private let slowCreationThresholdNanoseconds = Atomic<Int64>(Registry.defaultSlowCreationThreshold)
-    /// Ten seconds: far longer than any factory should run, short enough to find a hang.
-    static let defaultSlowCreationThreshold: Int64 = 10_000_000_000
+    /// where it waits (once per wait): ten seconds, far longer than any factory should run,
+    /// short enough to find a hang. Lowered by tests.
+    let slowCreationMilliseconds = Atomic<Int>(10_000)
 
-    /// The report of a thread that has waited ``slowCreationThreshold`` for `pending`: what it
-    /// waits for, who creates that and what that thread waits for in turn. Called with the lock
-    /// held.
+    /// The report of a thread that has waited for `pending`: what it waits for, who creates
+    /// that and what that thread waits for in turn. Called with the lock held.
     private func slowCreationMessage(waitingFor pending: PendingCreation, from thread: ThreadID) -> String {
-        var report = SlowCreationReport(waited: slowCreationThreshold, thread: thread, creations: storage.running[thread]?.stack ?? [])
+        let waited = Duration.milliseconds(slowCreationMilliseconds.load(ordering: .relaxed))
+        var report = SlowCreationReport(waited: waited, thread: thread, creations: storage.running[thread]?.stack ?? [])
         var creation = pending
         var visited: Set<ThreadID> = [thread]
         while true {
@@ -308,15 +286,10 @@ final class Registry: @unchecked Sendable {
 }
 
 /// The registry's created entries: an open-addressing table over ``EntryKey/fastHash``, probed
-/// linearly. A probe compares the stored hashes (plain integers) and looks at an entry's key
-/// only when its hash matches, so a lookup neither hashes nor copies a key.
-///
-/// Next to each entry the table keeps the entry's ``RegistryEntry/tableSnapshot`` — for a
-/// dependency, the box of its current instance — so a dependency read takes the table's lock
-/// alone (see ``Registry/dependencyValue(for:as:)``).
-///
-/// Removal shifts the entries after the removed one back (no tombstones), so a lookup stops at
-/// the first empty bucket.
+/// linearly. A probe compares stored hashes and looks at an entry's key only when its hash
+/// matches, so a lookup neither hashes nor copies a key. Next to each entry the table keeps its
+/// ``RegistryEntry/tableSnapshot``, so a dependency read takes the table's lock alone. Removal
+/// shifts the following entries back (no tombstones): a lookup stops at the first empty bucket.
 @usableFromInline
 struct EntryTable: Sendable {
     /// Each bucket's entry's ``EntryKey/fastHash``; `nil` for an empty bucket.
@@ -329,9 +302,8 @@ struct EntryTable: Sendable {
 
     init() {}
 
-    /// `body` applied to the entry and snapshot of bucket `index`, which holds an entry, borrowed
-    /// from the arrays' storage: reading them through the subscripts would retain and release
-    /// each (atomic writes to memory every thread reading the entry shares).
+    /// `body` applied to the entry and snapshot of the occupied bucket `index`, borrowed from the
+    /// arrays' storage: the subscripts would retain and release each, writing shared memory.
     @inlinable @inline(__always)
     func withEntry<Result>(at index: Int, _ body: (RegistryEntry, (AnyObject & Sendable)?) -> Result) -> Result {
         entries.withUnsafeBufferPointer { entries in
@@ -446,8 +418,8 @@ struct EntryTable: Sendable {
     }
 }
 
-/// An immutable box, so a value can be handed between threads by reference and a reader can
-/// keep a snapshot of it (a dependency's current instance, kept in the registry's table).
+/// An immutable box, so a value can be handed between threads by reference (a dependency's
+/// current instance, kept in the registry's table).
 @usableFromInline
 final class ValueBox<Value: Sendable>: Sendable {
     @usableFromInline let value: Value

@@ -2,12 +2,11 @@ import Observation
 
 /// The base class of every value the registry caches: states, dependencies and persisted states.
 ///
-/// Subclasses are generic over their value (`StateEntry<Value>`, `DependencyEntry<Value>`, …) and
-/// their type is part of the ``EntryKey``, so the registry hands back the exact subclass without a
-/// dynamic cast. Subclasses protect their own mutable fields. The registry calls into an entry
-/// under its own locks only to read ``tableSnapshot`` (which may take the entry's lock, never
-/// the registry's) and its immutable key; an entry calls the registry only with no lock of its
-/// own held.
+/// Subclasses are generic over their value and their type is part of the ``EntryKey``, so the
+/// registry hands back the exact subclass without a dynamic cast. Subclasses protect their own
+/// mutable fields. Lock order: the registry calls into an entry under its own locks only to read
+/// its immutable key and ``tableSnapshot`` (which may take the entry's lock, never the
+/// registry's); an entry calls the registry only with no lock of its own held.
 ///
 /// Each entry is its own `Observable` subject, so `withObservationTracking` registers interest in
 /// exactly the entries a closure reads.
@@ -20,8 +19,8 @@ class RegistryEntry: Observable, @unchecked Sendable {
     /// The entry's identity.
     @usableFromInline let key: EntryKey
 
-    /// The entry's own registrar. (It can't be shared between entries: a registrar matches
-    /// observers by key path only, assuming a single subject.)
+    /// The entry's own registrar (a registrar matches observers by key path only, so it can't
+    /// be shared between subjects).
     @usableFromInline let registrar = ObservationRegistrar()
 
     /// 1 once a read of this entry has been reported to the registrar (``trackAccess()``), else
@@ -29,10 +28,9 @@ class RegistryEntry: Observable, @unchecked Sendable {
     ///
     /// Observation registers an observer only for entries its tracked closure read, and every
     /// read reports itself before it reads the value. So while this is 0 the registrar has no
-    /// observer, and a write skips `willSet`/`didSet` (a lock and a table lookup each), as a
-    /// stream-less write skips ``EntryChangeHook``, and for the same reason: the reader sets the
-    /// word before its read, which orders against the write through the entry's lock or its
-    /// atomics, so either the read sees the write or the write's later load sees the word.
+    /// observer and a write skips `willSet`/`didSet`: the reader sets the word before its read,
+    /// which orders against the write through the entry's lock or its atomics, so either the
+    /// read sees the write or the write's later load sees the word.
     @usableFromInline let wasTracked = AtomicWord(0)
 
     /// How many change streams watch this entry. Only `ChangeSubscriptions` writes it, under its
@@ -44,15 +42,14 @@ class RegistryEntry: Observable, @unchecked Sendable {
         self.key = key
     }
 
-
-    /// A short kind name for ``Application/description``: `State`, `Dependency`, …
     /// Whether this is the entry for `key`, compared in place (reading `entry.key` from outside
-    /// copies the key, retains included).
+    /// copies the key).
     @inlinable @inline(__always)
     final func holds(_ key: borrowing EntryKey) -> Bool {
         self.key.matches(key)
     }
 
+    /// A short kind name for ``Application/description``: `State`, `Dependency`, …
     var kindName: String { "Entry" }
 
     /// The value type's name for ``Application/description``.
@@ -65,13 +62,12 @@ class RegistryEntry: Observable, @unchecked Sendable {
     var valueDescription: String { "" }
 
     /// Whether the entry is in the registry but has no value yet, so a read creates it as it
-    /// would create a missing entry (a dependency overridden before its first use, whose
-    /// overrides all went).
+    /// would create a missing entry.
     var awaitsValue: Bool { false }
 
-    /// What the registry's table keeps next to the entry for reads under the table's lock
-    /// alone (a dependency's current instance, boxed); `nil` for kinds read through the entry.
-    /// Read with the table's lock held: it may take the entry's own lock, never the table's.
+    /// What the registry's table keeps next to the entry for reads under the table's lock alone
+    /// (a dependency's boxed instance); `nil` for kinds read through the entry. Read with the
+    /// table's lock held.
     var tableSnapshot: (AnyObject & Sendable)? { nil }
 
     /// Called once the entry is in `registry`'s table (before anyone else can find it), so an
@@ -82,8 +78,7 @@ class RegistryEntry: Observable, @unchecked Sendable {
     @usableFromInline
     final var observedValue: Void { () }
 
-    /// `\.observedValue`, held by each entry so reads and writes neither materialise a key path
-    /// nor check a lazily initialised global. (The runtime makes one object for the literal.)
+    /// `\.observedValue`, held so reads and writes don't materialise a key path each time.
     @usableFromInline let observedKeyPath: KeyPath<RegistryEntry, Void> & Sendable = \.observedValue
 
     /// Registers the calling observation-tracking closure, if any, as interested in this entry.
@@ -115,7 +110,7 @@ class RegistryEntry: Observable, @unchecked Sendable {
     }
 
     /// Runs `mutation` (which takes the entry's own lock) between the observer notifications.
-    @inlinable
+    @inlinable @discardableResult
     final func notifyingObservers<Result>(_ mutation: () throws -> Result) rethrows -> Result {
         willChange()
         defer { didChange() }
@@ -125,16 +120,12 @@ class RegistryEntry: Observable, @unchecked Sendable {
 
 /// A registry entry whose value is guarded by the entry's own lock (`StateEntry`,
 /// `SyncStateEntry`).
-///
-/// Subclasses touch ``lockedValue`` only with ``lock`` held (or from inside a mutation that
-/// holds it).
 @usableFromInline
 class LockedValueEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable {
     // Safe: `lockedValue` is only read or written while `lock` is held.
     @usableFromInline let lock = Lock()
     /// The value, behind a pointer: every access holds ``lock``, so the runtime's exclusivity
-    /// tracking of a class's stored properties (a call in and out of the runtime per access)
-    /// would guard nothing.
+    /// checks of a stored `var` would guard nothing.
     @usableFromInline let storage: UnsafeMutablePointer<Value>
 
     /// The value; touch it only with ``lock`` held.
@@ -160,10 +151,9 @@ class LockedValueEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable {
 /// the registry's table, and the entry object's identity, to pick it out there. Trivially
 /// copyable, so a handle carrying one costs no retain and no key copy.
 ///
-/// An identity is only compared with entries the table holds, which are alive, so an identity
-/// of a released entry can only match an entry since created at the same address *and* filed
-/// under the same hash — which ``Registry/existingEntry(for:)-(EntryReference)`` then returns,
-/// and whose key callers check if it matters.
+/// An identity is only compared with entries the table holds, which are alive, so a released
+/// entry's identity can only match an entry since created at the same address *and* filed
+/// under the same hash; callers check its key if that matters.
 @usableFromInline
 struct EntryReference: Sendable, Equatable {
     @usableFromInline let fastHash: Int

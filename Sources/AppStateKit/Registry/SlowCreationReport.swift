@@ -1,6 +1,6 @@
 /// What a thread reports once it has waited unusually long for another thread to create an
-/// entry: a dependency cycle hidden behind a semaphore, lock or queue hangs, and the registry
-/// can't see it, but it can say where everyone waits.
+/// entry: the registry can't see a cycle hidden behind a semaphore, lock or queue, but it can
+/// say where everyone waits.
 struct SlowCreationReport {
     /// How long the thread has waited.
     let waited: Duration

@@ -12,8 +12,7 @@ extension Application {
     }
 
     /// Runs `body` with the application serving the calling task, without retaining the shared
-    /// instance: on the read path, a retain/release pair on the one shared object would make
-    /// every thread write the same cache line.
+    /// instance (a retain would make every reading thread write the same cache line).
     @inlinable @inline(__always)
     static func withCurrent<Result>(_ body: (Application) -> Result) -> Result {
         if IsolatedApplication.isAnyLive, let isolated = TaskContext.currentIsolatedApplication {
@@ -30,10 +29,9 @@ final class IsolatedApplication: @unchecked Sendable {
     // Safe: the application is only reached through its locked box.
     private let storedApplication: LockedBox<Application>
 
-    /// How many isolated applications exist. While none does, choosing the application for an
-    /// access skips the task-local lookup, even inside override scopes. Counted per object (not
-    /// per scope) because unstructured tasks created inside a scope keep it bound after the
-    /// scope returns.
+    /// How many isolated applications exist; while none does, an access skips the task-local
+    /// lookup. Counted per object, not per scope: unstructured tasks created inside a scope keep
+    /// it bound after the scope returns.
     @usableFromInline static let liveCount = Atomic<Int>(0)
 
     @inlinable
@@ -54,17 +52,14 @@ final class IsolatedApplication: @unchecked Sendable {
     }
 }
 
-/// How many live override nodes (``ScopedOverride``), in all scopes of the process, override a
-/// key of each of 256 hash buckets, and in all: lets a lookup tell with one relaxed load that no
-/// scope anywhere overrides its key (or anything), and skip the task-local lookup of the
-/// calling task's scopes.
+/// How many live override nodes (``ScopedOverride``) in the process override a key of each of
+/// 256 hash buckets, and in all: a lookup tells with one relaxed load that no scope anywhere
+/// overrides its key, and skips the task-local lookup.
 ///
-/// A node counts itself when it is made and uncounts itself in its `deinit`; the scopes that
-/// bind it keep it, and so does every node made in front of it by a scope inside. A task reads
-/// its scopes' nodes only after they were made — by the task itself, or by its parent before
-/// the task was created — so a lookup in that task sees their counts even with relaxed loads:
-/// "no overrides in this bucket" is never wrong for the calling task's own scopes. Keys sharing
-/// a bucket with an overridden one merely take the full (task-local) check.
+/// A node counts itself when made and uncounts itself in its `deinit`. Why relaxed loads are
+/// enough: a task reads its scopes' nodes only after they were made, by the task itself or by
+/// its parent before the task was created, so "no overrides in this bucket" is never wrong for
+/// the calling task's own scopes. Keys sharing a bucket merely take the task-local check.
 @usableFromInline
 enum OverrideCensus {
     /// Live override nodes per bucket (`EntryKey.fastHash` modulo 256).
@@ -84,8 +79,7 @@ enum OverrideCensus {
 
     /// Counts an override node of the key whose ``EntryKey/fastHash`` is `fastHash`.
     static func count(fastHash: Int) {
-        // Wrapping: one atomic add each, not an overflow-checked compare-and-swap loop that
-        // retries while other threads open and close scopes (the counts stay far below `Int.max`).
+        // Wrapping: one atomic add, not a checked compare-and-swap loop (counts stay far below `Int.max`).
         total.wrappingAdd(1, ordering: .relaxed)
         counts[bucket(fastHash)].wrappingAdd(1, ordering: .relaxed)
     }
@@ -114,10 +108,9 @@ extension Application {
     }
 }
 
-/// Storage for ``Application/shared``: a ``PublishedReference`` (one acquiring load to read,
-/// every published instance retained for the rest of the process) and the lock that serialises
-/// publishing. The first instance is made and published on first use, after which readers never
-/// touch the lazily initialised `initial`.
+/// Storage for ``Application/shared``: a ``PublishedReference`` and the lock that serialises
+/// publishing. The first instance is published on first use; after that readers never touch
+/// the lazily initialised `initial`.
 @usableFromInline
 enum SharedApplication {
     // Safe: an immutable reference to an instance whose only stored property synchronises itself.
@@ -125,20 +118,12 @@ enum SharedApplication {
     @usableFromInline typealias Reference = PublishedReference<Application>
     /// The published instance (see ``PublishedReference``).
     @usableFromInline static let bits = Atomic<UInt>(0)
-    /// Replaced instances, kept as the reference's policy requires; its lock also serialises
-    /// publishing.
+    /// Replaced instances, kept as the reference's policy requires; its lock serialises publishing.
     private static let retired = LockedBox<[Application]>([])
 
     /// Runs `body` with the shared instance, publishing the first one if needed, without
-    /// retaining it.
-    ///
-    /// Every handle's first step, so its shape is measured (instructions per operation,
-    /// `Benchmarks/Baselines/instructions.txt`): the zero check and the first publication stay
-    /// here, and ``PublishedReference/withObject(at:_:)`` takes a throwing `body`. The plain
-    /// spelling — `body(word == 0 ? publishInitial() : object)` — measured 90 more instructions
-    /// per State read (retains and releases of the shared instance around the handle's
-    /// creation, which every thread would write). `.ci/steps/45-instruction-guard.sh` fails if
-    /// a toolchain brings them back.
+    /// retaining it. Every handle's first step: `.ci/steps/45-instruction-guard.sh` fails if a
+    /// toolchain brings back retains of the shared instance here.
     @inlinable @inline(__always)
     static func withShared<Result>(_ body: (Application) -> Result) -> Result {
         let word = Reference.word(in: bits)

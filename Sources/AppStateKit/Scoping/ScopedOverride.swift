@@ -1,16 +1,10 @@
 import Synchronization
 
 /// One dependency override of a scope: a node in the list of overrides the calling task's
-/// scopes bind, newest first.
-///
-/// An override scope puts its nodes in front of the enclosing scopes' list, so the first node
-/// found for a key is its innermost override, and the scope allocates nothing but its nodes.
+/// scopes bind, newest first, so the first node found for a key is its innermost override.
 /// The front node stands for the scope itself: it keeps the dependencies first created inside
-/// the scope (``scopedDependency(for:in:create:publish:)``).
-///
-/// Nodes are immutable and typed (``TypedScopedOverride``), so a scope with one override costs
-/// one small allocation, and reading the override back is a class cast, not an existential
-/// cast of a boxed `any Sendable`.
+/// the scope (``scopedDependency(for:in:create:publish:)``). Nodes are immutable and typed
+/// (``TypedScopedOverride``), so reading an override back is a class cast.
 @usableFromInline
 class ScopedOverride: @unchecked Sendable {
     // @unchecked only because the class is not final (its subclass adds the value): every
@@ -20,9 +14,7 @@ class ScopedOverride: @unchecked Sendable {
     /// The override made before this one, in the same scope or an enclosing one.
     @usableFromInline let next: ScopedOverride?
     /// Dependencies first created inside the scope whose front node this is, by registry and
-    /// key (see ``scopedDependency(for:in:create:publish:)``); allocated on the first one, so a
-    /// scope that creates nothing (nearly all: a request's scope reads existing dependencies)
-    /// allocates nothing but its nodes.
+    /// key; allocated on the first one (most scopes create none).
     private let created = AtomicLazyReference<LockedBox<[CreatedKey: any Sendable]>>()
 
     /// ``created``'s box, made on first use.
@@ -30,8 +22,8 @@ class ScopedOverride: @unchecked Sendable {
         created.load() ?? created.storeIfNil(LockedBox([:]))
     }
 
-    /// A dependency created inside a scope: a scope spanning an isolation scope serves two
-    /// registries.
+    /// A dependency created inside a scope (a scope spanning an isolation scope serves two
+    /// registries).
     private struct CreatedKey: Hashable {
         let registry: UInt64
         let key: EntryKey
@@ -51,9 +43,8 @@ class ScopedOverride: @unchecked Sendable {
     /// The first override of `key` in this list, if any: its innermost one.
     @usableFromInline
     final func find(_ key: borrowing EntryKey) -> ScopedOverride? {
-        // Recursive rather than a loop over a variable: walking immutable fields of borrowed
-        // objects retains nothing but the node returned (a loop variable would retain and
-        // release every node it passes, an atomic write each).
+        // Recursive: walking borrowed immutable fields retains nothing but the node returned (a
+        // loop variable would retain and release every node it passes).
         if self.key.fastHash == key.fastHash, self.key.matches(key) { return self }
         return next?.find(key)
     }
@@ -71,16 +62,13 @@ class ScopedOverride: @unchecked Sendable {
     }
 
     /// The value the scope this node fronts provides for the dependency `key`, which it does
-    /// not override and the calling thread's memo doesn't hold, or `nil` to use the registry.
+    /// not override, or `nil` to use the registry's existing entry.
     ///
-    /// (An overridden key resolves to its override, and a key the thread's memo holds to the
-    /// registry's instance, both in the caller's code: see `Application.dependency(key:_:)`.)
-    /// A dependency that does not exist in the registry yet is created by running its factory
-    /// here: if the factory resolved an overridden dependency, the result belongs to the scope
-    /// and is kept in it, so the override never leaks into the shared registry; otherwise
-    /// `publish` hands it to the registry like any first access and returns the registry's
-    /// instance (it is given the value, `key` and `registry`, so the caller's closure captures
-    /// nothing). Existing registry entries are shared.
+    /// A dependency without a value in the registry is created by running its factory here: if
+    /// the factory was served an override, the result belongs to the scope and is kept in it,
+    /// so the override never leaks into the shared registry; otherwise `publish` (given the
+    /// value, `key` and `registry`, so the caller's closure captures nothing) hands it to the
+    /// registry like any first access and returns the registry's instance.
     @usableFromInline
     final func scopedDependency<Value: Sendable>(
         for key: EntryKey,

@@ -1,20 +1,12 @@
 import Synchronization
 
 /// What the `with…` scopes around the calling task change: an isolated application and/or
-/// layers of dependency overrides. Bound with `@TaskLocal`, so child tasks inherit it and other
-/// tasks never see it.
-///
-/// Called a task context, not a scope, because AppState's `Application.Scope` (kept here as
-/// ``Application/Scope``) names an entry (feature and id), not a region of code.
-///
-/// Opening a scope allocates nothing of its own: an override scope binds its override nodes
-/// (one per override, chained in front of the enclosing scopes' nodes), an isolation scope its
-/// ``IsolatedApplication``.
+/// layers of dependency overrides. Bound task-locally, so child tasks inherit it and other tasks
+/// never see it. (Not called a scope: ``Application/Scope`` names an entry, as in AppState.)
 @usableFromInline
 enum TaskContext {
-    /// What the calling task's scopes bind. (A `TaskLocal` object rather than a `@TaskLocal`
-    /// property: the async `bind`, inlined into callers, binds it, and a property wrapper's
-    /// `$bound` can't be made usable from inlinable code.)
+    /// What the calling task's scopes bind. (A `TaskLocal` object, not a `@TaskLocal` property,
+    /// whose `$bound` the inlinable async `bind` couldn't use.)
     @usableFromInline static let bound = TaskLocal(wrappedValue: Binding.none)
 
     /// What ``bound`` holds: a non-generic struct, so the task-local's generic code copies it
@@ -27,8 +19,8 @@ enum TaskContext {
         /// it: newest first, so the innermost override of a key is the first found.
         let overrides: ScopedOverride?
 
-        /// Outside every scope. (Computed: a stored static would be initialised lazily, through a
-        /// `swift_once` check on every use.)
+        /// Outside every scope. (Computed: a stored static would check its lazy initialisation on
+        /// every use.)
         static var none: Binding { Binding(isolatedApplication: nil, overrides: nil) }
 
         /// These scopes with `overrides` in place of their overrides.
@@ -79,8 +71,7 @@ enum TaskContext {
         bound.get().isolatedApplication?.application
     }
 
-    /// The overrides of the calling task's scopes, innermost first, if any scope overrides a
-    /// dependency: the only case in which a dependency lookup must ask them.
+    /// The overrides of the calling task's scopes, innermost first, if any.
     @usableFromInline
     static var currentOverrides: ScopedOverride? {
         bound.get().overrides

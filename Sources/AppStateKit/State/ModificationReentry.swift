@@ -1,8 +1,6 @@
-/// An entry touched again from inside its own in-place mutation: a programmer error that stops
-/// the process, since waiting for the entry's lock would deadlock the thread that holds it.
-///
-/// In-place mutations are `Application.update`, `modify` and compound assignments through a
-/// handle's `value` or a wrapper's `wrappedValue` (`+=`, `append`, member assignment, …).
+/// An entry touched again from inside its own in-place mutation (`Application.update`, `modify`,
+/// `handle.value += 1`, …): a programmer error that stops the process, since waiting for the
+/// entry's lock would deadlock the thread that holds it.
 struct ModificationReentry {
     /// The entry's kind, as ``Application/description`` shows it: `State`, `StoredState`, …
     let kind: String

@@ -7,13 +7,11 @@ import Darwin
 #endif
 import Synchronization
 
-/// The reporting seam for code below the logging layer (the registry, files, stores): it names
-/// no logger, and the layer that owns `Application.logger` installs where reports go.
-///
-/// Logging installs its sink (the calling task's application logger) the first time anything
-/// touches `Application.logger` or `Application.logging(isEnabled:)`, so before that nobody can
-/// have replaced the default logger, whose errors go to standard error exactly as
-/// ``report(error:)`` writes them here, and whose debug messages are off.
+/// The reporting seam for code below the logging layer (the registry, files, stores): the layer
+/// that owns `Application.logger` installs where reports go, the first time anything touches
+/// `Application.logger` or `Application.logging(isEnabled:)`. Before that, the default logger
+/// is in place, whose errors go to standard error as ``report(error:)`` writes them here, and
+/// whose debug messages are off.
 enum Diagnostics {
     /// Where reports go once installed.
     struct Sink: Sendable {
@@ -35,8 +33,8 @@ enum Diagnostics {
         }
     }
 
-    /// Reports an error: to the installed sink, otherwise to standard error. (Reports are the
-    /// cold path of their callers, so they stay out of line.)
+    /// Reports an error: to the installed sink, otherwise to standard error. Out of line: the
+    /// cold path of its callers.
     @inline(never)
     static func report(error message: String) {
         if let sink = sink.withLock({ $0 }) {

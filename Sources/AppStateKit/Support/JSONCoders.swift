@@ -1,19 +1,13 @@
 import Foundation
 
-/// How every persisted value becomes JSON and back (`Codable` values stored as JSON, FileState
-/// files, SyncState records), and the coders of the store file and its log.
+/// How every persisted value becomes JSON and back, and the coders of the store file and its log.
 ///
-/// JSON has no numbers for infinity or NaN, and a plain `JSONEncoder` refuses them, so a
-/// `Double` that a property list (`UserDefaults`) stores without trouble could not be persisted.
-/// A value holding one is written with the non-finite numbers as the strings
-/// ``positiveInfinity``, ``negativeInfinity`` and ``notANumber``, and read back as numbers.
-///
-/// Those strings are also ordinary text, and a type that decodes "a number, or else a string"
-/// can't tell them apart. So values are written as plain JSON whenever they hold no non-finite
-/// number, and read as plain JSON first (a text "NaN" stays text, as with a plain coder); only
-/// where that fails are the strings read as numbers. Writing a value that holds a non-finite
-/// number checks that it reads back with as many non-finite numbers of each kind as it has, and
-/// fails with an error instead of writing a value that would come back changed.
+/// JSON has no numbers for infinity or NaN, so a value holding one is written with them as the
+/// strings ``positiveInfinity``, ``negativeInfinity`` and ``notANumber``. Those strings are also
+/// ordinary text, so values are written as plain JSON whenever they hold no non-finite number,
+/// and read as plain JSON first; only where that fails are the strings read as numbers. Writing
+/// a value that holds a non-finite number checks that it reads back with as many non-finite
+/// numbers of each kind, and fails instead of writing a value that would come back changed.
 enum JSONCoders {
     /// How `Double.infinity` is written.
     static let positiveInfinity = "Infinity"
@@ -31,9 +25,7 @@ enum JSONCoders {
         let plain = JSONEncoder()
         plain.outputFormatting = formatting
         if let data = try? plain.encode(value) { return data }
-        // A plain encoder fails where a value holds infinity or NaN, or where the value's own
-        // `encode(to:)` throws; the encoder that writes them as strings fails in the latter case
-        // too, and its error is the one thrown.
+        // Failed on infinity or NaN, or the value's own `encode(to:)` threw (then so does this).
         let data = try encoder(formatting).encode(value)
         if let decodable = Value.self as? any Decodable.Type {
             try checkNonFiniteNumbersReadBack(value, as: decodable, from: data)
@@ -79,9 +71,9 @@ enum JSONCoders {
     /// Throws unless `data`, the JSON of `value`, reads back (through ``decode(_:from:)``) with
     /// as many infinities, negative infinities and NaNs as `value` holds.
     ///
-    /// Reading plain JSON first can only turn the strings into text (fewer non-finite numbers);
-    /// reading the strings as numbers can only turn text into numbers (more). So equal counts
-    /// mean nothing was turned into anything else, whatever order collections come back in.
+    /// Reading plain JSON first can only turn the strings into text (fewer non-finite numbers),
+    /// reading the strings as numbers only text into numbers (more): equal counts mean nothing
+    /// was turned into anything else, whatever order collections come back in.
     private static func checkNonFiniteNumbersReadBack<Value: Encodable, Readable: Decodable>(
         _ value: Value, as type: Readable.Type, from data: Data
     ) throws {

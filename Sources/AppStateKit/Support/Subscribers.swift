@@ -1,10 +1,9 @@
 /// The subscribers of one change fan-out — the change streams of an entry, the feeds of a sync
 /// store — by the token that removes each.
 ///
-/// Not synchronised: keep it in the owner's `LockedBox`, and deliver to subscribers that may run
-/// code of their own after releasing the lock (copy ``all`` out). A value that only buffers,
-/// such as an `AsyncStream` continuation, may be sent to with the lock held, so subscribers see
-/// changes in the order the owner made them.
+/// Not synchronised: keep it in the owner's `LockedBox`, and deliver to subscribers that run
+/// code of their own after releasing the lock (copy ``all`` out). One that only buffers (an
+/// `AsyncStream` continuation) may be sent to with the lock held, keeping the owner's order.
 struct Subscribers<Subscriber> {
     private var byToken: [UInt64: Subscriber] = [:]
     private var lastToken: UInt64 = 0

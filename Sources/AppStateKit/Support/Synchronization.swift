@@ -9,16 +9,11 @@ import Synchronization
 
 /// A non-recursive mutual-exclusion lock over `pthread_mutex_t`.
 ///
-/// Why not `Synchronization.Mutex`: with Swift 6.3.1 on Linux, ThreadSanitizer cannot see the
-/// futex behind `Mutex.withLock` and reports every protected access as a race, which would make
-/// the TSan run in `.ci/run` useless. `pthread_mutex_t` is understood by TSan, is available on
-/// every platform we build for, and measured faster than `Mutex<[Int: Any]>` uncontended (the
-/// `NSLock` figure of 53 ns against 65 ns is a `pthread_mutex_t` plus a class dispatch).
-/// Every return code is checked: a failing lock is a broken invariant, not a recoverable error.
-///
-/// Debug builds make the mutex error-checking (`PTHREAD_MUTEX_ERRORCHECK`), so locking it twice
-/// on one thread, or unlocking it from a thread that doesn't hold it, stops the process at
-/// once instead of deadlocking or corrupting the mutex; release builds use a normal mutex.
+/// Not `Synchronization.Mutex`: on Linux, ThreadSanitizer cannot see the futex behind it and
+/// reports every protected access as a race; it understands `pthread_mutex_t`. Every return code
+/// is checked: a failing lock is a broken invariant, not a recoverable error. Debug builds make
+/// the mutex error-checking, so relocking it on one thread or unlocking it from another stops
+/// the process at once instead of deadlocking.
 @usableFromInline
 final class Lock: @unchecked Sendable {
     // Safe: the pointer is allocated once, never reassigned, and only used through pthread calls.
@@ -38,7 +33,6 @@ final class Lock: @unchecked Sendable {
         precondition(result == 0, "AppStateKit: pthread_mutexattr_destroy failed with \(result)")
     }
 
-    /// Error-checking in debug builds (see the type's documentation), normal otherwise.
     private static var mutexType: Int32 {
         #if DEBUG
         Int32(PTHREAD_MUTEX_ERRORCHECK)
@@ -149,9 +143,8 @@ final class LockedBox<Value>: @unchecked Sendable {
     // Safe: the pointee is only accessed inside `withLock`, with `lock` held; the pointer is
     // allocated once, never reassigned, and freed in `deinit`.
     @usableFromInline let lock = Lock()
-    /// The value, behind a pointer rather than in a stored `var`: the runtime's exclusivity
-    /// tracking of a class's stored properties (a call in and out of the runtime per access)
-    /// guards nothing the lock doesn't.
+    /// The value, behind a pointer: the runtime's exclusivity checks of a stored `var` would
+    /// guard nothing the lock doesn't.
     @usableFromInline let value: UnsafeMutablePointer<Value>
 
     init(_ value: Value) {
@@ -165,8 +158,7 @@ final class LockedBox<Value>: @unchecked Sendable {
     }
 
     /// Runs `body` on the value with the lock held. `body` must not take this lock again, nor
-    /// run user code, logging or I/O (two boxes do on purpose, and say why at their declaration:
-    /// `CallerBoundTransform`'s and `SyncCoordinator`'s `rebinding`).
+    /// run user code, logging or I/O (the two boxes that do say why at their declaration).
     @inlinable @inline(__always)
     func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         lock.lock()
@@ -174,10 +166,9 @@ final class LockedBox<Value>: @unchecked Sendable {
         return try body(&value.pointee)
     }
 
-    /// Runs `body` on the value with the lock held until it returns a result: each time it
-    /// returns `nil`, waits on `condition` (the lock released meanwhile, so others can change
-    /// the value and signal) until signalled or `timeout` passes, then runs it again, telling it
-    /// whether that wait ran out.
+    /// Runs `body` on the value with the lock held until it returns a result; after each `nil`,
+    /// waits on `condition` (lock released) until signalled or `timeout` passes, then runs it
+    /// again, telling it whether that wait ran out.
     func withLock<Result>(waitingOn condition: Condition, timeout: Duration, _ body: (inout Value, _ timedOut: Bool) -> Result?) -> Result {
         lock.lock()
         defer { lock.unlock() }
@@ -191,14 +182,10 @@ final class LockedBox<Value>: @unchecked Sendable {
 
 /// A heap-allocated atomic word, owned by exactly one stored property.
 ///
-/// Classes on the inlinable access path hold atomics through this pointer wrapper rather than
-/// as `Atomic` stored properties: with Swift 6.3.1, a client module that inlines from a class
-/// whose deinit destroys a stored `Atomic` crashes the compiler ("Found ownership error").
-///
-/// The word is non-copyable, so it has one owner and is freed exactly once, when that owner
-/// goes away (its `deinit`). Code that must read a word owned elsewhere takes a ``View``,
-/// which is valid only while the owner is alive; whoever keeps a view also keeps the owner.
-/// Orderings are fixed per method because `Atomic` requires them to be compile-time constants.
+/// Classes on the inlinable access path hold atomics through this wrapper: a client module that
+/// inlines from a class whose deinit destroys a stored `Atomic` crashes the Swift 6.3 compiler.
+/// The word is non-copyable, so it is freed exactly once, with its owner. Code reading a word
+/// owned elsewhere takes a ``View``, valid only while whoever keeps it also keeps the owner.
 @usableFromInline
 struct AtomicWord: ~Copyable, @unchecked Sendable {
     // Safe: the pointee is only accessed through atomic operations, and freed once, by deinit.
@@ -216,37 +203,37 @@ struct AtomicWord: ~Copyable, @unchecked Sendable {
         pointer.deallocate()
     }
 
-    /// Loads with acquire ordering: writes published before a releasing store are visible.
+    /// Loads with acquire ordering.
     @inlinable
     func loadAcquiring() -> UInt64 {
         pointer.pointee.load(ordering: .acquiring)
     }
 
-    /// Loads with no ordering guarantee beyond atomicity.
+    /// Loads with relaxed ordering.
     @inlinable
     func loadRelaxed() -> UInt64 {
         view.loadRelaxed()
     }
 
-    /// Stores with no ordering guarantee beyond atomicity.
+    /// Stores with relaxed ordering.
     @inlinable
     func storeRelaxed(_ value: UInt64) {
         view.storeRelaxed(value)
     }
 
-    /// Loads as part of the single total order of sequentially consistent operations.
+    /// Loads with sequentially consistent ordering.
     @inlinable
     func loadSequentiallyConsistent() -> UInt64 {
         pointer.pointee.load(ordering: .sequentiallyConsistent)
     }
 
-    /// Stores as part of the single total order of sequentially consistent operations.
+    /// Stores with sequentially consistent ordering.
     @usableFromInline
     func storeSequentiallyConsistent(_ value: UInt64) {
         pointer.pointee.store(value, ordering: .sequentiallyConsistent)
     }
 
-    /// Adds one with release ordering, publishing the writes made before it.
+    /// Adds one with release ordering.
     @usableFromInline
     func incrementReleasing() {
         pointer.pointee.add(1, ordering: .releasing)
@@ -268,29 +255,27 @@ struct AtomicWord: ~Copyable, @unchecked Sendable {
             self.pointer = pointer
         }
 
-        /// Loads with no ordering guarantee beyond atomicity.
+        /// Loads with relaxed ordering.
         @inlinable
         func loadRelaxed() -> UInt64 {
             pointer.pointee.load(ordering: .relaxed)
         }
 
-        /// Stores with no ordering guarantee beyond atomicity.
+        /// Stores with relaxed ordering.
         @inlinable
         func storeRelaxed(_ value: UInt64) {
             pointer.pointee.store(value, ordering: .relaxed)
         }
 
-        /// Adds one with release ordering, publishing the writes made before it.
+        /// Adds one with release ordering.
         func incrementReleasing() {
             pointer.pointee.add(1, ordering: .releasing)
         }
     }
 }
 
-/// The identity of the calling OS thread, used to detect re-entry and dependency cycles.
-///
-/// Factories and update closures are synchronous, so the thread that starts one is the thread
-/// that finishes it, even inside an `async` function.
+/// The identity of the calling OS thread, used to detect re-entry and dependency cycles
+/// (factories and update closures are synchronous, so one thread runs each from start to end).
 @usableFromInline
 struct ThreadID: Hashable, Sendable {
     /// The thread's `pthread_t` as an integer; never 0 for a live thread.

@@ -29,7 +29,7 @@ struct SlowCreationReportTests {
             messages.append(message)
             slowRelease.signal()   // the report unblocks the factory: no hang, no timing
         }))
-        Application.current.registry.slowCreationThreshold = .milliseconds(20)
+        Application.current.registry.slowCreationMilliseconds.store(20, ordering: .relaxed)
         let scope = Application.currentContext
         let creatorDone = DispatchSemaphore(value: 0)
         let watchdogDone = DispatchSemaphore(value: 0)
