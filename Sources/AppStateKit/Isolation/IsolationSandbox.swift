@@ -16,23 +16,15 @@ struct IsolationSandbox {
     init() {
         directory = SandboxDirectory(root: (NSTemporaryDirectory() as NSString).appendingPathComponent("AppStateKit-isolated-\(UUID().uuidString)"))
         let sandbox = SandboxFileManager(directory: directory)
-        // Built outside every scope so the two entries are created in the new registry itself.
+        // Built outside every scope so its entries are created in the new registry itself.
         let application = TaskContext.bind(.none) {
             Application { application in
-                // Created directly, so the default store's path (and with it the storage name)
-                // is never evaluated for an application that doesn't use it.
-                let name = Application.userDefaultsName
-                let key = EntryKey(kind: .dependency, valueType: (any UserDefaultsManaging).self, name: EntryName(feature: name.feature, id: name.id))
-                _ = application.registry.entry(for: key) {
-                    DependencyEntry<any UserDefaultsManaging>(key: key, value: InMemoryDefaults())
-                }
-                // Likewise the sandbox is the file manager from the start: the default one is
-                // never made (nor reported as a test's use of the real file system).
-                let files = Application.fileManagerName
-                let filesKey = EntryKey(kind: .dependency, valueType: (any FileManaging).self, name: EntryName(feature: files.feature, id: files.id))
-                _ = application.registry.entry(for: filesKey) {
-                    DependencyEntry<any FileManaging>(key: filesKey, value: sandbox)
-                }
+                // Both dependencies are stored directly, so neither default is made: the default
+                // store's path (and with it the storage name) is never evaluated for an
+                // application that doesn't use it, and the real file manager is never made (nor
+                // reported as a test's use of the real file system).
+                Self.preset(InMemoryDefaults() as any UserDefaultsManaging, as: Application.userDefaultsName, in: application)
+                Self.preset(sandbox as any FileManaging, as: Application.fileManagerName, in: application)
                 Application.installIsolatedSyncStore(in: application)
                 Application.installIsolatedKeychain(in: application, files: sandbox)
             }
@@ -46,5 +38,11 @@ struct IsolationSandbox {
     /// Deletes the temporary directory and everything file states wrote into it.
     func remove() {
         SandboxDirectory.remove(directory.root)
+    }
+
+    /// Stores `value` as the dependency `name` of `application`, so its factory never runs.
+    private static func preset<Value: Sendable>(_ value: Value, as name: (feature: String, id: String), in application: Application) {
+        let key = EntryKey(kind: .dependency, valueType: Value.self, name: EntryName(feature: name.feature, id: name.id))
+        _ = application.registry.entry(for: key) { DependencyEntry<Value>(key: key, value: value) }
     }
 }

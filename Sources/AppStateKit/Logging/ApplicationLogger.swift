@@ -85,7 +85,7 @@ public struct ApplicationLogger: Sendable, CustomStringConvertible {
 
     /// Reports a message, whether or not debug logging is enabled.
     public func error(_ message: String) {
-        errorSink(Message(message), nil)
+        errorSink(Message(description: message), nil)
     }
 
     /// `ApplicationLogger`.
@@ -93,12 +93,9 @@ public struct ApplicationLogger: Sendable, CustomStringConvertible {
 
     /// A plain message reported with ``error(_:)-(String)``, as an AppState-style error closure
     /// receives it: its description and `localizedDescription` are the message itself.
-    struct Message: Error, CustomStringConvertible, Sendable {
+    struct Message: LocalizedError, CustomStringConvertible, Sendable {
         let description: String
-
-        init(_ description: String) {
-            self.description = description
-        }
+        var errorDescription: String? { description }
     }
 
     /// The line an error and its optional message make: `"<message> (<error>)"`, or `"<error>"`.
@@ -115,8 +112,4 @@ public struct ApplicationLogger: Sendable, CustomStringConvertible {
     @usableFromInline static let writeErrorToStandardError: @Sendable (any Error, String?) -> Void = { error, message in
         writeToStandardError(line(for: error, message: message))
     }
-}
-
-extension ApplicationLogger.Message: LocalizedError {
-    var errorDescription: String? { description }
 }
