@@ -8,25 +8,24 @@
 extension PersistedEntry {
     /// ``write(_:)``, on the pool.
     func writeDurably(_ newValue: Value) async throws {
-        let scopes = TaskContext.current
-        try await BlockingIOPool.shared.run {
-            try TaskContext.bind(scopes) { try self.write(newValue) }
-        }
+        try await onPool { try self.write(newValue) }
     }
 
     /// ``remove()``, on the pool.
     func removeDurably() async throws {
-        let scopes = TaskContext.current
-        try await BlockingIOPool.shared.run {
-            try TaskContext.bind(scopes) { try self.remove() }
-        }
+        try await onPool { try self.remove() }
     }
 
     /// ``updateThrowing(_:)``, on the pool: `body` runs there, perhaps more than once.
     func updateDurably<Result: Sendable>(_ body: @escaping @Sendable (inout Value) throws -> Result) async throws -> Result {
+        try await onPool { try self.updateThrowing(body) }
+    }
+
+    /// Runs `work` on the pool inside the calling task's scopes.
+    private func onPool<Result: Sendable>(_ work: @escaping @Sendable () throws -> Result) async throws -> Result {
         let scopes = TaskContext.current
         return try await BlockingIOPool.shared.run {
-            try TaskContext.bind(scopes) { try self.updateThrowing(body) }
+            try TaskContext.bind(scopes) { try work() }
         }
     }
 }

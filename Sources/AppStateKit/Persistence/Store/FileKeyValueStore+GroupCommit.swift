@@ -36,8 +36,7 @@ extension FileKeyValueStore {
             case let .replace(key, expected, entry):
                 let stored = changed.index(forKey: key).map { changed.values[$0] } ?? entries[key]
                 let current: PropertyListValue? = if case let .value(value)? = stored { value } else { nil }
-                // Compared as text too: `==` never holds for a NaN, which would retry forever.
-                guard current == expected || String(reflecting: current) == String(reflecting: expected) else { return false }
+                guard PropertyListValue.same(current, expected) else { return false }
                 changed.updateValue(entry, forKey: key)
                 return true
             }

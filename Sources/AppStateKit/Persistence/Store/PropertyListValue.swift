@@ -51,6 +51,12 @@ indirect enum PropertyListValue: Codable, Equatable, Sendable {
         }
     }
 
+    /// Whether two stored values are the same, for a compare-and-set: equal, or (for a NaN, which
+    /// `==` never matches and an update would retry forever) equal as text.
+    static func same(_ first: PropertyListValue?, _ second: PropertyListValue?) -> Bool {
+        first == second || String(reflecting: first) == String(reflecting: second)
+    }
+
     /// Whether `value` is a property-list value (and so is stored natively).
     static func isPropertyList(_ value: Any) -> Bool {
         switch value {

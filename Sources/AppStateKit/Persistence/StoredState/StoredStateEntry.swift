@@ -62,13 +62,8 @@ final class StoredStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, 
         if let fileStore = store as? FileKeyValueStore {
             return try readAndKeep(from: fileStore, collaborator: collaborator)
         }
-        if let object = try store.readObject(forKey: storageKey) {
-            return try StoredValueCodec.decode(object, as: Value.self, key: storageKey, store: store)
-        }
-        if let legacyKey, let object = try store.readObject(forKey: legacyKey) {
-            return try StoredValueCodec.decode(object, as: Value.self, key: legacyKey, store: store)
-        }
-        return initial
+        let (object, key) = try storedObject(in: store)
+        return try object.map { try StoredValueCodec.decode($0, as: Value.self, key: key, store: store) } ?? initial
     }
 
     /// A read from a file store: the stored value, decoded and kept for the next read unless it
@@ -217,8 +212,7 @@ enum LocalStoreUpdates {
             guard let currentValue = PropertyListValue(current), let expectedValue = PropertyListValue(expected) else {
                 throw PersistenceError(.typeMismatch, subject: key, detail: "the stored \(type(of: current)) is not a property-list value, so update can't compare it")
             }
-            // The textual form too: `==` never holds for a NaN, which would retry forever.
-            return currentValue == expectedValue || String(reflecting: currentValue) == String(reflecting: expectedValue)
+            return PropertyListValue.same(currentValue, expectedValue)
         }
     }
 }
