@@ -18,8 +18,7 @@ final class DependencyEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable
     // Safe: the mutable state lives in `state`, a `LockedBox`; `version` and `lacksValue` are atomic.
     @usableFromInline let state: LockedBox<Storage>
     @usableFromInline let version = AtomicWord(0)
-    /// 1 while the entry has no value: read under the registry's lock by a fill
-    /// (``Registry/fill(_:isFilled:fill:)``), which may only load atomics there.
+    /// 1 while the entry has no value (an atomic: a fill reads it under the registry's lock).
     private let lacksValue = AtomicWord(0)
 
     /// What the entry's lock guards.
@@ -42,8 +41,7 @@ final class DependencyEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable
         super.init(key: key)
     }
 
-    /// An entry without an instance, overridden with `value`; the override's token is
-    /// ``firstOverrideToken``.
+    /// An entry without an instance, overridden with `value` (token ``firstOverrideToken``).
     init(key: EntryKey, firstOverride value: Value) {
         state = LockedBox(Storage(instance: nil, overrides: [(Self.firstOverrideToken, value)], nextToken: Self.firstOverrideToken, current: ValueBox(value)))
         super.init(key: key)
@@ -59,17 +57,13 @@ final class DependencyEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable
     }
     override var awaitsValue: Bool { lacksValue.loadAcquiring() != 0 }
 
-    /// The current instance and the version it was published at; `nil` while the entry has no
-    /// value.
-    func snapshot() -> (value: Value, version: UInt64)? {
-        state.withLock { storage in storage.current.map { ($0.value, version.loadRelaxed()) } }
-    }
-
-    /// The current instance and its version, after `fill` (a read of the declaration, which
-    /// gives an entry without a value its instance) if needed: for holders without a factory.
+    /// The current instance and the version it was published at, after `fill` (a read of the
+    /// declaration, which gives an entry without a value its instance) if needed: for holders
+    /// of the entry who have no factory to pass.
     func snapshot(filling fill: () -> Void) -> (value: Value, version: UInt64) {
         while true {
-            if let snapshot = snapshot() { return snapshot }
+            let current = state.withLock { storage in storage.current.map { ($0.value, version.loadRelaxed()) } }
+            if let current { return current }
             fill()
         }
     }

@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// The identity of one registry entry: what kind of entry it is, the type of its value, and
 /// what it is called.
 ///
@@ -129,17 +121,10 @@ struct EntryKey: Hashable, Sendable {
     /// The ``fastHash`` of a key with these parts.
     @inlinable @inline(__always)
     static func mix(kind: ObjectIdentifier, valueType: ObjectIdentifier, name: EntryName) -> Int {
-        switch name {
-        case let .site(site):
-            return mix(kind: kind, valueType: valueType, nameBits: site.mixedBits &* 0x1656_67B1_9E37_79F9)
-        case let .explicit(feature, id):
-            return mix(kind: kind, valueType: valueType, nameBits: nameHash(feature: feature, id: id))
+        let nameBits = switch name {
+        case let .site(site): site.mixedBits &* 0x1656_67B1_9E37_79F9
+        case let .explicit(feature, id): nameHash(feature: feature, id: id)
         }
-    }
-
-    /// The hash of a key whose name hashes to `nameBits`.
-    @inlinable @inline(__always)
-    static func mix(kind: ObjectIdentifier, valueType: ObjectIdentifier, nameBits: Int) -> Int {
         var bits = UInt64(UInt(bitPattern: kind)) &* 0x9E37_79B9_7F4A_7C15
         bits ^= UInt64(UInt(bitPattern: valueType)) &* 0xC2B2_AE3D_27D4_EB4F
         bits ^= UInt64(UInt(bitPattern: nameBits))
@@ -272,6 +257,6 @@ extension StaticString {
             return description == other.description
         }
         if utf8Start == other.utf8Start { return true }
-        return memcmp(utf8Start, other.utf8Start, count) == 0
+        return UnsafeBufferPointer(start: utf8Start, count: count).elementsEqual(UnsafeBufferPointer(start: other.utf8Start, count: count))
     }
 }

@@ -5,10 +5,7 @@ extension Application {
     /// isolation scope if there is one, otherwise the process-wide shared instance.
     @inlinable
     static var current: Application {
-        if IsolatedApplication.isAnyLive, let isolated = TaskContext.currentIsolatedApplication {
-            return isolated
-        }
-        return shared
+        withCurrent { $0 }
     }
 
     /// Runs `body` with the application serving the calling task, without retaining the shared
@@ -25,8 +22,7 @@ extension Application {
 /// The application of an isolation scope; ``Application/promote(to:)`` inside the scope replaces
 /// it here instead of replacing the process-wide instance.
 @usableFromInline
-final class IsolatedApplication: @unchecked Sendable {
-    // Safe: the application is only reached through its locked box.
+final class IsolatedApplication: Sendable {
     private let storedApplication: LockedBox<Application>
 
     /// How many isolated applications exist; while none does, an access skips the task-local

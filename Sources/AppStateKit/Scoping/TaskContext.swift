@@ -9,8 +9,7 @@ enum TaskContext {
     /// whose `$bound` the inlinable async `bind` couldn't use.)
     @usableFromInline static let bound = TaskLocal(wrappedValue: Binding.none)
 
-    /// What ``bound`` holds: a non-generic struct, so the task-local's generic code copies it
-    /// with the struct's own value witness instead of going through `Optional`'s generic ones.
+    /// What ``bound`` holds.
     @usableFromInline
     struct Binding: Sendable {
         /// The isolated application of the innermost isolation scope, if any.
@@ -19,8 +18,7 @@ enum TaskContext {
         /// it: newest first, so the innermost override of a key is the first found.
         let overrides: ScopedOverride?
 
-        /// Outside every scope. (Computed: a stored static would check its lazy initialisation on
-        /// every use.)
+        /// Outside every scope (computed: a stored static checks its lazy initialisation per use).
         static var none: Binding { Binding(isolatedApplication: nil, overrides: nil) }
 
         /// These scopes with `overrides` in place of their overrides.
@@ -34,8 +32,8 @@ enum TaskContext {
         }
     }
 
-    /// The calling task's scopes; ``Binding/none`` without reading the task-local while no
-    /// override node and no isolated application exists anywhere.
+    /// The calling task's scopes; ``Binding/none``, without reading the task-local, while no
+    /// override node or isolated application exists.
     static var current: Binding {
         guard !OverrideCensus.isEmpty || IsolatedApplication.isAnyLive else { return .none }
         return bound.get()

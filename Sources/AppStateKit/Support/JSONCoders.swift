@@ -42,10 +42,18 @@ enum JSONCoders {
         return try decoder().decode(type, from: data)
     }
 
-    /// An encoder with `formatting` that writes non-finite numbers as strings: for the store
+    /// An encoder with `formatting` that writes non-finite numbers as `strings`: for the store
     /// file and its log, whose values say their own type, so the strings are never ambiguous.
-    static func encoder(_ formatting: JSONEncoder.OutputFormatting = []) -> JSONEncoder {
-        encoder(formatting, positiveInfinity: positiveInfinity, negativeInfinity: negativeInfinity, notANumber: notANumber)
+    static func encoder(
+        _ formatting: JSONEncoder.OutputFormatting = [],
+        strings: (positiveInfinity: String, negativeInfinity: String, nan: String) = (positiveInfinity, negativeInfinity, notANumber)
+    ) -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = formatting
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: strings.positiveInfinity, negativeInfinity: strings.negativeInfinity, nan: strings.nan
+        )
+        return encoder
     }
 
     /// A decoder that reads the strings ``encoder(_:)`` writes for non-finite numbers.
@@ -55,17 +63,6 @@ enum JSONCoders {
             positiveInfinity: positiveInfinity, negativeInfinity: negativeInfinity, nan: notANumber
         )
         return decoder
-    }
-
-    private static func encoder(
-        _ formatting: JSONEncoder.OutputFormatting, positiveInfinity: String, negativeInfinity: String, notANumber: String
-    ) -> JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = formatting
-        encoder.nonConformingFloatEncodingStrategy = .convertToString(
-            positiveInfinity: positiveInfinity, negativeInfinity: negativeInfinity, nan: notANumber
-        )
-        return encoder
     }
 
     /// Throws unless `data`, the JSON of `value`, reads back (through ``decode(_:from:)``) with
@@ -81,12 +78,12 @@ enum JSONCoders {
         guard let readBack = (try? decode(Readable.self, from: data)) as? Value else { return }
         // Markers no text is expected to hold, so each counts one non-finite number.
         let markers = ["AppStateKit-positive-infinity-7e1f", "AppStateKit-negative-infinity-7e1f", "AppStateKit-nan-7e1f"]
-        let counting = encoder([], positiveInfinity: markers[0], negativeInfinity: markers[1], notANumber: markers[2])
+        let counting = encoder(strings: (markers[0], markers[1], markers[2]))
         let written = try counting.encode(value)
         let read = try counting.encode(readBack)
         for marker in markers {
             let quoted = Data("\"\(marker)\"".utf8)
-            guard occurrences(of: quoted, in: written) == occurrences(of: quoted, in: read) else {
+            guard written.ranges(of: quoted).count == read.ranges(of: quoted).count else {
                 throw EncodingError.invalidValue(value, .init(codingPath: [], debugDescription: """
                     it holds infinity or NaN, which JSON can only write as the strings \
                     "\(positiveInfinity)", "\(negativeInfinity)" and "\(notANumber)", and \(Value.self) would read them \
@@ -94,16 +91,5 @@ enum JSONCoders {
                     """))
             }
         }
-    }
-
-    /// How many times `pattern` occurs in `data`, not overlapping.
-    private static func occurrences(of pattern: Data, in data: Data) -> Int {
-        var count = 0
-        var start = data.startIndex
-        while let found = data.range(of: pattern, in: start..<data.endIndex) {
-            count += 1
-            start = found.upperBound
-        }
-        return count
     }
 }

@@ -110,7 +110,7 @@ struct GlobalOverrideFactoryTests {
         #expect(entry.awaitsValue)
         let live = Application.dependency(\.[liveDatabase: runs])
         #expect(Application.current[keyPath: \.[liveDatabase: runs]].entry(in: Application.current) === entry)
-        #expect(entry.snapshot()?.value === live)
+        #expect(entry.currentValue() === live)
         #expect(!entry.awaitsValue)
         #expect(runs.value == 1)
     }
