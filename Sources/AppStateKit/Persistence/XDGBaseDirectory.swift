@@ -1,8 +1,16 @@
+import Foundation
+
 /// The XDG base-directory variables that the default locations follow on Linux
 /// (`XDG_CONFIG_HOME` for the key-value store, `XDG_DATA_HOME` for file states).
 enum XDGBaseDirectory {
     /// The variables and values already reported as ignored.
     private static let reported = LockedBox<Set<String>>([])
+
+    /// `environment[variable]` when it is an absolute path, otherwise `$HOME/<fallback>`.
+    static func base(_ variable: String, fallback: String, in environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let value = absolutePath(variable, in: environment, fallback: "~/\(fallback)") { return value }
+        return ((environment["HOME"] ?? NSHomeDirectory()) as NSString).appendingPathComponent(fallback)
+    }
 
     /// `environment[variable]` when it is an absolute path, otherwise nil.
     ///

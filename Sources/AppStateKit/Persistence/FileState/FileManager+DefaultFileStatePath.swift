@@ -39,17 +39,11 @@ enum DefaultFileStatePath {
     }
 
     private static func initialValue(name: String) -> String {
-        let environment = ProcessInfo.processInfo.environment
-        let home = environment["HOME"] ?? NSHomeDirectory()
         #if canImport(Darwin)
+        let home = ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory()
         let base = (home as NSString).appendingPathComponent("Library/Application Support")
         #else
-        let base: String
-        if let dataHome = XDGBaseDirectory.absolutePath("XDG_DATA_HOME", in: environment, fallback: "~/.local/share") {
-            base = dataHome
-        } else {
-            base = (home as NSString).appendingPathComponent(".local/share")
-        }
+        let base = XDGBaseDirectory.base("XDG_DATA_HOME", fallback: ".local/share")
         #endif
         return (base as NSString).appendingPathComponent(name)
     }

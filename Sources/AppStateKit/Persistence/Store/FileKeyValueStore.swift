@@ -115,14 +115,7 @@ public final class FileKeyValueStore: UserDefaultsManaging, Sendable {
     /// The default file for a process: `$XDG_CONFIG_HOME/<name>/defaults.json`, falling back to
     /// `~/.config/<name>/defaults.json`, where `<name>` is ``Application/storageName``.
     public static var defaultPath: String {
-        let environment = ProcessInfo.processInfo.environment
-        let base: String
-        if let configHome = XDGBaseDirectory.absolutePath("XDG_CONFIG_HOME", in: environment, fallback: "~/.config") {
-            base = configHome
-        } else {
-            let home = environment["HOME"] ?? NSHomeDirectory()
-            base = (home as NSString).appendingPathComponent(".config")
-        }
+        let base = XDGBaseDirectory.base("XDG_CONFIG_HOME", fallback: ".config")
         let name = StorageName.resolvedForDefaultLocation()
         return ((base as NSString).appendingPathComponent(name) as NSString).appendingPathComponent("defaults.json")
     }
