@@ -192,8 +192,7 @@ final class KeptRead<Check, Value>: @unchecked Sendable {
 /// It remembers which thread holds it: that thread touching the entry again from inside its own
 /// mutation would wait for itself forever, so ``lock(_:)`` and ``checkNotHeld(by:)`` stop the
 /// process instead, naming the entry (``ModificationReentry``).
-final class ModificationLock: @unchecked Sendable {
-    // Safe: `mutex` is a pthread mutex; `owner` is only accessed atomically.
+final class ModificationLock: Sendable {
     private let mutex = Lock()
     /// The thread holding the lock, or 0.
     private let owner = AtomicWord(0)
