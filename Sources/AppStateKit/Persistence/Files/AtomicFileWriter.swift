@@ -2,16 +2,11 @@ import Foundation
 
 /// Writes files so that a crash at any moment leaves either the old or the new complete file.
 ///
-/// The bytes go to a temporary file in the same directory (mode `0600`), which is flushed
-/// with `fsync` and renamed over the target; the directory is then flushed so the rename itself
-/// survives a power loss. Missing directories are created with mode `0700`. Temporary files
-/// left by killed writers are removed by the next process that writes the same path. Each new
-/// version is dated after the one it replaces, so its ``FileStamp`` never repeats an old one.
-///
-/// A target that is a symbolic link (the dotfiles pattern) is written through: the link stays,
-/// and the file it points to is replaced atomically in its own directory.
-///
-/// Every operation goes through a ``FileSystem``; the real one unless a test passes another.
+/// The bytes go to a temporary file in the same directory (mode `0600`), `fsync`ed and renamed
+/// over the target; the directory is then `fsync`ed so the rename survives a power loss.
+/// Missing directories are created with mode `0700`. Each new version is dated after the one it
+/// replaces, so its ``FileStamp`` never repeats an old one. A symbolic link is written through:
+/// the link stays, the file it points to is replaced.
 package enum AtomicFileWriter {
     /// The longest file name (one path component) in bytes: `NAME_MAX` on Linux and macOS.
     package static let maximumNameLength = 255

@@ -1,7 +1,8 @@
 import Dispatch
 
-/// The queue behind ``FileKeyValueStore``'s group commit: changes submitted while another thread
-/// commits wait, and are committed together by one of them (see `FileKeyValueStore+GroupCommit`).
+/// The queue behind ``FileKeyValueStore``'s group commit. The first writer to arrive leads: it
+/// commits every change queued so far as one batch; writers arriving meanwhile queue for the
+/// next batch, which the leader hands to the first of them.
 ///
 /// A writer can't submit its next change before its last one is acknowledged, so writers that
 /// keep writing would otherwise settle into groups taking turns: one batch committing while

@@ -1,16 +1,9 @@
 import Foundation
 
 /// Group commit: writes made at the same time by several threads share one read-modify-write
-/// cycle — one `flock`, one reload, one atomic file replacement with its `fsync`s (one record
-/// appended to the log with its `fsync`, in ``FileKeyValueStore/Layout/appendOnlyLog``) — and
-/// each writer returns only once the batch holding its change is on disk.
-///
-/// The first writer to arrive leads: it takes every change queued so far and commits them as
-/// one batch, in arrival order. Writers arriving meanwhile queue up for the next batch, which the
-/// leader hands to the first of them, so no writer leads for longer than one batch. When the
-/// previous batch acknowledged other writers, a batch first waits briefly for them to queue
-/// again, so threads that keep writing share every batch (see ``CommitQueue``); a writer alone
-/// never waits.
+/// cycle — one `flock`, one reload, one file replacement or log record with its `fsync`s — and
+/// each writer returns only once the batch holding its change is on disk. ``CommitQueue`` forms
+/// the batches, in arrival order.
 extension FileKeyValueStore {
     /// One change to the store's entries.
     enum Change: Sendable {

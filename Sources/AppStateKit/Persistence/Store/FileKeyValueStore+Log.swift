@@ -15,18 +15,16 @@ extension FileKeyValueStore {
         var log: StoreLogPosition?
     }
 
-    /// Makes `changes` durable, holding the `flock`. The cache still holds the
-    /// entries before the batch: `before` below; `after` is them with `changes` applied.
+    /// Makes `changes` durable, holding the `flock` (the cache still holds the entries before
+    /// the batch), or throws and the store holds what it held before:
     ///
-    /// - Without a log: ``Layout/singleFile`` replaces the file with `after`, as earlier versions
-    ///   did; ``Layout/appendOnlyLog`` first creates an empty log, then does the same.
-    /// - A corrupt log is replaced: the file is rewritten with `before` (the file and the log's
-    ///   readable records), the log is moved aside, then the batch is written as without a log.
-    /// - Otherwise a record of `changes` is appended at the end of the last complete one
-    ///   (cutting off a torn tail); then ``Layout/singleFile`` folds the log into the file and removes it, and
-    ///   ``Layout/appendOnlyLog`` compacts it when it outgrew the file.
-    ///
-    /// Throws when the batch is not durable; the store then holds what it held before.
+    /// - Without a log, the file is replaced with the batch applied (``Layout/appendOnlyLog``
+    ///   first creates an empty log).
+    /// - A corrupt log is moved aside after its readable records are written into the file;
+    ///   then as without a log.
+    /// - Otherwise a record of `changes` is appended after the last complete one (cutting off a
+    ///   torn tail); ``Layout/singleFile`` then folds the log into the file and removes it,
+    ///   ``Layout/appendOnlyLog`` compacts it once it outgrew the file.
     func writeBatch(_ changes: StoreLog.Batch, snapshot: FileStamp?, log: StoreLogPosition?, notes: inout [Note]) throws -> Written {
         // Before the log is touched (replacing the file checks it too).
         if layout == .appendOnlyLog || log != nil { try AtomicFileWriter.checkNameLength(path) }
