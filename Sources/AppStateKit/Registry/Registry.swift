@@ -101,7 +101,6 @@ final class Registry: @unchecked Sendable {
         }
     }
 
-    /// The entry `reference` names, if the registry still holds it.
     func existingEntry(for reference: EntryReference) -> RegistryEntry? {
         table.withLock { $0.find(reference) }
     }
@@ -112,7 +111,6 @@ final class Registry: @unchecked Sendable {
         table.withLock { $0.refreshSnapshot(of: entry) }
     }
 
-    /// Returns the entry for `key` if it has been created.
     @usableFromInline
     func existingEntry(for key: borrowing EntryKey) -> RegistryEntry? {
         table.withLock { $0.find(key) }
@@ -159,7 +157,6 @@ final class Registry: @unchecked Sendable {
         table.withLock { $0.all }
     }
 
-    /// The number of created entries.
     var count: Int {
         table.withLock { $0.count }
     }
@@ -297,7 +294,6 @@ struct EntryTable: Sendable {
     @usableFromInline var entries: [RegistryEntry?] = Array(repeating: nil, count: 16)
     /// Each entry's ``RegistryEntry/tableSnapshot`` as of its last refresh.
     @usableFromInline var snapshots: [(AnyObject & Sendable)?] = Array(repeating: nil, count: 16)
-    /// The number of entries.
     private(set) var count = 0
 
     init() {}
@@ -317,7 +313,6 @@ struct EntryTable: Sendable {
         entries.withUnsafeBufferPointer { body($0[index]!) }
     }
 
-    /// The bucket of `key`'s entry, if any.
     @inlinable
     func index(of key: borrowing EntryKey) -> Int? {
         let mask = hashes.count - 1
@@ -329,12 +324,10 @@ struct EntryTable: Sendable {
         return nil
     }
 
-    /// The entry for `key`, if any.
     func find(_ key: borrowing EntryKey) -> RegistryEntry? {
         index(of: key).flatMap { entries[$0] }
     }
 
-    /// The entry `reference` names, if the table holds it.
     func find(_ reference: EntryReference) -> RegistryEntry? {
         let mask = hashes.count - 1
         var index = reference.fastHash & mask
@@ -369,7 +362,6 @@ struct EntryTable: Sendable {
         return true
     }
 
-    /// Every entry, in no particular order.
     var all: [RegistryEntry] { entries.compactMap { $0 } }
 
     /// Moves the entries after the emptied bucket `gap` back where a lookup would miss them.

@@ -16,7 +16,6 @@ class RegistryEntry: Observable, @unchecked Sendable {
     // `ObservationRegistrar` is thread-safe and the words are atomic; subclasses guard their
     // mutable state with their own locks.
 
-    /// The entry's identity.
     @usableFromInline let key: EntryKey
 
     /// The entry's own registrar (a registrar matches observers by key path only, so it can't

@@ -9,7 +9,6 @@ import Synchronization
 class ScopedOverride: @unchecked Sendable {
     // @unchecked only because the class is not final (its subclass adds the value): every
     // stored property is immutable and `Sendable`.
-    /// The overridden dependency.
     @usableFromInline let key: EntryKey
     /// The override made before this one, in the same scope or an enclosing one.
     @usableFromInline let next: ScopedOverride?

@@ -12,7 +12,7 @@ final class StateEntry<Value: Sendable>: LockedValueEntry<Value>, @unchecked Sen
     // Safe: the value (`lockedValue`) is only read or written while `lock` is held; `initial`
     // is immutable.
     @usableFromInline let initial: Value
-    /// The thread running an `update` closure on this entry, or 0.
+    /// The thread running an in-place mutation of this entry, or 0.
     @usableFromInline let updatingThread = AtomicWord(0)
 
     @usableFromInline

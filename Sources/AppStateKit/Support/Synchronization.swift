@@ -123,13 +123,11 @@ final class Condition: @unchecked Sendable {
         )
     }
 
-    /// Wakes one thread waiting on the condition, if any.
     func signal() {
         let result = pthread_cond_signal(pointer)
         precondition(result == 0, "AppStateKit: pthread_cond_signal failed with \(result)")
     }
 
-    /// Wakes every thread waiting on the condition.
     func broadcast() {
         let result = pthread_cond_broadcast(pointer)
         precondition(result == 0, "AppStateKit: pthread_cond_broadcast failed with \(result)")
@@ -203,37 +201,31 @@ struct AtomicWord: ~Copyable, @unchecked Sendable {
         pointer.deallocate()
     }
 
-    /// Loads with acquire ordering.
     @inlinable
     func loadAcquiring() -> UInt64 {
         pointer.pointee.load(ordering: .acquiring)
     }
 
-    /// Loads with relaxed ordering.
     @inlinable
     func loadRelaxed() -> UInt64 {
         view.loadRelaxed()
     }
 
-    /// Stores with relaxed ordering.
     @inlinable
     func storeRelaxed(_ value: UInt64) {
         view.storeRelaxed(value)
     }
 
-    /// Loads with sequentially consistent ordering.
     @inlinable
     func loadSequentiallyConsistent() -> UInt64 {
         pointer.pointee.load(ordering: .sequentiallyConsistent)
     }
 
-    /// Stores with sequentially consistent ordering.
     @usableFromInline
     func storeSequentiallyConsistent(_ value: UInt64) {
         pointer.pointee.store(value, ordering: .sequentiallyConsistent)
     }
 
-    /// Adds one with release ordering.
     @usableFromInline
     func incrementReleasing() {
         pointer.pointee.add(1, ordering: .releasing)
@@ -255,20 +247,17 @@ struct AtomicWord: ~Copyable, @unchecked Sendable {
             self.pointer = pointer
         }
 
-        /// Loads with relaxed ordering.
-        @inlinable
+            @inlinable
         func loadRelaxed() -> UInt64 {
             pointer.pointee.load(ordering: .relaxed)
         }
 
-        /// Stores with relaxed ordering.
-        @inlinable
+            @inlinable
         func storeRelaxed(_ value: UInt64) {
             pointer.pointee.store(value, ordering: .relaxed)
         }
 
-        /// Adds one with release ordering.
-        func incrementReleasing() {
+            func incrementReleasing() {
             pointer.pointee.add(1, ordering: .releasing)
         }
     }
