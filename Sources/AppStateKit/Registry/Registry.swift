@@ -119,24 +119,14 @@ final class Registry: @unchecked Sendable {
     /// The entry for `key`, created with `create` unless another thread created it first.
     @usableFromInline
     func createdEntry(for key: EntryKey, create: (EntryKey) -> RegistryEntry) -> RegistryEntry {
-        let thread = ThreadID.current
-        lock.lock()
-        if awaitCreation(of: key, on: thread, until: { existingEntry(for: key) != nil }), let existing = existingEntry(for: key) {
-            lock.unlock()
-            return existing
+        var created: RegistryEntry?
+        singleFlight(key, isDone: { existingEntry(for: key) != nil }, run: { created = create(key) }) {
+            if let created { table.withLock { $0.insert(created) } }
         }
-        let creation = startCreation(of: key, on: thread)
-        lock.unlock()
-
-        let entry = create(key)
-
-        lock.lock()
-        table.withLock { $0.insert(entry) }
-        finishCreation(creation, on: thread)
-        lock.unlock()
-        entry.didJoin(self)
-        creationFinished.broadcast()
-        return entry
+        // Created by another thread; if removed again since, create it anew.
+        guard let created else { return existingEntry(for: key) ?? createdEntry(for: key, create: create) }
+        created.didJoin(self)
+        return created
     }
 
     /// Removes `entry` if it is still this registry's entry for its key; returns whether it was.
@@ -166,18 +156,26 @@ final class Registry: @unchecked Sendable {
     /// Single flight, with cycle detection, like a creation. `fill` runs with no lock held;
     /// `isFilled` runs with the registry's lock held, so it may only load atomics.
     func fill(_ key: EntryKey, isFilled: () -> Bool, fill: () -> Void) {
+        singleFlight(key, isDone: isFilled, run: fill) {}
+    }
+
+    /// Runs `run` for `key` with no lock held unless `isDone()` (called with the lock held), or
+    /// waits while another thread runs it for `key`; then `finish` with the lock held, before
+    /// waiting threads wake.
+    private func singleFlight(_ key: EntryKey, isDone: () -> Bool, run: () -> Void, finish: () -> Void) {
         let thread = ThreadID.current
         lock.lock()
-        if awaitCreation(of: key, on: thread, until: isFilled) {
+        if awaitCreation(of: key, on: thread, until: isDone) {
             lock.unlock()
             return
         }
         let creation = startCreation(of: key, on: thread)
         lock.unlock()
 
-        fill()
+        run()
 
         lock.lock()
+        finish()
         finishCreation(creation, on: thread)
         lock.unlock()
         creationFinished.broadcast()
@@ -295,8 +293,6 @@ struct EntryTable: Sendable {
     /// Each entry's ``RegistryEntry/tableSnapshot`` as of its last refresh.
     @usableFromInline var snapshots: [(AnyObject & Sendable)?] = Array(repeating: nil, count: 16)
     private(set) var count = 0
-
-    init() {}
 
     /// `body` applied to the entry and snapshot of the occupied bucket `index`, borrowed from the
     /// arrays' storage: the subscripts would retain and release each, writing shared memory.

@@ -12,12 +12,6 @@ struct SlowCreationReport {
     /// creations; then what that thread waits for in turn, if anything.
     var hops: [(key: EntryKey, owner: ThreadID, ownerCreations: [EntryKey])] = []
 
-    init(waited: Duration, thread: ThreadID, creations: [EntryKey]) {
-        self.waited = waited
-        self.thread = thread
-        self.creations = creations
-    }
-
     /// The error-level message delivered through the logger.
     var message: String {
         func describe(_ thread: ThreadID) -> String { "thread 0x\(String(thread.rawValue, radix: 16))" }
