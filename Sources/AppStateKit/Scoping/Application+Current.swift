@@ -104,20 +104,17 @@ extension Application {
     }
 }
 
-/// Storage for ``Application/shared``: the published instance's address in one atomic word,
-/// which a reader loads (acquiring) and uses without a retain, so no reading thread writes to the
-/// shared instance's reference count.
-///
-/// Why that is safe: every instance ever published stays retained for the rest of the process
-/// (a replaced one in `retired`), so nothing frees an instance a reader might still hold.
-/// Publishing is serialised by `retired`'s lock; reads take no lock.
+/// Storage for ``Application/shared``: a ``PublishedReference`` and the lock that serialises
+/// publishing. The first instance is published on first use; after that readers never touch
+/// the lazily initialised `initial`.
 @usableFromInline
 enum SharedApplication {
     // Safe: an immutable reference to an instance whose only stored property synchronises itself.
     nonisolated(unsafe) private static let initial = Application()
-    /// The published instance's address, retained; 0 before the first publication.
+    @usableFromInline typealias Reference = PublishedReference<Application>
+    /// The published instance (see ``PublishedReference``).
     @usableFromInline static let bits = Atomic<UInt>(0)
-    /// Replaced instances, kept for the rest of the process.
+    /// Replaced instances, kept as the reference's policy requires; its lock serialises publishing.
     private static let retired = LockedBox<[Application]>([])
 
     /// Runs `body` with the shared instance, publishing the first one if needed, without
@@ -125,37 +122,22 @@ enum SharedApplication {
     /// toolchain brings back retains of the shared instance here.
     @inlinable @inline(__always)
     static func withShared<Result>(_ body: (Application) -> Result) -> Result {
-        let word = bits.load(ordering: .acquiring)
+        let word = Reference.word(in: bits)
         guard word != 0 else { return body(publishInitial()) }
-        return withPublished(at: word, body)
-    }
-
-    /// Runs `body` with the published instance at the nonzero `word`, without retaining it.
-    /// (`body` throws so that an inlined caller's closure keeps no retain of the instance.)
-    @inlinable @inline(__always)
-    static func withPublished<Result>(at word: UInt, _ body: (Application) throws -> Result) rethrows -> Result {
-        try Unmanaged<Application>.fromOpaque(UnsafeRawPointer(bitPattern: word)!)._withUnsafeGuaranteedRef(body)
+        return Reference.withObject(at: word, body)
     }
 
     /// Publishes the first shared instance unless one already is, and returns the shared instance.
     @usableFromInline
     static func publishInitial() -> Application {
         let instance = initial
-        return retired.withLock { _ in
-            let word = bits.load(ordering: .acquiring)
-            if word != 0 { return withPublished(at: word) { $0 } }
-            bits.store(UInt(bitPattern: Unmanaged.passRetained(instance).toOpaque()), ordering: .releasing)
-            return instance
-        }
+        return retired.withLock { _ in Reference.publishIfAbsent(instance, in: bits) }
     }
 
     @usableFromInline
     static func replace(with application: Application) {
         retired.withLock { retired in
-            let retained = UInt(bitPattern: Unmanaged.passRetained(application).toOpaque())
-            let old = bits.exchange(retained, ordering: .acquiringAndReleasing)
-            // The old instance's retain passes to `retired`: readers may still use it.
-            if old != 0 { retired.append(Unmanaged<Application>.fromOpaque(UnsafeRawPointer(bitPattern: old)!).takeRetainedValue()) }
+            if let old = Reference.replace(with: application, in: bits) { retired.append(old) }
         }
     }
 }
