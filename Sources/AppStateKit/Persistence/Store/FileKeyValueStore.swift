@@ -158,9 +158,7 @@ public final class FileKeyValueStore: UserDefaultsManaging, Sendable {
     ///   `ioFailure`, …), is not a JSON object (`corruptData`), or the entry for `key` is not a
     ///   valid tagged value (`corruptData`, naming the key and the problem).
     public func readObject(forKey key: String) throws -> Any? {
-        var notes: [Note] = []
-        defer { Self.log(notes) }
-        return try locked.withLock { try lockedRead(key, &$0, &notes) }
+        try readObjectForReuse(forKey: key).object
     }
 
     /// ``readObject(forKey:)`` and what a caller that keeps a value decoded from the object
