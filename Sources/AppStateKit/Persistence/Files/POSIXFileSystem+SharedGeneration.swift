@@ -8,11 +8,9 @@ import Darwin
 
 /// The generation counter in the first 8 bytes of a lock file, mapped `MAP_SHARED`.
 ///
-/// A shared mapping is only as coherent as the file system's page cache: on a local file system
-/// every process mapping the file sees the same page, but a network or user-space file system
-/// (NFS, SMB/CIFS, FUSE, Ceph, AFS, 9P, …) can give each host — or each process — its own copy.
-/// There ``SharedGenerationLookup/unsupported`` is returned and readers fall back to a `stat` per
-/// read, as before counters existed.
+/// A shared mapping is only as coherent as the file system's page cache: a network or
+/// user-space file system (NFS, SMB/CIFS, FUSE, Ceph, AFS, 9P, …) can give each host or process
+/// its own copy, so there ``SharedGenerationLookup/unsupported`` makes readers `stat` per read.
 extension POSIXFileSystem {
     package func sharedGeneration(forLockFile lockPath: String, create: Bool) -> SharedGenerationLookup {
         var writable = true
@@ -22,7 +20,7 @@ extension POSIXFileSystem {
             descriptor = open(lockPath, O_RDONLY | O_CLOEXEC)
         }
         // Absent only when it could have been created (or wasn't to be): a process that may not
-        // create it stops asking, and checks stamps as before.
+        // create it stops asking, and checks stamps.
         guard descriptor >= 0 else { return (errno == ENOENT || errno == ENOTDIR) && (writable || !create) ? .absent : .unsupported }
         defer { close(descriptor) }
         guard !Self.isNetworkFileSystem(descriptor) else { return .unsupported }

@@ -6,9 +6,8 @@ extension FileKeyValueStore {
     /// last check, or re-reads both when either was replaced, in `cache` (with the store's lock
     /// held); a failure leaves the cache as it was and throws. Debug messages go to `notes`, to
     /// be logged after the lock is released.
-    ///
-    /// Maps the generation counter once the file exists, and records the counter's value taken
-    /// *before* the `stat`s, so a write counted after it is never mistaken for seen.
+    /// The counter's value is taken *before* the `stat`s, so a write counted after it is never
+    /// mistaken for seen.
     func reloadIfChanged(_ cache: inout Cache, _ notes: inout [Note]) throws {
         // Map the counter (creating the lock file if the directory exists: never a directory,
         // never the store file), or check the mapped one is still the lock file's.
