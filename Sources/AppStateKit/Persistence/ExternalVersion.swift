@@ -2,8 +2,7 @@
 /// stored value as the store holds it. Equal versions mean no change.
 ///
 /// Change streams of stored and file states take one on each poll to notice writes that
-/// bypass this process's entries. The version is read where the entry lives: in its own
-/// application's store or file manager (see ``EntryOwner``).
+/// bypass this process's entries, in the entry's own application's store or file manager.
 enum ExternalVersion: Equatable, Sendable {
     /// The stamp of a FileState's file; `nil` when there is no file.
     case file(FileStamp?)

@@ -2,9 +2,9 @@
 /// lock is held from the read to the write, so `value += 1` from many threads loses nothing.
 ///
 /// A value that can't be read is reported and the mutation runs on the initial value, which is
-/// not written: the stored value (a StoredState's entry, a FileState's file) is kept. A failed write is reported and
-/// leaves the persisted value as it was. Reports are made after the lock is released. As with any `inout` access, what a throwing
-/// mutation changed before it threw is kept (written), exactly as for an in-memory state.
+/// not written (the persisted value is kept); a failed write is reported. Reports are made after
+/// the lock is released. What a throwing mutation changed before it threw is written, as for an
+/// in-memory state.
 struct PersistedValueInPlace<Value: Codable & Sendable> {
     let entry: PersistedEntry<Value>
 

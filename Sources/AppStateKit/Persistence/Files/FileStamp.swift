@@ -8,10 +8,9 @@ import Darwin
 
 /// What identifies one version of a file: device, inode, size and modification time.
 ///
-/// A changed stamp means another write (from this process or another one) happened since the
-/// stamp was taken. AppStateKit's atomic writes date every new version after the one it
-/// replaces, so a stamp never comes back even when the file system reuses inode numbers and the
-/// kernel's clock is coarse.
+/// A changed stamp means a write happened since it was taken. AppStateKit's atomic writes date
+/// every new version after the one it replaces, so a stamp never comes back, even with reused
+/// inode numbers and a coarse clock.
 package struct FileStamp: Equatable, Sendable {
     package let device: UInt64
     package let inode: UInt64

@@ -14,9 +14,9 @@ import Foundation
 /// | 4 | CRC-32 of the payload, little-endian |
 /// | n | payload: a JSON object of the batch's keys, each a tagged value or `null` (removed) |
 ///
-/// The store's value is its file (the *snapshot*, the format earlier versions wrote) with every
-/// record of the log applied in order. Applying a record twice changes nothing, so a crash
-/// between the two renames of a compaction (snapshot first, then an empty log) loses nothing.
+/// The store's value is its file (the *snapshot*) with every record of the log applied in
+/// order. Applying a record twice changes nothing, so a crash between the two renames of a
+/// compaction (snapshot first, then an empty log) loses nothing.
 enum StoreLog {
     /// The header's first 8 bytes.
     static let magic = Array("ASKLOG1\n".utf8)
