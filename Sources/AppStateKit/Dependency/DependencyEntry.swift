@@ -1,15 +1,13 @@
 import Synchronization
 
 /// The registry entry behind an ``Application/Dependency``: the instance the factory created,
-/// replaced by ``Application/promote(_:with:)``, with a stack of overrides on top. The newest
-/// live override wins; cancelling any, in any order, leaves the newest remaining one or the
-/// instance.
+/// replaced by ``Application/promote(_:with:)``, with a stack of overrides on top; the newest
+/// live override wins, whatever order they are cancelled in.
 ///
 /// A global override of a dependency that doesn't exist yet creates its entry without an
 /// instance, so the factory doesn't run. While the entry has neither an instance nor an
-/// override, it has no value: the next read runs the factory it passes (``value(in:_:)``) once,
-/// through the registry's single flight (``Registry/fill(_:isFilled:fill:)``). The entry stays
-/// in the registry throughout, so whoever keeps it keeps following it.
+/// override, the next read runs the factory it passes (``value(in:_:)``) once, through the
+/// registry's single flight. The entry stays in the registry, so whoever keeps it follows it.
 ///
 /// The current instance lives in an immutable box replaced on every change, and `version` is
 /// bumped with it, so whoever remembers a resolution (`CollaboratorCheck`) can tell it is stale.

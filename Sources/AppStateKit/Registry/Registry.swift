@@ -1,23 +1,14 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Synchronization
 
 /// The lock-protected cache of entries behind one ``Application``.
 ///
 /// Every lookup takes the table's lock for one probe. Creation is single-flight: the first
-/// thread to ask for a missing entry runs its initial value or factory *outside* the lock while
-/// other threads asking for the same key wait; other keys are never blocked by it. A factory may
-/// resolve further entries from any thread. When waiting would close a cycle (A's factory needs
-/// B whose factory needs A, on one thread or across threads), the process stops naming the chain
-/// of keys instead of hanging. An entry without a value yet gets it the same way, through
-/// ``fill(_:isFilled:fill:)``.
+/// thread to ask for a missing entry runs its initial value or factory *outside* every lock while
+/// other threads asking for the same key wait; other keys are never blocked. When waiting would
+/// close a cycle (on one thread or across threads), the process stops naming the chain of keys
+/// instead of hanging. An entry without a value gets it the same way (``fill(_:isFilled:fill:)``).
 ///
-/// Entries are never replaced, but can be removed (``remove(_:)``), which moves ``stamp``. A
+/// Entries are never replaced, but can be removed (``remove(_:)``), which moves ``stamp``; a
 /// handle holds its entry strongly, so a removed entry stays alive, detached, while referred to.
 @usableFromInline
 final class Registry: @unchecked Sendable {
@@ -186,7 +177,7 @@ final class Registry: @unchecked Sendable {
     /// starts one. Stops the process when waiting would close a cycle. Called with the lock
     /// held; returns with it held.
     private func awaitCreation(of key: EntryKey, on thread: ThreadID, until isDone: () -> Bool) -> Bool {
-        var waitDeadline: timespec?
+        var waitDeadline: Condition.Deadline?
         var hasReportedWait = false
         while true {
             if isDone() { return true }

@@ -48,14 +48,12 @@ final class IsolatedApplication: Sendable {
     }
 }
 
-/// How many live override nodes (``ScopedOverride``) in the process override a key of each of
-/// 256 hash buckets, and in all: a lookup tells with one relaxed load that no scope anywhere
-/// overrides its key, and skips the task-local lookup.
+/// How many live override nodes (``ScopedOverride``) override a key of each of 256 hash buckets,
+/// and in all: one relaxed load tells a lookup that no scope anywhere overrides its key.
 ///
-/// A node counts itself when made and uncounts itself in its `deinit`. Why relaxed loads are
-/// enough: a task reads its scopes' nodes only after they were made, by the task itself or by
-/// its parent before the task was created, so "no overrides in this bucket" is never wrong for
-/// the calling task's own scopes. Keys sharing a bucket merely take the task-local check.
+/// A node counts itself when made and uncounts itself in its `deinit`. Relaxed loads suffice:
+/// a task reads its scopes' nodes only after they were made (by the task or by its parent before
+/// the task was created), so "no overrides in this bucket" is never wrong for its own scopes.
 @usableFromInline
 enum OverrideCensus {
     /// Live override nodes per bucket (`EntryKey.fastHash` modulo 256).

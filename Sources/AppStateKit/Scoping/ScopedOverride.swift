@@ -61,13 +61,11 @@ class ScopedOverride: @unchecked Sendable {
     }
 
     /// The value the scope this node fronts provides for the dependency `key`, which it does
-    /// not override, or `nil` to use the registry's existing entry.
-    ///
-    /// A dependency without a value in the registry is created by running its factory here: if
-    /// the factory was served an override, the result belongs to the scope and is kept in it,
-    /// so the override never leaks into the shared registry; otherwise `publish` (given the
-    /// value, `key` and `registry`, so the caller's closure captures nothing) hands it to the
-    /// registry like any first access and returns the registry's instance.
+    /// not override, or `nil` to use the registry's existing entry. A dependency without a value
+    /// in the registry is created here: if its factory was served an override, the result is
+    /// kept in the scope, so the override never leaks into the shared registry; otherwise
+    /// `publish` (given the value, `key` and `registry`, so the caller's closure captures
+    /// nothing) hands it to the registry and returns the registry's instance.
     @usableFromInline
     final func scopedDependency<Value: Sendable>(
         for key: EntryKey,

@@ -82,9 +82,9 @@ final class Lock: @unchecked Sendable {
         precondition(result == 0, "AppStateKit: pthread_cond_wait failed with \(result)")
     }
 
-    /// Like ``wait(on:)``, but gives up at `deadline` (a `CLOCK_REALTIME` time, see
-    /// ``Condition/deadline(after:)``); returns `false` if it did.
-    func wait(on condition: Condition, until deadline: timespec) -> Bool {
+    /// Like ``wait(on:)``, but gives up at `deadline` (see ``Condition/deadline(after:)``);
+    /// returns `false` if it did.
+    func wait(on condition: Condition, until deadline: Condition.Deadline) -> Bool {
         var deadline = deadline
         let result = pthread_cond_timedwait(condition.pointer, mutex, &deadline)
         if result == ETIMEDOUT { return false }
@@ -110,8 +110,11 @@ final class Condition: @unchecked Sendable {
         pointer.deallocate()
     }
 
-    /// The `CLOCK_REALTIME` time `duration` from now, for ``Lock/wait(on:until:)``.
-    static func deadline(after duration: Duration) -> timespec {
+    /// A `CLOCK_REALTIME` time, as ``Lock/wait(on:until:)`` takes it.
+    typealias Deadline = timespec
+
+    /// The time `duration` from now, for ``Lock/wait(on:until:)``.
+    static func deadline(after duration: Duration) -> Deadline {
         var now = timespec()
         let result = clock_gettime(CLOCK_REALTIME, &now)
         precondition(result == 0, "AppStateKit: clock_gettime failed with \(errno)")
