@@ -79,7 +79,7 @@ extension Application {
             key: EntryKey(
                 kind: .dependency,
                 valueType: Value.self,
-                name: EntryName(fileID: fileID, function: function, line: line, column: column)
+                name: .site(CallSite(fileID: fileID, function: function, line: line, column: column))
             ),
             object
         )
@@ -105,7 +105,12 @@ extension Application {
             for: key,
             in: registry,
             create: object,
-            publish: { made, key, registry in Application.publishedDependency(made, key: key, in: registry) }
+            publish: { made, key, registry in
+                // Made independently of the scope's overrides: the registry's instance, unless
+                // another task published one first.
+                registry.entry(for: key, as: DependencyEntry<Value>.self) { Application.makeDependencyEntry(key: $0) { made } }
+                    .filled(in: registry) { made }
+            }
         ) {
             return Dependency(source: nil, value: scoped)
         }
@@ -127,14 +132,6 @@ extension Application {
         TaskContext.noteOverrideServed()
         // The key names the value type, so the override is a `TypedScopedOverride<Value>`.
         return (override as? TypedScopedOverride<Value>)?.value
-    }
-
-    /// Publishes `made`, created inside a scope independently of its overrides, as the
-    /// registry's instance, or returns the instance another task published first.
-    @usableFromInline
-    static func publishedDependency<Value: Sendable>(_ made: Value, key: EntryKey, in registry: Registry) -> Value {
-        registry.entry(for: key, as: DependencyEntry<Value>.self) { Application.makeDependencyEntry(key: $0) { made } }
-            .filled(in: registry) { made }
     }
 
     @usableFromInline

@@ -183,11 +183,6 @@ enum EntryName: Equatable, Sendable {
     }
 
     @inlinable
-    init(fileID: StaticString, function: StaticString, line: Int, column: Int) {
-        self = .site(CallSite(fileID: fileID, function: function, line: line, column: column))
-    }
-
-    @inlinable
     static func == (lhs: EntryName, rhs: EntryName) -> Bool {
         // No `switch (lhs, rhs)`: building that tuple copies both keys on every probe.
         switch lhs {

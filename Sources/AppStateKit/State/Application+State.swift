@@ -105,7 +105,7 @@ extension Application {
             key: EntryKey(
                 kind: .state,
                 valueType: Value.self,
-                name: EntryName(fileID: fileID, function: function, line: line, column: column)
+                name: .site(CallSite(fileID: fileID, function: function, line: line, column: column))
             ),
             initial: initial
         )
