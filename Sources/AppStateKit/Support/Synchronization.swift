@@ -187,6 +187,7 @@ final class LockedBox<Value>: @unchecked Sendable {
 /// inlines from a class whose deinit destroys a stored `Atomic` crashes the Swift 6.3 compiler.
 /// The word is non-copyable, so it is freed exactly once, with its owner. Code reading a word
 /// owned elsewhere takes a ``View``, valid only while whoever keeps it also keeps the owner.
+/// One method per ordering: `Atomic` requires orderings to be compile-time constants.
 @usableFromInline
 struct AtomicWord: ~Copyable, @unchecked Sendable {
     // Safe: the pointee is only accessed through atomic operations, and freed once, by deinit.
