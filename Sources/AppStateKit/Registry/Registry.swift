@@ -52,20 +52,17 @@ final class Registry: @unchecked Sendable {
     ) -> Entry {
         let entry = existingEntry(for: key) ?? createdEntry(for: key, create: create)
         #if DEBUG
-        Registry.checkType(of: entry, is: Entry.self)
+        Registry.checkType(of: entry, is: Entry.self, for: key)
         #endif
         return unsafeDowncast(entry, to: Entry.self)
     }
 
     #if DEBUG
+    /// Stops if what the registry holds for `key` (its entry, a dependency's table snapshot) is
+    /// not the type the key names.
     @usableFromInline
-    static func checkType<Entry: RegistryEntry>(of entry: RegistryEntry, is type: Entry.Type) {
-        precondition(entry is Entry, "AppStateKit: internal error: the entry for \(entry.key.readable) is not a \(Entry.self)")
-    }
-
-    @usableFromInline
-    static func checkType<Box: AnyObject>(of snapshot: AnyObject, is type: Box.Type) {
-        precondition(snapshot is Box, "AppStateKit: internal error: a dependency snapshot is not a \(Box.self)")
+    static func checkType<Expected: AnyObject>(of object: AnyObject, is type: Expected.Type, for key: borrowing EntryKey) {
+        precondition(object is Expected, "AppStateKit: internal error: the registry holds a \(Swift.type(of: object)) for \(key.readable), not a \(Expected.self)")
     }
     #endif
 
@@ -83,7 +80,7 @@ final class Registry: @unchecked Sendable {
             return table.withEntry(at: index) { entry, snapshot in
                 guard let snapshot else { return nil }
                 #if DEBUG
-                Registry.checkType(of: snapshot, is: ValueBox<Value>.self)
+                Registry.checkType(of: snapshot, is: ValueBox<Value>.self, for: key)
                 #endif
                 let value = unsafeDowncast(snapshot, to: ValueBox<Value>.self).value
                 entry.trackAccess()

@@ -36,7 +36,7 @@ struct InvariantCheckTests {
             _ = Application.shared.registry.entry(for: key, as: DependencyEntry<Int>.self) { DependencyEntry(key: $0, value: 1) }
         }
         let output = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
-        #expect(output.contains("AppStateKit: internal error: the entry for Invariant.type is not a DependencyEntry<Int>"))
+        #expect(output.contains("AppStateKit: internal error: the registry holds a StateEntry<Int> for Invariant.type, not a DependencyEntry<Int>"))
     }
 }
 #endif
