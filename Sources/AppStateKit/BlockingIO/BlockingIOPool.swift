@@ -14,10 +14,9 @@ final class BlockingIOPool: Sendable {
     /// The pool AppStateKit's `async` persistence operations use.
     static let shared = BlockingIOPool(maximumThreads: 16, idleTimeout: .seconds(10))
 
-    /// The name of the pool's threads (Linux keeps at most 15 bytes of a thread's name).
+    /// At most 15 bytes: Linux keeps no more of a thread's name.
     static let threadName = "AppStateKit I/O"
 
-    /// The most threads the pool runs at once.
     let maximumThreads: Int
     /// How long a thread waits for work before it ends.
     let idleTimeout: Duration
@@ -55,7 +54,6 @@ final class BlockingIOPool: Sendable {
         }
     }
 
-    /// What the pool is doing, for tests.
     struct Status: Equatable {
         var threads: Int
         var idle: Int
@@ -118,12 +116,10 @@ final class BlockingIOPool: Sendable {
         #endif
     }
 
-    /// A thread's loop: takes jobs until none arrives for ``idleTimeout``.
     private func work() {
         while case let .run(job) = next() { job() }
     }
 
-    /// What a thread does next.
     private enum Next {
         case run(@Sendable () -> Void)
         /// No job arrived for ``idleTimeout``: the thread ends (already uncounted).

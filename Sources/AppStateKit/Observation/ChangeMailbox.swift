@@ -61,7 +61,6 @@ final class ChangeMailbox: Sendable {
         state.withLock { $0.pollDue = false }
     }
 
-    /// Takes a raised flag without waiting, or returns `nil` if none is raised.
     func takeWithoutWaiting() -> Wake? {
         state.withLock { $0.take() }
     }
@@ -89,8 +88,7 @@ final class ChangeMailbox: Sendable {
         }
     }
 
-    /// Applies `change` to the flags; if a consumer waits, hands it the flag to take, outside
-    /// the lock.
+    /// Applies `change` to the flags; a waiting consumer is handed its flag outside the lock.
     private func raise(_ change: (inout State) -> Void) {
         let resumption: (CheckedContinuation<Wake, Never>, Wake)? = state.withLock { state in
             change(&state)

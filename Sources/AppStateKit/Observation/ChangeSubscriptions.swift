@@ -12,10 +12,8 @@
 ///
 /// Writers only raise a flag in each mailbox, with no lock held; no user code runs here.
 enum ChangeSubscriptions {
-    /// The mailboxes by entry.
     private static let table = LockedBox<[ObjectIdentifier: Subscribers<ChangeMailbox>]>([:])
 
-    /// The number of live subscriptions to `entry`.
     static func count(of entry: RegistryEntry) -> Int {
         Int(entry.streamCount.loadRelaxed())
     }

@@ -19,12 +19,6 @@
 /// the registry weakly (no cycle; an isolated application is freed once nothing uses it). Every
 /// path to a persisted entry keeps the registry alive: its handles hold the registry beside the
 /// entry, and ``Application/description`` walks the registry itself.
-///
-/// ```swift
-/// let entry = registry.entry(for: key, as: MyEntry.self) { MyEntry(key: $0, owner: EntryOwner(self)) }
-/// // in the entry, at each access:
-/// let store = owner.dependency(\.userDefaults)
-/// ```
 final class EntryOwner: Sendable {
     private weak let registry: Registry?
     /// The registry's identity number, so the common case — the entry used in its own
@@ -96,7 +90,6 @@ final class EntryOwner: Sendable {
         return currentStamp ?? registryStampIfAlive()
     }
 
-    /// The owning registry's stamp, or `nil` once the application was released.
     @inline(never)
     private func registryStampIfAlive() -> UInt64? {
         registry?.stamp.load(ordering: .relaxed)
@@ -104,8 +97,7 @@ final class EntryOwner: Sendable {
 
     /// The owning application's current value of the dependency at `keyPath`, or `nil` once the
     /// application was released — for work that may outlive every handle (a background feed),
-    /// which should then stop. (Inlined, like `dependency`, so that a key-path literal at the
-    /// call site becomes a direct property call.)
+    /// which should then stop.
     @inline(__always)
     func dependencyIfAlive<Value: Sendable>(_ keyPath: KeyPath<Application, Application.Dependency<Value>>) -> Value? {
         let resolved: Value? = Application.withCurrent { current in
@@ -126,8 +118,7 @@ final class EntryOwner: Sendable {
 
 /// What tells a persisted entry that the collaborator it resolved through its ``EntryOwner``
 /// (`\.userDefaults`, `\.fileManager`) is still what the owner resolves, without resolving it
-/// again (building and hashing its key, looking it up): the dependency entry's `version` is
-/// unchanged (it moves on every promotion, global override, cancelled override and in-place
+/// again: the dependency entry's `version` is unchanged (it moves on every promotion, global override, cancelled override and in-place
 /// change of that entry), the owning registry's `stamp` is unchanged (it moves whenever any
 /// entry is removed, so a removed and re-created dependency is resolved again), and the calling
 /// task's scopes don't override the dependency. A value a scope provides gets no check.

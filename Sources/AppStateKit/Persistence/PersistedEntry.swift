@@ -1,10 +1,7 @@
 /// The base class of the registry entries whose value lives outside the process
-/// (``StoredStateEntry``, ``FileStateEntry``): what the two kinds share, written once.
-///
-/// A subclass supplies where its value lives — ``read()``, ``write(_:)``, ``remove()`` and the
-/// compare-and-set ``update(_:storeFailure:)`` — and inherits what its handle does with them:
-/// the value that falls back to ``initial`` and reports why (once in a row), the setter that
-/// reports instead of throwing, and the in-place accessor (``PersistedValueInPlace``).
+/// (``StoredStateEntry``, ``FileStateEntry``). A subclass supplies ``read()``, ``write(_:)``,
+/// ``remove()`` and the compare-and-set ``update(_:storeFailure:)``; the handles' operations on
+/// them (fall back to ``initial`` and report, once in a row) are written here once.
 ///
 /// Assignments and mutations in place hold ``modification``, so within this process no other
 /// write of the entry interleaves. Plain reads don't take it; they only check that they aren't
@@ -15,14 +12,13 @@ class PersistedEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked Senda
 
     /// What reads return when nothing (usable) is persisted.
     let initial: Value
-    /// The application whose collaborators (store, file manager) and logger this entry uses.
     let owner: EntryOwner
     /// Serialises this entry's writes and read-modify-writes within the process.
     let modification = ModificationLock()
     /// The last failure reported, so that one repeated on every read is reported once.
     private let lastReported = LockedBox<String?>(nil)
-    /// Whether ``lastReported`` is set (1) or not (0), written with its lock held: a successful
-    /// read loads it instead of taking the lock when there is nothing to forget.
+    /// Whether ``lastReported`` is set (1), written with its lock held, so a successful read
+    /// needs no lock when there is nothing to forget.
     private let hasReported = AtomicWord(0)
 
     init(key: EntryKey, initial: Value, owner: EntryOwner) {
@@ -79,9 +75,8 @@ class PersistedEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked Senda
         }
     }
 
-    /// `error`, why a change couldn't read the persisted value it starts from, saying that the
-    /// change was therefore not written: writing would replace a value a fix of the type or the
-    /// file could still read.
+    /// `error`, why a change couldn't read the value it starts from, saying the change was not
+    /// written (that would replace a value a fix of the type or the file could still read).
     final func changeNotWritten(_ error: any Error) -> any Error {
         guard let error = error as? PersistenceError else { return error }
         return PersistenceError(
@@ -109,8 +104,7 @@ class PersistedEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked Senda
         return value
     }
 
-    /// The handles' `value` setter: writes under ``modification`` and reports a failure
-    /// (after releasing it).
+    /// The handles' `value` setter: writes under ``modification``, reports a failure after it.
     final func assign(_ newValue: Value) {
         let problem: (any Error)? = modification.withLock(self) {
             do {
@@ -123,7 +117,6 @@ class PersistedEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked Senda
         if let problem { report(problem) }
     }
 
-    /// The handles' in-place accessor: see ``PersistedValueInPlace``.
     final var inPlace: PersistedValueInPlace<Value> { PersistedValueInPlace(entry: self) }
 
     /// The handles' `reset()`: removes the value, reporting a failure through the logger.
@@ -140,8 +133,8 @@ class PersistedEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked Senda
         try update(body, storeFailure: { throw $0 })
     }
 
-    /// The handles' `modify(_:)`: ``update(_:storeFailure:)`` reporting store failures through
-    /// the logger; only `body`'s own errors are thrown.
+    /// The handles' `modify(_:)`: ``update(_:storeFailure:)`` reporting store failures; only
+    /// `body`'s own errors are thrown.
     final func updateReportingFailure<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         try update(body, storeFailure: { report($0) })
     }
@@ -151,9 +144,8 @@ class PersistedEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked Senda
 /// the value, and the value — behind one lock.
 ///
 /// Pointers rather than stored properties: every access holds the lock, so the runtime's
-/// exclusivity tracking of class properties would guard nothing, yet it adds about a fifth to
-/// the `stored-read` and `file-read` instructions the guard checks. A `LockedBox` of one struct
-/// generic over `Value` would look up that struct's metadata on every read.
+/// exclusivity checks of class properties would guard nothing at a cost the instruction guard
+/// sees; a `LockedBox` of a struct generic over `Value` would look up its metadata on every read.
 final class KeptRead<Check, Value>: @unchecked Sendable {
     // Safe: the pointees are only accessed inside `withLock`, with `lock` held; the pointers are
     // allocated once and freed in `deinit`.
@@ -175,8 +167,7 @@ final class KeptRead<Check, Value>: @unchecked Sendable {
         value.deallocate()
     }
 
-    /// Runs `body` on the check and the value with the lock held. `body` must not take this lock
-    /// again, nor run user code, logging or I/O.
+    /// Runs `body` with the lock held; it must not take this lock again, run user code, log or do I/O.
     @inline(__always)
     func withLock<Result>(_ body: (inout Check, inout Value) throws -> Result) rethrows -> Result {
         lock.lock()
@@ -209,13 +200,11 @@ final class ModificationLock: Sendable {
         owner.storeRelaxed(thread)
     }
 
-    /// Releases the lock taken by ``lock(_:)``.
     func unlock() {
         owner.storeRelaxed(0)
         mutex.unlock()
     }
 
-    /// Runs `body` with the lock held.
     func withLock<Result>(_ entry: RegistryEntry, _ body: () throws -> Result) rethrows -> Result {
         lock(entry)
         defer { unlock() }

@@ -16,14 +16,14 @@ extension FileStateEntry {
         }
     }
 
-    /// Writes `newValue` with a file manager of the user's: `out`, or `delete` for an optional
-    /// holding `nil`.
-    func writeThrough(_ manager: any FileManaging, _ newValue: Value) throws {
+    /// Writes `newValue` with a file manager of the user's: `out`, or `delete` for `nil` (or an
+    /// optional holding `nil`).
+    func writeThrough(_ manager: any FileManaging, _ newValue: Value?) throws {
         do {
-            if let optional = newValue as? any OptionalValue, optional.wrappedAny == nil {
-                try manager.delete(path: directory, filename: filename)
-            } else {
+            if let newValue, !isNilOptional(newValue) {
                 try manager.out(newValue, path: directory, filename: filename, base64Encoded: isBase64Encoded)
+            } else {
+                try manager.delete(path: directory, filename: filename)
             }
         } catch {
             throw FileManagerErrors.naming(error, path: filePath)

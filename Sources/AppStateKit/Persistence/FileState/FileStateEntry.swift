@@ -1,27 +1,22 @@
 import Foundation
 
-/// The registry entry behind an ``Application/FileState``: where the file lives, how it is
-/// encoded, its initial value, and what it knows of the file (``kept``).
-///
-/// It reads and writes through the `\.fileManager` of the application that owns it (see
-/// ``EntryOwner``). A file manager of the user's is read with `in` on every read and written
-/// with `out` and `delete` (`FileStateEntry+FileManaging.swift`). The files AppStateKit can
-/// examine itself (``LocalFiles``) are read through ``kept``: the value last read or written
-/// with its file's stamp and ``FileFreshness``. While ``FileReadCheck`` vouches for it, a read
-/// returns the known value after one lock and a few loads; otherwise it checks the file's stamp
-/// (`stat`) and decodes the file only when the stamp changed.
+/// The registry entry behind an ``Application/FileState``. It reads and writes through its
+/// owner's `\.fileManager`: a file manager of the user's with `in`, `out` and `delete` on every
+/// access (`FileStateEntry+FileManaging.swift`); files AppStateKit can examine itself
+/// (``LocalFiles``) through ``kept``, the value last read or written with its file's stamp. While
+/// ``FileReadCheck`` vouches for it a read returns it after one lock; otherwise it checks the
+/// stamp (`stat`) and decodes the file only when the stamp changed.
 @usableFromInline
 final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @unchecked Sendable {
     // Safe: `kept` is locked; everything else is immutable.
     let directory: String
     let filename: String
     let isBase64Encoded: Bool
-    /// `directory/filename`, joined once (every read and write uses it).
+    /// `directory/filename`.
     let filePath: String
     /// Why the file name was refused, if it was.
     let filenameProblem: PersistenceError?
-    /// What the entry knows of its file, and the value the file held then; never held while
-    /// doing I/O or calling out.
+    /// What the entry knows of its file, and its value then; never held during I/O or calls out.
     private let kept: KeptRead<FileReadCheck, Value>
 
     init(key: EntryKey, directory: String, filename: String, isBase64Encoded: Bool, initial: Value, owner: EntryOwner) {
@@ -50,8 +45,7 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
         fileManager.localFiles?.mapped(filePath) ?? filePath
     }
 
-    /// The file's value, or the initial value when there is no file: the known value while
-    /// ``FileReadCheck`` vouches for it, otherwise checked against the file.
+    /// The file's value, or the initial value when there is no file.
     override func read() throws -> Value {
         trackAccess()
         var value = initial
@@ -64,20 +58,17 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
         return try readCheckingFile()
     }
 
-    /// The file's value, or the initial value when there is no file.
-    ///
-    /// - Parameter checkingFile: Check the file's stamp even when the freshness says nothing
-    ///   changed. `update` needs it: its stamp comparison assumes the value read is at least as
-    ///   new as the stamp it took first, and a write whose rename is done but whose count is
-    ///   not yet would break that.
+    /// ``read()``; with `checkingFile`, checking the stamp even when the freshness says nothing
+    /// changed. `update` needs that: its stamp comparison assumes the value read is at least as
+    /// new as the stamp it took first, which a write renamed but not yet counted would break.
     func read(checkingFile: Bool) throws -> Value {
         guard checkingFile else { return try read() }
         trackAccess()
         return try readCheckingFile()
     }
 
-    /// The rest of ``read()``: resolves the file manager; checks the file's stamp, decodes the
-    /// file when it changed, and records the check.
+    /// The rest of ``read()``: checks the file's stamp, decodes the file when it changed, and
+    /// records the check.
     private func readCheckingFile() throws -> Value {
         if let filenameProblem { throw filenameProblem }
         let (manager, collaborator) = owner.resolution(\.fileManager, for: "FileState \(filePath)")
@@ -109,9 +100,8 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
         return value
     }
 
-    /// The file's ``FileFreshness/Mark``, taken before its stamp is checked; maps the counter of
-    /// its lock file first if that hasn't happened for `files` yet (never creating the
-    /// directory). `nil` for files without counters (a file system in memory).
+    /// The ``FileFreshness/Mark`` taken before the stamp is checked, mapping the lock file's
+    /// counter first if needed (never creating the directory); `nil` for files without counters.
     private func markBeforeCheck(_ files: LocalFiles) -> FileFreshness.Mark? {
         guard let counterOwner = files.counterOwner else { return nil }
         let unattached: FileFreshness? = kept.withLock { check, _ in
@@ -134,10 +124,10 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
         return kept.withLock { check, _ in check.counterOwner == counterOwner ? check.freshness.mark() : nil }
     }
 
-    /// Records a check of the file that started at `mark`, under the resolution `collaborator`:
-    /// the file held `value` (stamped `stamp`, `nil` for no file). A check of other files than
-    /// the counter's, or without a resolution check, vouches for nothing. The value replaced is
-    /// released after the lock (a value's deinit may run user code).
+    /// Records a check that started at `mark`, under `collaborator`: the file held `value`
+    /// (stamped `stamp`, `nil` for no file). A check of other files than the counter's, or
+    /// without a collaborator check, vouches for nothing. The value replaced is released after
+    /// the lock (a value's deinit may run user code).
     private func record(_ mark: FileFreshness.Mark?, for files: LocalFiles, _ collaborator: CollaboratorCheck?, stamp: FileStamp?, value: Value) {
         var replaced = value
         kept.withLock { check, known in
@@ -155,10 +145,9 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
         }
     }
 
-    /// Takes note of `stamp`, found by a `stat` outside the read path (a change stream's poll):
-    /// when it is neither the known value's stamp nor a corrupt file's, the file changed without
-    /// moving its counter (another program, an editor). Moving the counter makes the next read
-    /// check the file in every process; without a counter it may move, the entry forgets its check.
+    /// Takes note of `stamp`, found outside the read path (a change stream's poll): neither the
+    /// known nor a corrupt file's stamp means someone changed the file without counting (an
+    /// editor). Moves the counter so every process checks the file, or else forgets the check.
     func stampFound(_ stamp: FileStamp?) {
         let (isKnown, generation) = kept.withLock { check, _ in
             (stamp == check.knownStamp || (stamp != nil && stamp == check.corruptStamp), check.freshness.generation)
@@ -180,6 +169,15 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
 
     /// Writes `newValue` atomically; an optional holding `nil` deletes the file.
     override func write(_ newValue: Value) throws {
+        try change(to: newValue)
+    }
+
+    override func remove() throws {
+        try change(to: nil)
+    }
+
+    /// Writes `newValue`, or deletes the file for `nil` (or an optional holding `nil`).
+    private func change(to newValue: Value?) throws {
         if let filenameProblem { throw filenameProblem }
         let manager = fileManager
         let path = filePath
@@ -192,10 +190,10 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
         }
     }
 
-    /// The write itself, without notifying observers (callers do, outside any file lock).
-    private func write(_ newValue: Value, through files: LocalFiles, path: String) throws {
+    /// The write, without notifying observers (callers do, outside any file lock).
+    private func write(_ newValue: Value?, through files: LocalFiles, path: String) throws {
         try preserveCorruptFile(files, path: path)
-        if let optional = newValue as? any OptionalValue, optional.wrappedAny == nil {
+        guard let newValue, !isNilOptional(newValue) else {
             try files.removeFile(path)
             forgetCheck(knowing: nil, value: initial)
             return
@@ -205,9 +203,8 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
         forgetCheck(knowing: stamp, value: newValue)
     }
 
-    /// After a write of this process: the file now holds `value` (stamped `stamp`; `nil`: no
-    /// file, or the stamp is unknown), and the next read checks the file's stamp. The value
-    /// replaced is released after the lock.
+    /// After a write of this process: the file holds `value` (stamped `stamp`; `nil`: no file or
+    /// unknown), and the next read checks the stamp. The value replaced is released after the lock.
     private func forgetCheck(knowing stamp: FileStamp?, value: Value) {
         var replaced = value
         kept.withLock { check, known in
@@ -219,32 +216,11 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
         }
     }
 
-    /// Deletes the file so reads return the initial value.
-    override func remove() throws {
-        if let filenameProblem { throw filenameProblem }
-        let manager = fileManager
-        let path = filePath
-        try notifyingObservers {
-            guard let files = manager.localFiles else {
-                do {
-                    try manager.delete(path: directory, filename: filename)
-                } catch {
-                    throw FileManagerErrors.naming(error, path: path)
-                }
-                return
-            }
-            try preserveCorruptFile(files, path: path)
-            try files.removeFile(path)
-            forgetCheck(knowing: nil, value: initial)
-        }
-    }
-
     /// A compare-and-set loop on the file's stamp: `body` runs with no lock held, and its result
-    /// is written only if the file still has the stamp `body` started from; the comparison and
-    /// the write hold the `flock` of `<file>.lock`, so updates are atomic across processes. A
-    /// file manager of the user's has no stamps: see ``updateThrough(_:_:storeFailure:)``.
-    /// After a read or decode error reported to `storeFailure`, `body` runs on the initial value
-    /// and nothing is written.
+    /// is written only if the file still has the stamp it started from, compared and written
+    /// under the `flock` of `<file>.lock` (atomic across processes). A file manager of the
+    /// user's has no stamps: see ``updateThrough(_:_:storeFailure:)``. After a read error
+    /// reported to `storeFailure`, `body` runs on the initial value and nothing is written.
     override func update<Result>(
         _ body: (inout Value) throws -> Result,
         storeFailure: (any Error) throws -> Void
@@ -290,8 +266,7 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
     }
 
     /// Moves an undecodable file aside before it is replaced or removed, so its bytes are never
-    /// lost, also when this process never read it (a hand edit, an older type). Costs nothing
-    /// when the file is the one this entry last read or wrote.
+    /// lost, also when this process never read it; free when the file is the one last read or written.
     private func preserveCorruptFile(_ files: LocalFiles, path: String) throws {
         guard let stamp = try files.existingStamp(ofFile: path) else {
             kept.withLock { check, _ in check.corruptStamp = nil }
@@ -318,8 +293,7 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
     }
 }
 
-/// What a ``FileStateEntry`` knows of its file, next to the value the file held
-/// (``FileStateEntry/kept``).
+/// What a ``FileStateEntry`` knows of its file, beside the value it held (``FileStateEntry/kept``).
 struct FileReadCheck {
     /// Whether the value next to this is the file's as of ``knownStamp``.
     var hasKnown = false
@@ -336,8 +310,7 @@ struct FileReadCheck {
     /// check the file.
     var collaborator: CollaboratorCheck?
 
-    /// Whether the known value is still what a read by `owner`'s entry returns for the calling
-    /// task: the same file manager would be resolved and the freshness check holds.
+    /// Whether the known value is what a read by `owner`'s entry returns for the calling task.
     @inline(__always)
     func holds(for owner: EntryOwner) -> Bool {
         // Optional chaining rather than binding: binding would retain.

@@ -11,15 +11,11 @@ package enum AtomicFileWriter {
     /// The longest file name (one path component) in bytes: `NAME_MAX` on Linux and macOS.
     package static let maximumNameLength = 255
 
-    /// Writes `data` to `path` atomically.
-    ///
-    /// - Parameter durable: When `false`, skips the two `fsync` calls: the result still survives
-    ///   the process being killed (the kernel has the data), but not an OS crash or power loss.
-    /// - Parameter announcing: When `true` (the default), adds one to the file's generation
-    ///   counter after the rename, if its lock file exists (see ``announceChange(of:in:)``).
-    ///   `FileKeyValueStore` passes `false` and counts through its own mapping.
-    /// - Returns: The stamp of the file written, taken before it was renamed into place, so a
-    ///   replacement by another process right after can't be mistaken for it.
+    /// Writes `data` to `path` atomically; without `durable`, skips the `fsync`s (the result
+    /// survives a killed process, not an OS crash). With `announcing`, counts the change
+    /// (``announceChange(of:in:)``); `FileKeyValueStore` counts through its own mapping. Returns
+    /// the stamp taken before the rename, so another process's replacement right after can't be
+    /// mistaken for it.
     @discardableResult
     package static func write(
         _ data: Data, to path: String, durable: Bool = true, announcing: Bool = true, in fileSystem: some FileSystem = POSIXFileSystem()
@@ -70,7 +66,7 @@ package enum AtomicFileWriter {
     }
 
     /// Creates `directory` and its parents with mode `0700` if missing; when `durable`, flushes
-    /// each parent so a new directory's entry survives a power loss like the file written into it.
+    /// each parent so a new directory survives a power loss like the file written into it.
     package static func createDirectory(_ directory: String, durable: Bool = true, in fileSystem: some FileSystem = POSIXFileSystem()) throws {
         guard !directory.isEmpty else { return }
         if let status = try FileStamp.status(of: directory, in: fileSystem) {
@@ -138,7 +134,7 @@ package enum AtomicFileWriter {
         }
     }
 
-    /// Reads the whole file at `path`, or returns `nil` if there is none.
+    /// The whole file at `path`, or `nil` if there is none.
     package static func read(_ path: String, in fileSystem: some FileSystem = POSIXFileSystem()) throws -> Data? {
         do {
             return try fileSystem.contents(of: path)
@@ -178,7 +174,6 @@ package enum AtomicFileWriter {
         throw PersistenceError.system(ELOOP, subject: path, operation: "follow symbolic links")
     }
 
-    /// Refuses a last path component longer than ``maximumNameLength`` bytes, up front.
     static func checkNameLength(_ path: String) throws {
         // A path that short has a name that short: no need to split it.
         if path.utf8.count <= maximumNameLength { return }
@@ -192,15 +187,13 @@ package enum AtomicFileWriter {
         }
     }
 
-    /// The directory part of `path` (empty for a bare name).
+    /// Empty for a bare name.
     static func directory(of path: String) -> String {
         (path as NSString).deletingLastPathComponent
     }
 
-    /// The lock file of `path`: `<name>.lock` beside it (shortened for long names, see
-    /// ``sibling(of:suffix:reserving:)``). Writers `flock` it, and its first 8 bytes are the
-    /// generation counter readers check (``SharedGeneration``); every component that locks or
-    /// counts changes of a file names it through this.
+    /// The lock file of `path`: `<name>.lock` beside it, which writers `flock` and whose first 8
+    /// bytes are the ``SharedGeneration``; every component that locks or counts names it through this.
     static func lockFile(of path: String) -> String {
         sibling(of: path, suffix: ".lock")
     }

@@ -8,29 +8,22 @@ import Darwin
 #endif
 
 /// Whether a value cached from a file is still the file's current value, known without a `stat`
-/// as long as the file's ``SharedGeneration`` hasn't moved. This file also holds that counter
-/// and the ``FreshnessClock`` the check is timed on.
+/// while the file's ``SharedGeneration`` stands still.
 ///
-/// The rule, for a cache that holds this alongside its value (a copy taken under the cache's
-/// lock answers ``isCurrent()`` as the original did then):
-/// 1. ``isCurrent`` — the counter is where it was when the file was last checked, and that
-///    check is less than ``revalidationInterval`` old: use the cached value.
-/// 2. Otherwise take a ``mark()`` *before* checking the file's stamp (and reloading it if it
-///    changed), then ``record(_:)`` the mark.
+/// The rule, for a cache that holds this beside its value (a copy answers ``isCurrent()`` as
+/// the original did): if ``isCurrent()`` — the counter is where it was at the last check, which
+/// is less than ``revalidationInterval`` old — use the cached value. Otherwise take a
+/// ``mark()`` *before* checking the file's stamp (reloading if it changed), then ``record(_:)`` it.
 ///
 /// Every AppStateKit writer adds one to the counter after its rename, before the write returns,
-/// so a read that starts after another process's write was acknowledged finds the counter moved
-/// and checks the file. Writers that don't know the counter — another program, an editor, an
-/// earlier version of AppStateKit — are noticed by the check every ``revalidationInterval``.
-/// Without a counter (``SharedGenerationLookup/unsupported``) every read checks the stamp.
+/// so a read that starts after another process's write was acknowledged checks the file.
+/// Writers that don't count (an editor, another program) are noticed within
+/// ``revalidationInterval``. Without a counter every read checks the stamp.
 struct FileFreshness: Sendable {
-    /// How long a check is trusted while the counter stands still: writers that don't count are
-    /// seen at most this long after they wrote.
+    /// How long a check is trusted while the counter stands still.
     static let revalidationInterval: UInt64 = 1_000_000_000
 
-    /// The clock ``revalidationInterval`` is measured on.
     let clock: FreshnessClock
-    /// The counter, once mapped.
     private(set) var generation: SharedGeneration?
     /// Whether the file system can't share a counter for this file (never ask again).
     private(set) var isUnsupported = false
@@ -38,7 +31,6 @@ struct FileFreshness: Sendable {
     /// When the lock file was last found missing: looked for again at most once an interval.
     private var lastAbsent: UInt64?
 
-    /// Checks on `clock` (the one bound in the calling task, by default).
     init(clock: FreshnessClock = FreshnessClock.current) {
         self.clock = clock
     }
@@ -62,7 +54,6 @@ struct FileFreshness: Sendable {
         generation.map { Mark(generation: $0.load(), time: clock.now()) }
     }
 
-    /// Records a check that started at `mark`.
     mutating func record(_ mark: Mark?) {
         checked = mark
     }
@@ -73,8 +64,8 @@ struct FileFreshness: Sendable {
     }
 
     /// Records this process's own write: when `previous` (what ``SharedGeneration/increment()``
-    /// returned) is the value of `mark`, nobody else counted since the mark, so the written value
-    /// is current at `previous + 1`. Otherwise the next read checks the file.
+    /// returned) is `mark`'s, nobody else counted since, so the written value is current at
+    /// `previous + 1`; otherwise the next read checks the file.
     mutating func recordOwnWrite(after mark: Mark?, previous: UInt64?) {
         if let mark, let previous, previous == mark.generation {
             checked = Mark(generation: previous &+ 1, time: mark.time)
@@ -83,13 +74,10 @@ struct FileFreshness: Sendable {
         }
     }
 
-    /// Maps the counter of `lockPath` if that hasn't happened yet and the file system allows it;
-    /// called on the slow path, before the file's stamp is checked.
-    ///
-    /// With `create`, a missing lock file is created; with `creatingDirectory` too, so is its
-    /// missing directory (as a writer would), so reads of a file nobody wrote yet need no `stat`.
-    /// A lock file that still can't be found is looked for again at most once per
-    /// ``revalidationInterval``; reads meanwhile check with a `stat`.
+    /// Maps the counter of `lockPath` unless done or unsupported; called before a check of the
+    /// file's stamp. With `create` a missing lock file is created, with `creatingDirectory` its
+    /// directory too (as a writer would), so reads of a file nobody wrote need no `stat`. A lock
+    /// file still missing is looked for again at most once per ``revalidationInterval``.
     mutating func attach(lockPath: String, in fileSystem: some FileSystem, create: Bool, creatingDirectory: Bool = true) {
         guard generation == nil, !isUnsupported else { return }
         if let lastAbsent, clock.now() &- lastAbsent < Self.revalidationInterval { return }
@@ -106,9 +94,8 @@ struct FileFreshness: Sendable {
         }
     }
 
-    /// Creates the directory `lockPath` lives in, as a writer would; whether it now exists. A
-    /// failure (no permission, a read-only file system, a file in the way) is not an error here:
-    /// reads then check with a `stat`, and the first write reports it.
+    /// Creates the directory of `lockPath`; whether it now exists. A failure is not an error
+    /// here: reads then check with a `stat`, and the first write reports it.
     private static func makeDirectory(of lockPath: String, in fileSystem: some FileSystem) -> Bool {
         do {
             try AtomicFileWriter.createDirectory(AtomicFileWriter.directory(of: lockPath), in: fileSystem)
@@ -118,8 +105,8 @@ struct FileFreshness: Sendable {
         }
     }
 
-    /// Whether the mapped counter is still the one in the file at `lockPath` (someone may have
-    /// deleted and recreated the lock file); if not, drops it so the next check maps the new one.
+    /// Drops the mapped counter when the lock file at `lockPath` was replaced, so the next check
+    /// maps the new one.
     mutating func checkIdentity(lockPath: String, in fileSystem: some FileSystem) {
         guard let identity = generation?.identity else { return }
         let status: FileStatus?
@@ -135,10 +122,9 @@ struct FileFreshness: Sendable {
     }
 }
 
-/// The clock ``FileFreshness`` measures ``FileFreshness/revalidationInterval`` on: a coarse
-/// monotonic clock unless a test binds another, as ``PollClock`` is bound for change streams.
-/// Each store and file state takes the clock bound when it is created, so a test creating them
-/// inside `FreshnessClock.$current.withValue(.on(manualClock)) { … }` advances that clock
+/// The clock of ``FileFreshness/revalidationInterval``: a coarse monotonic clock unless a test
+/// binds another. Stores and file states take the clock bound when they are created, so a test
+/// creating them in `FreshnessClock.$current.withValue(.on(manualClock)) { … }` advances it
 /// instead of sleeping.
 package struct FreshnessClock: Sendable {
     /// Nanoseconds since some fixed start; `nil` for the system's coarse monotonic clock.
@@ -160,7 +146,6 @@ package struct FreshnessClock: Sendable {
         self.reading = reading
     }
 
-    /// The time in nanoseconds.
     @inline(__always)
     func now() -> UInt64 {
         if let reading { return reading() }
@@ -181,13 +166,10 @@ package struct FreshnessClock: Sendable {
     }
 }
 
-/// A 64-bit counter every process using one file shares: writers add one after each change they
-/// make to the file, so a reader learns "nothing changed since I last looked" from one atomic
-/// load instead of a `stat`.
-///
-/// On the real file system the counter is the first 8 bytes of the file's `.lock` sibling,
-/// mapped shared into each process (see ``POSIXFileSystem/sharedGeneration(forLockFile:create:)``).
-/// A file system that lives in memory hands out one counter in this process's memory.
+/// A 64-bit counter every process using one file shares: writers add one after each change, so
+/// a reader learns "nothing changed" from one atomic load instead of a `stat`. On the real file
+/// system it is the first 8 bytes of the file's `.lock` sibling, mapped shared
+/// (``POSIXFileSystem/sharedGeneration(forLockFile:create:)``); in memory, a process-local word.
 package final class SharedGeneration: @unchecked Sendable {
     // Safe: `counter` is only accessed through atomic operations, and its memory stays valid
     // (mapped or allocated) until `deinit`.
@@ -201,7 +183,6 @@ package final class SharedGeneration: @unchecked Sendable {
         case mapped(length: Int, writable: Bool)
     }
 
-    /// A counter in this process's memory, starting at zero.
     package init() {
         counter = .allocate(capacity: 1)
         counter.initialize(to: Atomic(0))
@@ -226,7 +207,6 @@ package final class SharedGeneration: @unchecked Sendable {
         }
     }
 
-    /// The current value, with acquire ordering.
     @inline(__always)
     package func load() -> UInt64 {
         counter.pointee.load(ordering: .acquiring)

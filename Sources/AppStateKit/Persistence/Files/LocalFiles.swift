@@ -5,7 +5,6 @@ import Foundation
 /// operations ``Application/FileState`` performs on them, through the one ``FileSystem`` seam.
 /// A ``FileManaging`` of the user's has none of this (see ``FileManaging/localFiles``).
 package struct LocalFiles: Sendable {
-    /// Where the files live.
     let fileSystem: any FileSystem
     /// The directory every absolute path is mapped into (an isolated application's sandbox;
     /// held, so it lives while these files are in use), or `nil` for the paths as given.
@@ -13,7 +12,6 @@ package struct LocalFiles: Sendable {
     /// Whether writes `fsync` (a sandbox's don't: it is deleted with its application).
     let isDurable: Bool
 
-    /// The real file system at the paths given.
     static let real = LocalFiles(fileSystem: POSIXFileSystem(), sandbox: nil, isDurable: true)
 
     /// Which generation counters writes through these files move (see ``FileFreshness``):
@@ -42,9 +40,8 @@ package struct LocalFiles: Sendable {
         try AtomicFileWriter.read(mapped(path), in: fileSystem)
     }
 
-    /// Replaces the file at `path` with `data` atomically; returns the new file's stamp, taken
-    /// before it was renamed into place (a stamp taken after could be another process's
-    /// replacement's, and a cache keyed by it would hide that process's value).
+    /// Replaces the file at `path` with `data` atomically; returns the stamp taken before the
+    /// rename (see ``AtomicFileWriter/write(_:to:durable:announcing:in:)``).
     @discardableResult
     package func writeAtomically(_ data: Data, toFile path: String) throws -> FileStamp? {
         try AtomicFileWriter.write(data, to: mapped(path), durable: isDurable, in: fileSystem)
@@ -56,7 +53,6 @@ package struct LocalFiles: Sendable {
         try FileStamp.ofExistingFile(atPath: mapped(path), in: fileSystem)
     }
 
-    /// Moves the file at `path` to a `.corrupt-<time>` sibling and returns its new path.
     package func moveAside(_ path: String) throws -> String {
         try AtomicFileWriter.moveAside(mapped(path), in: fileSystem)
     }
@@ -67,8 +63,7 @@ package struct LocalFiles: Sendable {
         try AtomicFileWriter.remove(mapped(path), in: fileSystem)
     }
 
-    /// Runs `body` holding the exclusive lock every process takes to update `path`: an `flock`
-    /// of `<file>.lock` (the file the generation counter lives in).
+    /// Runs `body` holding the `flock` of `<file>.lock` every process takes to update `path`.
     func withExclusiveLock<Result>(_ path: String, _ body: () throws -> Result) throws -> Result {
         try FileLock.withExclusiveLock(AtomicFileWriter.lockFile(of: mapped(path)), in: fileSystem, body)
     }

@@ -10,24 +10,18 @@ import Foundation
 struct SandboxFileManager: FileManaging {
     /// The sandbox's files (see ``FileManaging/localFiles``).
     let files: LocalFiles
-    /// The sandbox's directory.
     let directory: SandboxDirectory
 
-    /// - Parameter fileSystem: The real file system, unless a test passes one that counts or
-    ///   fails `fsync` to prove a sandbox never calls it.
+    /// - Parameter fileSystem: A test's, to prove a sandbox never calls `fsync`.
     init(directory: SandboxDirectory, isDurable: Bool = false, fileSystem: any FileSystem = POSIXFileSystem()) {
         files = LocalFiles(fileSystem: fileSystem, sandbox: directory, isDurable: isDurable)
         self.directory = directory
     }
 
-    /// The sandbox's directory.
     var root: String { directory.root }
-    /// Where the sandbox's files live.
     var fileSystem: any FileSystem { files.fileSystem }
-    /// Whether writes `fsync`.
     var isDurable: Bool { files.isDurable }
 
-    /// Where the sandbox keeps `path`.
     func mapped(_ path: String) -> String {
         files.mapped(path)
     }

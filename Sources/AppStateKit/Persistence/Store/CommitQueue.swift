@@ -4,15 +4,11 @@ import Dispatch
 /// commits every change queued so far as one batch; writers arriving meanwhile queue for the
 /// next batch, which the leader hands to the first of them.
 ///
-/// A writer can't submit its next change before its last one is acknowledged, so writers that
-/// keep writing would otherwise settle into groups taking turns: one batch committing while
-/// the writers of the one before it are still waking up. To keep them in one batch, a batch
-/// waits for the writers the previous batch acknowledged to queue again ("commit delay"): the
-/// first writer to queue waits, bounded by ``Delay/maximum`` and by how long the previous batch
-/// took (waiting longer than a commit costs more than committing the stragglers separately),
-/// and the writer that completes the group commits it at once — it is running already, so
-/// nobody has to be woken to start the batch. A writer alone never waits: the only writer its
-/// batch acknowledged is itself.
+/// Writers that keep writing would otherwise settle into groups taking turns (one batch
+/// committing while the last one's writers wake up), so a batch waits for the writers the
+/// previous batch acknowledged to queue again: the first to queue waits, at most
+/// ``Delay/maximum`` and the previous commit's duration, and the writer completing the group
+/// commits it at once. A writer alone never waits.
 final class CommitQueue: Sendable {
     private let state: LockedBox<State>
 
@@ -34,7 +30,6 @@ final class CommitQueue: Sendable {
         /// What waiters were told and haven't seen yet (a waiter without an entry waits on).
         var news: [ObjectIdentifier: News] = [:]
 
-        /// Queues `waiter`.
         mutating func queue(_ waiter: Waiter) -> Step {
             pending.append(waiter)
             if returning > 0 { returning -= 1 }
@@ -48,8 +43,8 @@ final class CommitQueue: Sendable {
             return .commit
         }
 
-        /// Starts leading the next batch: waits for the writers the last batch
-        /// acknowledged, if any and if the delay allows, else commits at once.
+        /// Starts leading the next batch: waits for the last batch's writers if the delay
+        /// allows, else commits at once.
         mutating func lead(_ waiter: Waiter) -> Step {
             let commitTime = Duration.nanoseconds(Int64(clamping: lastCommitNanoseconds))
             let limit = delay.isBoundedByCommitTime ? min(delay.maximum, commitTime) : delay.maximum
@@ -73,9 +68,8 @@ final class CommitQueue: Sendable {
             }
         }
 
-        /// What a gathering `waiter` does when its wait ran out: commit what is
-        /// queued, unless a returning writer completed the group first (then it commits this
-        /// waiter's change, and signals it as it does every member).
+        /// What a gathering `waiter` does when its wait ran out: commit what is queued, unless a
+        /// returning writer completed the group first (and commits this waiter's change).
         mutating func gatheringTimedOut(_ waiter: Waiter) -> Step {
             guard gatherer === waiter else { return .wait }
             gatherer = nil
@@ -92,15 +86,14 @@ final class CommitQueue: Sendable {
 
     typealias Outcome = Result<Bool, any Error>
 
-    /// How long a batch may wait for the writers the previous batch acknowledged to queue again.
+    /// How long a batch may wait for the previous batch's writers to queue again.
     struct Delay: Sendable, Equatable {
-        /// The longest wait.
         var maximum: Duration
         /// Whether the wait is also bounded by how long the previous batch took to commit. Tests
         /// turn this off, so which writers share a batch doesn't depend on the machine's speed.
         var isBoundedByCommitTime: Bool
 
-        /// What stores use: at most 200 µs, and never longer than the last commit took.
+        /// At most 200 µs, and never longer than the last commit took.
         static let standard = Delay(maximum: .microseconds(200), isBoundedByCommitTime: true)
     }
 
@@ -139,7 +132,6 @@ final class CommitQueue: Sendable {
         state = LockedBox(State(delay: delay))
     }
 
-    /// How long a batch may wait for the writers the previous batch acknowledged.
     var delay: Delay {
         get { state.withLock { $0.delay } }
         set { state.withLock { $0.delay = newValue } }
@@ -174,8 +166,7 @@ final class CommitQueue: Sendable {
         }
     }
 
-    /// Commits everything queued, then hands over to the first writer queued meanwhile, or
-    /// stops leading.
+    /// Commits everything queued, then hands over to the first writer queued meanwhile.
     private func commitQueued(by waiter: Waiter, _ commit: ([FileKeyValueStore.Change]) -> [Outcome]) -> Outcome {
         let batch = state.withLock { state in
             // Whoever hasn't returned by now is not awaited.

@@ -12,7 +12,6 @@ extension FileKeyValueStore {
         /// Store `entry` only if the key's readable value still equals `expected`.
         case replace(key: String, expected: PropertyListValue?, entry: StoreEntry?)
 
-        /// The key the change writes.
         var key: String {
             switch self {
             case let .set(key, _), let .replace(key, _, _): key
@@ -42,14 +41,11 @@ extension FileKeyValueStore {
         try commits.submit(change) { batch in commitBatch(batch) }.get()
     }
 
-    /// One read-modify-write cycle for `batch`: holding the `flock` every process shares, reads
-    /// what other processes wrote, applies the changes in order and writes their result once
-    /// (see `FileKeyValueStore+Log`).
-    ///
-    /// Nothing is written when the store can't be read (every change fails with that error) or
-    /// no change applied. A file that is not a JSON object is moved aside first. When the batch
-    /// can't be encoded, its changes are committed one by one, so one bad value fails only its
-    /// own write.
+    /// One read-modify-write cycle for `batch` under the shared `flock`: reads what other
+    /// processes wrote, applies the changes in order and writes their result once. Nothing is
+    /// written when the store can't be read (every change fails) or no change applied; a file
+    /// that is not a JSON object is moved aside first; a batch that can't be encoded is
+    /// committed change by change, so one bad value fails only its own write.
     func commitBatch(_ batch: [Change]) -> [Result<Bool, any Error>] {
         var notes: [Note] = []
         defer { Self.log(notes) }
@@ -94,8 +90,7 @@ extension FileKeyValueStore {
                     locked.cache.freshness.recordOwnWrite(after: mark, previous: previous)
                 }
             }
-        } catch let error as BatchEncodingFailure where batch.count > 1 {
-            _ = error
+        } catch is BatchEncodingFailure where batch.count > 1 {
             return batch.map { commitBatch([$0]).first! }
         } catch let error as BatchEncodingFailure {
             return [.failure(error.error)]

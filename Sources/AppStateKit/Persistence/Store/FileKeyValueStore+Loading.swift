@@ -2,12 +2,10 @@ import Foundation
 
 /// Keeping the cache in step with the file and its log.
 extension FileKeyValueStore {
-    /// Checks the stamps of the file and its log; reads the records appended to the log since the
-    /// last check, or re-reads both when either was replaced, in `cache` (with the store's lock
-    /// held); a failure leaves the cache as it was and throws. Debug messages go to `notes`, to
-    /// be logged after the lock is released.
-    /// The counter's value is taken *before* the `stat`s, so a write counted after it is never
-    /// mistaken for seen.
+    /// Checks the stamps of the file and its log; reads the records appended since the last
+    /// check, or re-reads both when either was replaced, into `cache` (the store's lock held); a
+    /// failure leaves the cache as it was. The counter is read *before* the `stat`s, so a write
+    /// counted after it is never mistaken for seen.
     func reloadIfChanged(_ cache: inout Cache, _ notes: inout [Note]) throws {
         // Map the counter (creating the lock file if the directory exists: never a directory,
         // never the store file), or check the mapped one is still the lock file's.
@@ -49,8 +47,8 @@ extension FileKeyValueStore {
         AtomicFileWriter.sibling(of: try AtomicFileWriter.resolvingLinks(path, in: fileSystem), suffix: ".log")
     }
 
-    /// Applies the records appended to the log since `log.consumed` to the cache; `false` when the
-    /// log was replaced meanwhile (the caller then re-reads everything).
+    /// Applies the records appended since `log.consumed` to the cache; `false` when the log was
+    /// replaced meanwhile.
     private func readAppendedRecords(logPath: String, after log: StoreLogPosition, into cache: inout Cache) throws -> Bool {
         guard let (data, stamp) = try read(logPath, from: log.consumed, limit: nil), log.isSameFile(as: stamp) else { return false }
         let scan = StoreLog.scan(data, base: log.consumed)

@@ -5,8 +5,7 @@ import Foundation
 /// outgrown the file (``FileKeyValueStore/Layout/appendOnlyLog``).
 extension FileKeyValueStore {
     /// The smallest log compacted by default: a log is compacted once it is larger than both
-    /// this and the store's file, so a write costs its own record plus, amortised, at most about
-    /// one more copy of it.
+    /// this and the store's file, so a write costs, amortised, about twice its own record.
     package static let defaultCompactionThreshold = 256 * 1024
 
     /// The store's file and log after a write.
@@ -51,7 +50,6 @@ extension FileKeyValueStore {
         return try append(try Self.record(changes, path: path), to: logPath, at: log, snapshot: snapshot, changes: changes, notes: &notes)
     }
 
-    /// The log record of `changes`.
     private static func record(_ changes: StoreLog.Batch, path: String) throws -> Data {
         do {
             return try StoreLog.record(changes)
@@ -61,7 +59,7 @@ extension FileKeyValueStore {
     }
 
     /// Replaces the file with the batch applied; with ``Layout/appendOnlyLog``, after creating an
-    /// empty log (so that when writing the file fails, the store is as it was).
+    /// empty log (so a failed file write leaves the store as it was).
     private func writeWithoutLog(logPath: String, changes: StoreLog.Batch) throws -> Written {
         let created = layout == .appendOnlyLog ? try createLog(at: logPath) : nil
         return Written(snapshot: try writeSnapshot(entries(after: changes)), log: created)
@@ -72,8 +70,7 @@ extension FileKeyValueStore {
         _ record: Data, to logPath: String, at log: StoreLogPosition, snapshot: FileStamp?, changes: StoreLog.Batch,
         notes: inout [Note]
     ) throws -> Written {
-        // What writers killed in a compaction left (once per path and process, as every
-        // atomic write does).
+        // What writers killed in a compaction left (once per path and process).
         AtomicFileWriter.removeAbandonedTemporaryFiles(of: logPath, in: fileSystem)
         AtomicFileWriter.removeAbandonedTemporaryFiles(of: try AtomicFileWriter.resolvingLinks(path, in: fileSystem), in: fileSystem)
         do {
@@ -110,7 +107,6 @@ extension FileKeyValueStore {
         return entries
     }
 
-    /// Replaces the store's file with `entries`, atomically; returns its stamp.
     private func writeSnapshot(_ entries: [String: StoreEntry]) throws -> FileStamp? {
         let data: Data
         do {
@@ -122,7 +118,7 @@ extension FileKeyValueStore {
         return try AtomicFileWriter.write(data, to: path, durable: durability == .immediate, announcing: false, in: fileSystem)
     }
 
-    /// Replaces the log with a new, empty one (a new epoch), atomically.
+    /// Replaces the log with an empty one of a new epoch, atomically.
     private func createLog(at logPath: String) throws -> StoreLogPosition {
         let header = StoreLog.newHeader()
         let stamp = try AtomicFileWriter.write(header, to: logPath, durable: durability == .immediate, announcing: false, in: fileSystem)

@@ -47,7 +47,6 @@ public final class FileKeyValueStore: UserDefaultsManaging, Sendable {
     /// How writes lay out the data on disk.
     public let layout: Layout
 
-    /// Where the file lives: the real file system unless a test passes another.
     let fileSystem: any FileSystem
     /// The smallest log compacted into the file (see `FileKeyValueStore+Log`).
     let compactionThreshold: Int
@@ -57,7 +56,6 @@ public final class FileKeyValueStore: UserDefaultsManaging, Sendable {
     /// so a value decoded from what a read returned stays valid while it stands still (see
     /// ``ReadValidity``).
     let cacheChanges = AtomicWord(0)
-    /// The cache, behind the store's lock.
     let locked: LockedBox<Locked>
     /// Writes waiting to share the next batch.
     let commits = CommitQueue()
@@ -161,8 +159,8 @@ public final class FileKeyValueStore: UserDefaultsManaging, Sendable {
         try readObjectForReuse(forKey: key).object
     }
 
-    /// ``readObject(forKey:)`` and what a caller that keeps a value decoded from the object
-    /// checks with ``isUnchanged(since:)`` before using it again instead of reading.
+    /// ``readObject(forKey:)`` and what a caller keeping a value decoded from it checks with
+    /// ``isUnchanged(since:)`` before using it again.
     func readObjectForReuse(forKey key: String) throws -> (object: Any?, validity: ReadValidity) {
         var notes: [Note] = []
         defer { Self.log(notes) }
@@ -173,9 +171,7 @@ public final class FileKeyValueStore: UserDefaultsManaging, Sendable {
     }
 
     /// Whether a read made at `validity` would return the same object now, known without the
-    /// lock: this process changed nothing in the cache since (no write, reload or check), no
-    /// process counted a write on the generation counter, and the last check of the file is
-    /// recent (see ``FileFreshness``). `false` when unsure; the caller then reads.
+    /// lock: the cache is unchanged and its ``FileFreshness`` current. `false` when unsure.
     @inline(__always)
     func isUnchanged(since validity: ReadValidity?) -> Bool {
         guard let cacheChange = validity?.cacheChange else { return false }
@@ -189,8 +185,8 @@ public final class FileKeyValueStore: UserDefaultsManaging, Sendable {
         let freshness: FileFreshness
     }
 
-    /// The body of a read, with the lock held. (It takes `locked` rather than its cache so
-    /// that a read changing nothing doesn't count as a change.)
+    /// A read, with the lock held (given `locked`, not its cache, so changing nothing doesn't
+    /// count as a change).
     private func lockedRead(_ key: String, _ locked: inout Locked, _ notes: inout [Note]) throws -> Any? {
         if !locked.cache.freshness.isCurrent() { try reloadIfChanged(&locked.cache, &notes) }
         if let corruption = locked.cache.corruption {
@@ -207,9 +203,8 @@ public final class FileKeyValueStore: UserDefaultsManaging, Sendable {
         }
     }
 
-    /// The JSON of `key`'s entry as the file holds it, when it is not a value with a type tag
-    /// (edited in by hand: `{"App/counter": 7}`); `nil` for a tagged value or no entry. As of the
-    /// last read: call after one.
+    /// The JSON of `key`'s entry as of the last read when it has no type tag (a hand edit:
+    /// `{"App/counter": 7}`); `nil` for a tagged value or no entry.
     func untaggedJSON(forKey key: String) -> Data? {
         guard case let .damaged(raw, _)? = locked.withLock({ $0.cache.entries[key] }) else { return nil }
         do {
@@ -231,10 +226,8 @@ public final class FileKeyValueStore: UserDefaultsManaging, Sendable {
     }
 
     /// Stores `newValue` for `key` (removing it for `nil`) only if the stored value still equals
-    /// `expected` (`nil`: nothing stored, or an entry that can't be read), as one step no other
-    /// thread or process interleaves with: the comparison and the write happen under the `flock`
-    /// every process takes to write. Returns whether it stored. `StoredState`'s `update` is a
-    /// compare-and-set loop over this.
+    /// `expected` (`nil`: nothing stored, or an entry that can't be read), compared and written
+    /// under the `flock` every process takes to write. Returns whether it stored.
     ///
     /// - Throws: As ``writeObject(_:forKey:)`` does; nothing is written then.
     func replaceValue(forKey key: String, ifEqualTo expected: Any?, with newValue: Any?) throws -> Bool {
@@ -243,8 +236,7 @@ public final class FileKeyValueStore: UserDefaultsManaging, Sendable {
         return try naming(key) { try commit(.replace(key: key, expected: expectedValue, entry: converted.map(StoreEntry.value))) }
     }
 
-    /// Runs a write of `key`, so that a failure of the whole file (I/O, a store that can't be
-    /// read first) names the key it was writing as well as the file.
+    /// Runs a write of `key`, so that a failure of the whole file names the key as well.
     private func naming<Result>(_ key: String, _ write: () throws -> Result) throws -> Result {
         do {
             return try write()
@@ -278,16 +270,13 @@ public final class FileKeyValueStore: UserDefaultsManaging, Sendable {
         "key \"\(key)\" in \(path)"
     }
 
-    /// A message collected while the lock is held, delivered after it is released (the logger
-    /// is user code and may read this store).
+    /// A message collected under the lock, delivered after it (the logger may read this store).
     enum Note {
         case debug(String)
         case error(String)
     }
 
-    /// Delivers messages collected under the lock.
     static func log(_ notes: [Note]) {
-        guard !notes.isEmpty else { return }
         for note in notes {
             switch note {
             case let .debug(message): Diagnostics.report(debug: message)

@@ -18,14 +18,12 @@ import Foundation
 /// order. Applying a record twice changes nothing, so a crash between the two renames of a
 /// compaction (snapshot first, then an empty log) loses nothing.
 enum StoreLog {
-    /// The header's first 8 bytes.
     static let magic = Array("ASKLOG1\n".utf8)
     /// The header's length: magic and epoch.
     static let headerLength = 16
     /// The length of a record's frame before its payload.
     static let frameLength = 8
 
-    /// The header of a new log with a fresh random epoch.
     static func newHeader() -> Data {
         var header = Data(magic)
         withUnsafeBytes(of: UInt64.random(in: 1...UInt64.max).littleEndian) { header.append(contentsOf: $0) }
@@ -43,7 +41,6 @@ enum StoreLog {
     /// One batch: each changed key's new entry, `nil` for a removed key.
     typealias Batch = [String: StoreEntry?]
 
-    /// A record holding `batch`.
     static func record(_ batch: Batch) throws -> Data {
         let payload = try JSONCoders.encoder().encode(batch)
         var record = Data(capacity: frameLength + payload.count)
@@ -54,7 +51,6 @@ enum StoreLog {
         return record
     }
 
-    /// What reading records found.
     struct Scan {
         /// The complete records, in order.
         var batches: [Batch] = []
@@ -111,7 +107,6 @@ enum StoreLog {
         return scan
     }
 
-    /// Applies `batches` to `entries` in order.
     static func apply(_ batches: [Batch], to entries: inout [String: StoreEntry]) {
         for batch in batches {
             for (key, entry) in batch { entries[key] = entry }

@@ -1,13 +1,10 @@
 import Foundation
 
-/// The registry entry behind an ``Application/StoredState``: its storage key, its initial value,
-/// optionally its own store, and the application that owns it. The value itself lives in the
-/// store, so a value written by plain `UserDefaults` code or another process is what the next
-/// read returns.
+/// The registry entry behind an ``Application/StoredState``. The value lives in the store, so
+/// what plain `UserDefaults` code or another process wrote is what the next read returns.
 ///
-/// A read from a ``FileKeyValueStore`` keeps the value it decoded, with what vouches for it
-/// (``StoredReadCheck``). The next read returns it while that holds, after one lock and a few
-/// loads: no lookup of `\.userDefaults`, no decoding. Other stores are asked on every read.
+/// A read from a ``FileKeyValueStore`` keeps the value it decoded; the next read returns it
+/// after one lock while ``StoredReadCheck`` vouches for it. Other stores are asked on every read.
 @usableFromInline
 final class StoredStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @unchecked Sendable {
     // Safe: `kept` is locked; every other stored property is immutable.
@@ -29,7 +26,7 @@ final class StoredStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, 
 
     override var kindName: String { "StoredState" }
 
-    /// The store in use: the entry's own, or its application's `\.userDefaults` dependency.
+    /// The entry's own store, or its application's `\.userDefaults`.
     var activeStore: any UserDefaultsManaging {
         store ?? owner.dependency(\.userDefaults, for: "StoredState \(storageKey)")
     }
@@ -42,8 +39,7 @@ final class StoredStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, 
         return (nil, storageKey)
     }
 
-    /// The stored value, or the initial value when nothing is stored: the value an earlier read
-    /// kept while ``StoredReadCheck`` vouches for it, otherwise read.
+    /// The stored value, or the initial value when nothing is stored.
     override func read() throws -> Value {
         trackAccess()
         var value = initial
@@ -56,7 +52,7 @@ final class StoredStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, 
         return try readFromStore()
     }
 
-    /// The rest of ``read()``: resolves the store and asks it; keeps what a file store returned.
+    /// The rest of ``read()``: resolves the store and asks it.
     private func readFromStore() throws -> Value {
         let (store, collaborator) = store.map { ($0, nil) } ?? owner.resolution(\.userDefaults, for: "StoredState \(storageKey)")
         if let fileStore = store as? FileKeyValueStore {
@@ -108,36 +104,29 @@ final class StoredStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, 
         }
     }
 
-    /// Stores `newValue` (removing the key for `nil`).
     override func write(_ newValue: Value) throws {
-        let object = try StoredValueCodec.encode(newValue, key: storageKey)
+        try persist(try StoredValueCodec.encode(newValue, key: storageKey))
+    }
+
+    override func remove() throws {
+        try persist(nil)
+    }
+
+    /// Stores `object`; for `nil`, removes the key and the legacy key's value, if any, so it
+    /// can't reappear as a fallback.
+    private func persist(_ object: Any?) throws {
         let store = activeStore
         try notifyingObservers {
             try store.writeObject(object, forKey: storageKey)
-            if object == nil { try removeLegacyValue(from: store) }
-        }
-    }
-
-    /// Removes the stored value so reads return the initial value again.
-    override func remove() throws {
-        let store = activeStore
-        try notifyingObservers {
-            try store.writeObject(nil, forKey: storageKey)
-            try removeLegacyValue(from: store)
-        }
-    }
-
-    /// Removes the value under the legacy key, if any, so it can't reappear as a fallback.
-    private func removeLegacyValue(from store: any UserDefaultsManaging) throws {
-        if let legacyKey, try store.readObject(forKey: legacyKey) != nil {
-            try store.writeObject(nil, forKey: legacyKey)
+            if object == nil, let legacyKey, try store.readObject(forKey: legacyKey) != nil {
+                try store.writeObject(nil, forKey: legacyKey)
+            }
         }
     }
 
     /// A compare-and-set loop: `body` runs with no lock held, and its result is stored only if
-    /// the stored value is still the one `body` started from. A ``FileKeyValueStore`` compares
-    /// and writes under its `flock` (atomic across processes), other stores under
-    /// ``LocalStoreUpdates/lock`` (atomic within the process). After a read or decode error
+    /// the stored value is still the one it started from, compared and written under the file
+    /// store's `flock` (atomic across processes) or ``LocalStoreUpdates/lock``. After a read error
     /// reported to `storeFailure`, `body` runs on the initial value and nothing is written.
     override func update<Result>(
         _ body: (inout Value) throws -> Result,
@@ -218,17 +207,16 @@ enum LocalStoreUpdates {
 }
 
 /// What vouches for the value a ``StoredStateEntry`` kept from its last read of a
-/// ``FileKeyValueStore``: the store and its validity then (no write or reload in this process,
-/// no write counted by another process, a check of the file less than a second old), and — for
-/// an entry using its application's `\.userDefaults` — the ``CollaboratorCheck`` that the same
-/// store would be resolved. Nothing kept: no store.
+/// ``FileKeyValueStore``: the store's ``FileKeyValueStore/ReadValidity`` then and, for an entry
+/// using `\.userDefaults`, the ``CollaboratorCheck`` that the same store would be resolved.
+/// Nothing kept: no store.
 struct StoredReadCheck {
     var store: FileKeyValueStore?
     var validity: FileKeyValueStore.ReadValidity?
     /// `nil` for the entry's own store, which needs no resolution.
     var collaborator: CollaboratorCheck?
 
-    /// Whether the kept value is still what a read by `owner`'s entry returns for the calling task.
+    /// Whether the kept value is what a read by `owner`'s entry returns for the calling task.
     @inline(__always)
     func holds(for owner: EntryOwner) -> Bool {
         // Optional chaining rather than binding: binding would retain.

@@ -95,12 +95,13 @@ protocol OptionalValue {
 }
 
 extension Optional: OptionalValue {
-    var wrappedAny: Any? {
-        switch self {
-        case let .some(wrapped): wrapped
-        case .none: nil
-        }
-    }
+    var wrappedAny: Any? { map { $0 } }
 
     static var wrappedType: Any.Type { Wrapped.self }
+}
+
+/// Whether `value` is an `Optional` holding `nil` (which persisted states store as no value).
+func isNilOptional(_ value: Any) -> Bool {
+    guard let optional = value as? any OptionalValue else { return false }
+    return optional.wrappedAny == nil
 }
