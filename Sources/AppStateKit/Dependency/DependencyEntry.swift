@@ -161,7 +161,7 @@ final class DependencyEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable
 
     /// Runs `body` on the current instance (for writable dependency slices of value types). An
     /// entry without a value has nothing to change: the write raced the cancellation of the
-    /// override it would have changed, and is dropped with it.
+    /// override it would have changed, and is dropped with it, reported with the entry's key.
     ///
     /// `body` — a slice's setter, which may run user code (a computed property reading another
     /// dependency) — runs on a copy with no lock held; the copy replaces the instance only if
@@ -172,7 +172,13 @@ final class DependencyEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable
                 let read = state.withLock { storage in
                     (storage.overrides.last?.value ?? storage.instance).map { ($0, version.loadRelaxed()) }
                 }
-                guard let (current, seen) = read else { return }
+                guard let (current, seen) = read else {
+                    Diagnostics.report(error: """
+                        AppStateKit: a write through a dependency slice of \(key.readable) was dropped: the override it \
+                        would have changed was cancelled while it was written, and the dependency has no instance yet
+                        """)
+                    return
+                }
                 var changed = current
                 body(&changed)
                 let landed = change(ifVersion: seen) { storage in

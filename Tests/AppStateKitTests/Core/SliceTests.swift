@@ -116,6 +116,20 @@ struct SliceTests {
         #expect(Application.dependency(\.sliceLimits).maximum == 10, "nor did the write reach the registry's instance")
     }
 
+    @Test("a dependency-slice write that races the cancellation of the only override it could change is reported with the key, not dropped silently")
+    func dependencySliceWriteRacingCancellationIsReported() {
+        let key = EntryKey(kind: .dependency, valueType: Limits.self, feature: "SliceTests", id: "raced")
+        let entry = DependencyEntry(key: key, firstOverride: Limits(maximum: 5))
+        entry.removeOverride(DependencyEntry<Limits>.firstOverrideToken)
+        #expect(entry.currentValue() == nil, "the cancelled override left the entry without an instance")
+        let messages = capturingLogs {
+            entry.modifyCurrent { $0.maximum = 7 }
+        }
+        #expect(messages.count == 1)
+        #expect(messages.first?.contains("a write through a dependency slice of SliceTests.raced was dropped") == true)
+        #expect(entry.currentValue() == nil, "nothing was made up to take the write")
+    }
+
     @Test("under a scoped override of a class instance, a dependency-slice write lands in that instance")
     func dependencySliceWriteUnderClassOverrideLands() {
         let mock = Config()
