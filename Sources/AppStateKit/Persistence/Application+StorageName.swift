@@ -31,12 +31,11 @@ enum StorageName {
     /// The name set or resolved so far, and whether a default location used it.
     private static let state = LockedBox<(name: String?, isUsed: Bool)>((nil, false))
 
-    /// The name, without marking it used.
     static var current: String {
         state.withLock { $0.name } ?? executableName
     }
 
-    /// The name, marking it used by a default location: from now on it can't change.
+    /// The name, fixed from now on: a default location uses it.
     static func resolvedForDefaultLocation() -> String {
         // Looked up outside the lock: it reads the file system.
         let fallback = executableName

@@ -98,26 +98,56 @@ class PersistedEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked Senda
         if isNew { owner.reportError(message) }
     }
 
-    /// The handles' `value` getter: ``value``, refusing to be read from inside its own mutation.
-    final var valueOutsideModification: Value {
-        modification.checkNotHeld(by: self)
-        return value
-    }
-
-    /// The handles' `value` setter: writes under ``modification``, reports a failure after it.
-    final func assign(_ newValue: Value) {
-        let problem: (any Error)? = modification.withLock(self) {
-            do {
-                try write(newValue)
-                return nil
-            } catch {
-                return error
-            }
+    /// The handles' `value`: ``value``, refusing to be read from inside its own mutation; set
+    /// and mutated in place under ``modification``, reporting failures after releasing it.
+    ///
+    /// A mutation in place holds the lock from the read to the write, so `value += 1` from many
+    /// threads loses nothing. A value that can't be read is reported and the mutation runs on
+    /// ``initial``, which is not written (the persisted value is kept). What a throwing mutation
+    /// changed before it threw is written, as for an in-memory state.
+    final var handleValue: Value {
+        get {
+            modification.checkNotHeld(by: self)
+            return value
         }
-        if let problem { report(problem) }
+        set {
+            let problem: (any Error)? = modification.withLock(self) {
+                do {
+                    try write(newValue)
+                    return nil
+                } catch {
+                    return error
+                }
+            }
+            if let problem { report(problem) }
+        }
+        _modify {
+            modification.lock(self)
+            var problems: [any Error] = []
+            var current: Value
+            var isWritable = true
+            do {
+                current = try read()
+            } catch {
+                isWritable = false
+                problems.append(changeNotWritten(error))
+                current = initial
+            }
+            // Written in `defer` so that a mutation that throws (which unwinds this accessor
+            // when it is the outermost, but ends it normally when a wrapper or slice yields it)
+            // keeps its changes either way.
+            defer {
+                do {
+                    if isWritable { try write(current) }
+                } catch {
+                    problems.append(error)
+                }
+                modification.unlock()
+                for problem in problems { report(problem) }
+            }
+            yield &current
+        }
     }
-
-    final var inPlace: PersistedValueInPlace<Value> { PersistedValueInPlace(entry: self) }
 
     /// The handles' `reset()`: removes the value, reporting a failure through the logger.
     final func resetReportingFailure() {

@@ -15,8 +15,7 @@ package enum UnisolatedPersistenceNotice {
     private static let runningTest = LockedBox<(@Sendable () -> String?)?>(nil)
     private static let given = Atomic<Bool>(false)
 
-    /// Installs the function that names the test the calling task runs, or returns nil when it
-    /// runs none (once; later calls keep the first).
+    /// Installs the function naming the test the calling task runs (`nil`: none); the first stays.
     package static func install(runningTest: @escaping @Sendable () -> String?) {
         self.runningTest.withLock { if $0 == nil { $0 = runningTest } }
     }
@@ -26,14 +25,12 @@ package enum UnisolatedPersistenceNotice {
         given.store(false, ordering: .relaxed)
     }
 
-    /// `store`, the default key-value store just created; reports it if a test is running.
     static func noted(_ store: FileKeyValueStore) -> FileKeyValueStore {
         noted(store, uses: "the real StoredState store \(store.path)")
     }
 
-    /// `manager`, the default file manager just created; reports it if a test is running. The
-    /// notice names the directory of file states declared without a path, without fixing the
-    /// storage name (which a test may still set).
+    /// Names the directory of file states declared without a path, without fixing the storage
+    /// name (which a test may still set).
     static func noted(_ manager: FileManager) -> FileManager {
         noted(manager, uses: "the real file system for FileState (a file state declared without a path is written in \(DefaultFileStatePath.pathWithoutFixingName()))")
     }

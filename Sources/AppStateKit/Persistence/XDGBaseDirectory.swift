@@ -3,7 +3,6 @@ import Foundation
 /// The XDG base-directory variables that the default locations follow on Linux
 /// (`XDG_CONFIG_HOME` for the key-value store, `XDG_DATA_HOME` for file states).
 enum XDGBaseDirectory {
-    /// The variables and values already reported as ignored.
     private static let reported = LockedBox<Set<String>>([])
 
     /// `environment[variable]` when it is an absolute path, otherwise `$HOME/<fallback>`.
@@ -12,12 +11,9 @@ enum XDGBaseDirectory {
         return ((environment["HOME"] ?? NSHomeDirectory()) as NSString).appendingPathComponent(fallback)
     }
 
-    /// `environment[variable]` when it is an absolute path, otherwise nil.
-    ///
-    /// The XDG Base Directory Specification says a relative path in these variables is invalid
-    /// and must be ignored, so the default location is used instead (`fallback`, for the
-    /// message). While debug logging is on, the first time a variable holds a given relative
-    /// value it is reported (a debug message), so a mistyped variable is not silently ignored.
+    /// `environment[variable]` when it is an absolute path, otherwise nil: the specification
+    /// says a relative one must be ignored. While debug logging is on, each ignored value is
+    /// reported once, naming `fallback`, so a mistyped variable is not silently ignored.
     static func absolutePath(_ variable: String, in environment: [String: String], fallback: @autoclosure () -> String) -> String? {
         guard let value = environment[variable], !value.isEmpty else { return nil }
         if value.hasPrefix("/") { return value }

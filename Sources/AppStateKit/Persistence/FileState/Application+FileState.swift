@@ -22,7 +22,6 @@ extension Application {
     /// is moved aside to a `.corrupt-<time>` sibling by the next write instead of being
     /// overwritten. ``read()`` and ``write(_:)`` throw instead.
     public struct FileState<Value: Codable & Sendable>: MutableApplicationState, Sendable {
-        /// The registry entry.
         @usableFromInline let entry: FileStateEntry<Value>
         /// Keeps the owning application (and its registry) alive as long as the handle.
         @usableFromInline let application: KeepAlive
@@ -39,12 +38,9 @@ extension Application {
         /// A mutation in place (`tasks.value.append(item)`) reads, mutates and writes as one step
         /// in this process, holding the entry's lock throughout; it must not touch the same entry.
         public var value: Value {
-            get { entry.valueOutsideModification }
-            set { entry.assign(newValue) }
-            _modify {
-                let inPlace = entry.inPlace
-                yield &inPlace.value
-            }
+            get { entry.handleValue }
+            set { entry.handleValue = newValue }
+            _modify { yield &entry.handleValue }
         }
 
         /// Deletes the file, so reads return the initial value.

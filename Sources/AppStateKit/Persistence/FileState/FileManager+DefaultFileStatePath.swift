@@ -24,16 +24,14 @@ extension FileManager {
 
 /// Storage for ``Foundation/FileManager/defaultFileStatePath``.
 enum DefaultFileStatePath {
-    /// Unset until read or set: the default is computed on first read, so setting the path
-    /// never uses the storage name.
+    /// Computed on first read, so setting the path never uses the storage name.
     static let setting = LockedBox<String?>(nil)
 
     static func initialValue() -> String {
         initialValue(name: StorageName.resolvedForDefaultLocation())
     }
 
-    /// The path as set, or as it would be computed now, leaving the storage name settable (for
-    /// a message naming it).
+    /// The path as set or as computed now, leaving the storage name settable (for a message).
     static func pathWithoutFixingName() -> String {
         setting.withLock { $0 } ?? initialValue(name: StorageName.current)
     }

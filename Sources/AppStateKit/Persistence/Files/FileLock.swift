@@ -7,12 +7,10 @@ enum FileLock {
         _ lockPath: String, in fileSystem: some FileSystem = POSIXFileSystem(), _ body: () throws -> Result
     ) throws -> Result {
         try AtomicFileWriter.createDirectory(AtomicFileWriter.directory(of: lockPath), in: fileSystem)
-        let result: Result
         do {
-            result = try fileSystem.withExclusiveLock(lockPath, body)
+            return try fileSystem.withExclusiveLock(lockPath, body)
         } catch let error as FileSystemError {
             throw PersistenceError(error, path: lockPath)
         }
-        return result
     }
 }

@@ -19,7 +19,6 @@ extension Application {
     /// is reported through the logger, and is kept until the next assignment; ``read()`` throws
     /// instead.
     public struct StoredState<Value: Codable & Sendable>: MutableApplicationState, Sendable {
-        /// The registry entry.
         @usableFromInline let entry: StoredStateEntry<Value>
         /// Keeps the owning application (and its registry) alive as long as the handle.
         @usableFromInline let application: KeepAlive
@@ -36,12 +35,9 @@ extension Application {
         /// A mutation in place (`count.value += 1`) reads, mutates and writes as one step in this
         /// process, holding the entry's lock throughout; it must not touch the same entry.
         public var value: Value {
-            get { entry.valueOutsideModification }
-            set { entry.assign(newValue) }
-            _modify {
-                let inPlace = entry.inPlace
-                yield &inPlace.value
-            }
+            get { entry.handleValue }
+            set { entry.handleValue = newValue }
+            _modify { yield &entry.handleValue }
         }
 
         /// Removes the stored value, so reads return the initial value.

@@ -9,7 +9,6 @@
 /// can't be another declaration's key: when the text before its first `/` is not an escaped
 /// feature.
 enum StoredStateKey {
-    /// The key for `feature` and `id`.
     static func key(feature: String, id: String) -> String {
         "\(KeyPartEscaping.escape(feature))/\(id)"
     }
