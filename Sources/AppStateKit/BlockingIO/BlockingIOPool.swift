@@ -1,15 +1,12 @@
 import Foundation
 
-/// Threads of the library's own for blocking file I/O started from `async` code, so that an
-/// `fsync` never holds one of the cooperative pool's few threads (one per core) or a NIO event
-/// loop: the caller's task is suspended (``run(_:)``) while a thread here blocks.
-///
-/// Threads are started on demand, up to ``maximumThreads``, when a job arrives and no thread is
-/// idle; a thread idle for ``idleTimeout`` ends. Jobs beyond the maximum wait in arrival order.
-/// Several threads blocked in durable writes of one ``FileKeyValueStore`` at once share its
-/// commits (group commit), which is why there are more threads than cores: what they wait for
-/// is the disk, not the processor. (The number it serves: 8 writer tasks against one, section
-/// 6f of the benchmarks.)
+/// Threads of the library's own for blocking file I/O started from `async` code, so an `fsync`
+/// never holds a cooperative-pool thread or a NIO event loop: the task is suspended
+/// (``run(_:)``) while a thread here blocks. Threads start on demand up to ``maximumThreads``
+/// and end after ``idleTimeout``; jobs beyond the maximum wait in arrival order. There are more
+/// threads than cores because durable writes of one ``FileKeyValueStore`` share commits: they
+/// wait for the disk, not the processor (the number it serves: 8 writer tasks against one,
+/// section 6f of the benchmarks).
 final class BlockingIOPool: Sendable {
     /// The pool AppStateKit's `async` persistence operations use.
     static let shared = BlockingIOPool(maximumThreads: 16, idleTimeout: .seconds(10))

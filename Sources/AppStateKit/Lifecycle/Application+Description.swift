@@ -14,7 +14,7 @@ extension Application {
     /// (the file of a ``FileKeyValueStore``).
     public static var description: String {
         let lines = current.registry.allEntries.map { entry in
-            let name = (entry as? any DescribesLocation)?.locationDescription ?? entry.key.readable
+            let name = (entry as? any DescribesLocation)?.locationDescription ?? entry.loggedName
             return "\(entry.kindName)<\(entry.valueTypeName)> \(name) = \(entry.valueDescription)"
         }
         guard !lines.isEmpty else { return "Application (no entries)" }
@@ -22,14 +22,11 @@ extension Application {
     }
 }
 
-/// An entry whose line in ``Application/description`` names where its value lives.
+/// An entry whose line in ``Application/description`` names where its value lives beside its key
+/// (a file state's ``RegistryEntry/loggedName`` is its file).
 protocol DescribesLocation {
     /// Replaces the key in the entry's line.
     var locationDescription: String { get }
-}
-
-extension FileStateEntry: DescribesLocation {
-    var locationDescription: String { resolvedPath }
 }
 
 extension StoredStateEntry: DescribesLocation {

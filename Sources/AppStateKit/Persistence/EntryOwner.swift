@@ -1,19 +1,14 @@
 /// The application a persisted entry belongs to, handed to the entry when it is created.
 ///
-/// A persisted entry (StoredState, FileState, SyncState) reaches its collaborators — the
-/// `\.userDefaults` store, the `\.fileManager` (an isolated application's sandbox), the
-/// `\.logger` — through its owner and never through `Application.current`, so a handle acts on
-/// the application that created it wherever it is used: a handle taken inside an isolation scope
-/// keeps using the isolated application after the scope, and a handle of the shared application
-/// used inside an isolation scope keeps using the shared one — exactly as a `State` handle does.
+/// A persisted entry (StoredState, FileState, SyncState) reaches its collaborators
+/// (`\.userDefaults`, `\.fileManager`, `\.logger`) through its owner, never through
+/// `Application.current`, so a handle acts on the application that created it wherever it is
+/// used, exactly as a `State` handle does.
 ///
-/// The owner resolves a collaborator on every call, like any dependency read: a
-/// ``Application/promote(_:with:)`` or global ``Application/override(_:with:)`` of that
-/// application changes where its existing entries read and write, and a scoped
-/// ``Application/withOverrides(_:operation:)-(_,()->R)`` of the calling task applies too, as it
-/// does to every dependency that task resolves in any application. A read may skip the lookup
-/// while a ``CollaboratorCheck`` of an earlier ``resolution(_:for:)`` holds: it fails after any
-/// of those changes, so the rule holds.
+/// The owner resolves a collaborator on every call, like any dependency read, so promotions,
+/// global overrides and the calling task's scoped overrides apply. A read may skip the lookup
+/// while a ``CollaboratorCheck`` of an earlier ``resolution(_:for:)`` holds: any of those
+/// changes voids it.
 ///
 /// Lifetime: the registry owns its entries and each entry owns its owner, so the owner refers to
 /// the registry weakly (no cycle; an isolated application is freed once nothing uses it). Every

@@ -21,9 +21,17 @@ protocol ExternallyChangeable: RegistryEntry, Sendable {
 }
 
 extension FileStateEntry: ExternallyChangeable {
+    /// The file's stamp (taking note of it, see ``stampFound(_:)``), or, with a file manager of
+    /// the user's, the JSON of the value it reads.
     func externalVersion() -> ExternalVersion {
         do {
-            return try fileVersion()
+            let manager = fileManager
+            guard let files = manager.localFiles else {
+                return .stored(.data(try FileStateCodec.encode(try readThrough(manager), base64Encoded: false, path: filePath)))
+            }
+            let stamp = try files.existingStamp(ofFile: filePath)
+            stampFound(stamp)
+            return .file(stamp)
         } catch {
             return .unreadable("\(error)")
         }

@@ -1,16 +1,11 @@
 import Foundation
 import Synchronization
 
-/// Tells a test that forgot `.isolatedApplication` where its persisted state goes.
-///
-/// A test outside an isolated application that touches a `StoredState`, `FileState` or
-/// `SyncState` writes to the real locations, and what it stores there carries over into the
-/// next run. The first time one of the real defaults behind them (`\.userDefaults`,
-/// `\.fileManager`, `\.syncStore`) is created while a test runs, this reports it once per
-/// process through the logger, naming where the data goes and the trait that avoids it.
-///
-/// The library doesn't guess that a test is running: AppStateKitTesting tells it through
-/// ``install(runningTest:)`` when a test names one of its traits. Without it nothing is reported.
+/// Tells a test that forgot `.isolatedApplication` where its persisted state goes: the first
+/// time a real default (`\.userDefaults`, `\.fileManager`, `\.syncStore`) is created while a
+/// test runs outside an isolated application, this reports once per process where the data
+/// goes and the trait that avoids it. AppStateKitTesting says a test is running through
+/// ``install(runningTest:)``; the library never guesses.
 package enum UnisolatedPersistenceNotice {
     private static let runningTest = LockedBox<(@Sendable () -> String?)?>(nil)
     private static let given = Atomic<Bool>(false)

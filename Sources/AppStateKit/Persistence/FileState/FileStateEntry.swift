@@ -155,18 +155,6 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
         if !isKnown, generation?.increment() == nil { kept.withLock { check, _ in check.freshness.invalidate() } }
     }
 
-    /// The file's ``ExternalVersion``: its stamp (taking note of it, see ``stampFound(_:)``),
-    /// or, with a file manager of the user's, the JSON of the value it reads.
-    func fileVersion() throws -> ExternalVersion {
-        let manager = fileManager
-        guard let files = manager.localFiles else {
-            return .stored(.data(try FileStateCodec.encode(try readThrough(manager), base64Encoded: false, path: filePath)))
-        }
-        let stamp = try files.existingStamp(ofFile: filePath)
-        stampFound(stamp)
-        return .file(stamp)
-    }
-
     /// Writes `newValue` atomically; an optional holding `nil` deletes the file.
     override func write(_ newValue: Value) throws {
         try change(to: newValue)

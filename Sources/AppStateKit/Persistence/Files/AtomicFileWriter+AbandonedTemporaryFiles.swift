@@ -7,14 +7,10 @@ import Musl
 import Darwin
 #endif
 
-/// Cleaning up after writers that were killed between creating their temporary file and
-/// renaming it.
-///
-/// Such a file (`<name>.tmp-<pid>-<random>`, the name shortened when it would not fit) is never
-/// read — the target is always the old or the new complete file — but it would stay on disk. The
-/// first write to a path in each process removes the temporary files of that path whose writing
-/// process no longer exists. Temporary files of live processes (including this one) are left
-/// alone, because they may be in use.
+/// Cleaning up after writers killed between creating their temporary file
+/// (`<name>.tmp-<pid>-<random>`) and renaming it: the first write to a path in each process
+/// removes that path's temporary files whose process no longer exists. Those of live processes
+/// (this one included) may be in use and are left alone.
 extension AtomicFileWriter {
     /// The longest `-<pid>-<random>` part of a temporary name.
     private static let uniquePartLength = 22
@@ -30,12 +26,8 @@ extension AtomicFileWriter {
         sibling(of: path, suffix: ".tmp-", reserving: uniquePartLength)
     }
 
-    /// Removes abandoned temporary files of `path`, once per path per process.
-    ///
-    /// Housekeeping never fails a write: a file that cannot be removed is reported through
-    /// `Application.logger` and left in place.
-    ///
-    /// - Returns: The paths removed.
+    /// Removes abandoned temporary files of `path`, once per path per process; returns their
+    /// paths. Housekeeping never fails a write: a file that can't be removed is reported.
     @discardableResult
     static func removeAbandonedTemporaryFiles(of path: String, in fileSystem: some FileSystem = POSIXFileSystem()) -> [String] {
         guard SweptPaths.insert(path) else { return [] }

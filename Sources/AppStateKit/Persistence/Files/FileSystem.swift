@@ -1,13 +1,12 @@
 import Foundation
 
-/// The POSIX operations AppStateKit's persistence layer performs, behind one seam: everything
-/// reaches the disk through it. ``POSIXFileSystem`` is the real one; `AppStateKitTesting`'s
-/// `InMemoryFileSystem` keeps files in memory and can fail any operation with any `errno`.
-/// A `target` parameter names the file an operation serves, only to match injected failures.
+/// The POSIX operations of AppStateKit's persistence layer, the one seam through which
+/// everything reaches the disk: ``POSIXFileSystem``, or `AppStateKitTesting`'s
+/// `InMemoryFileSystem`, which can fail any operation with any `errno` (a `target` parameter
+/// names the file an operation serves, only to match injected failures).
 ///
-/// The contract: only "absent" (`ENOENT`, `ENOTDIR`) is reported as `nil` by ``status(of:)``,
-/// ``contents(of:)`` and ``linkTarget(of:)``; every other failure throws a ``FileSystemError``
-/// carrying the `errno` and the operation that failed.
+/// The contract: only "absent" (`ENOENT`, `ENOTDIR`) is `nil`; every other failure throws a
+/// ``FileSystemError`` carrying the `errno` and the operation.
 package protocol FileSystem: Sendable {
     /// `stat(2)`, following symbolic links.
     func status(of path: String) throws(FileSystemError) -> FileStatus?

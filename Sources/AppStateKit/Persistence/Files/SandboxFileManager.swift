@@ -1,12 +1,8 @@
 import Foundation
 
-/// A ``FileManaging`` that maps every absolute path into a private root directory, so file
-/// states in an isolated application never read or write the user's files.
-///
-/// `/home/me/.local/share/tool/list.json` becomes `<root>/home/me/.local/share/tool/list.json`.
-///
-/// Writes are atomic but not durable: a sandbox is deleted when its application goes away, so
-/// nothing is `fsync`ed (neither files nor the directories created for them).
+/// A ``FileManaging`` that maps every absolute path into a private root directory
+/// (`/a/b.json` becomes `<root>/a/b.json`), so file states in an isolated application never
+/// touch the user's files. Writes are atomic but not `fsync`ed: a sandbox dies with its application.
 struct SandboxFileManager: FileManaging {
     /// The sandbox's files (see ``FileManaging/localFiles``).
     let files: LocalFiles

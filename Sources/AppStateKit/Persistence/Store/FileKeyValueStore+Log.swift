@@ -15,15 +15,12 @@ extension FileKeyValueStore {
     }
 
     /// Makes `changes` durable, holding the `flock` (the cache still holds the entries before
-    /// the batch), or throws and the store holds what it held before:
-    ///
-    /// - Without a log, the file is replaced with the batch applied (``Layout/appendOnlyLog``
-    ///   first creates an empty log).
-    /// - A corrupt log is moved aside after its readable records are written into the file;
-    ///   then as without a log.
-    /// - Otherwise a record of `changes` is appended after the last complete one (cutting off a
-    ///   torn tail); ``Layout/singleFile`` then folds the log into the file and removes it,
-    ///   ``Layout/appendOnlyLog`` compacts it once it outgrew the file.
+    /// the batch), or throws and the store holds what it held before. Without a log the file is
+    /// replaced with the batch applied (``Layout/appendOnlyLog`` first creates an empty log); a
+    /// corrupt log is moved aside after its readable records are written into the file, then
+    /// likewise. Otherwise a record is appended after the last complete one (cutting off a torn
+    /// tail), and ``Layout/singleFile`` folds the log into the file and removes it,
+    /// ``Layout/appendOnlyLog`` compacts it once it outgrew the file.
     func writeBatch(_ changes: StoreLog.Batch, snapshot: FileStamp?, log: StoreLogPosition?, notes: inout [Note]) throws -> Written {
         // Before the log is touched (replacing the file checks it too).
         if layout == .appendOnlyLog || log != nil { try AtomicFileWriter.checkNameLength(path) }

@@ -1,13 +1,11 @@
 /// How a ``Application/StoredState``'s feature and id become its key in the store.
 ///
-/// The key is `"<feature>/<id>"` with the feature escaped as ``KeyPartEscaping`` says, so no two
-/// declarations share a key (unescaped, feature `T` with id `a/b` and feature `T/a` with id `b`
-/// both made `T/a/b`); a plain feature is used as it is (`"App/port"`, as AppState wrote it).
+/// The key is `"<feature>/<id>"` with the feature escaped (``KeyPartEscaping``), so no two
+/// declarations share a key (unescaped, `T` + `a/b` and `T/a` + `b` both made `T/a/b`).
 ///
 /// Earlier versions stored an escaped feature's entry under the raw `"<feature>/<id>"`. That
-/// legacy key is read as a fallback (while nothing is stored under the new key) only when it
-/// can't be another declaration's key: when the text before its first `/` is not an escaped
-/// feature.
+/// legacy key is read while nothing is stored under the new one, only when it can't be another
+/// declaration's key (the text before its first `/` is not an escaped feature).
 enum StoredStateKey {
     static func key(feature: String, id: String) -> String {
         "\(KeyPartEscaping.escape(feature))/\(id)"

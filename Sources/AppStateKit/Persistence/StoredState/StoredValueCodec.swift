@@ -31,12 +31,8 @@ enum StoredValueCodec {
         }
     }
 
-    /// Decodes a stored `object` as `Value`.
-    ///
-    /// - Parameter store: The store it came from, named in errors (its file, for a
-    ///   ``FileKeyValueStore``).
-    /// - Throws: ``PersistenceError`` of kind `typeMismatch` or `corruptData`, naming the key and
-    ///   the store.
+    /// Decodes a stored `object` as `Value`; errors (`typeMismatch`, `corruptData`) name the key
+    /// and `store`.
     static func decode<Value: Decodable>(_ object: Any, as type: Value.Type, key: String, store: (any UserDefaultsManaging)? = nil) throws -> Value {
         if let value = object as? Value { return value }
         if let converted = convertNumber(object, to: Value.self) { return converted }
