@@ -58,15 +58,6 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
         return try readCheckingFile()
     }
 
-    /// ``read()``; with `checkingFile`, checking the stamp even when the freshness says nothing
-    /// changed. `update` needs that: its stamp comparison assumes the value read is at least as
-    /// new as the stamp it took first, which a write renamed but not yet counted would break.
-    func read(checkingFile: Bool) throws -> Value {
-        guard checkingFile else { return try read() }
-        trackAccess()
-        return try readCheckingFile()
-    }
-
     /// The rest of ``read()``: checks the file's stamp, decodes the file when it changed, and
     /// records the check.
     private func readCheckingFile() throws -> Value {
@@ -224,7 +215,11 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
                 if let filenameProblem { throw filenameProblem }
                 startStamp = try files.existingStamp(ofFile: path)
                 if startStamp != nil {
-                    value = try read(checkingFile: true)
+                    // The file, even when the freshness says nothing changed: the stamp
+                    // comparison assumes the value is at least as new as `startStamp`, which a
+                    // write renamed but not yet counted would break.
+                    trackAccess()
+                    value = try readCheckingFile()
                 }
             } catch {
                 try storeFailure(changeNotWritten(error))

@@ -23,8 +23,8 @@ final class CommitQueue: Sendable {
         /// Writers the last batch acknowledged that haven't queued again since (any writer
         /// queueing counts as one of them): the next batch waits for them.
         var returning = 0
-        /// How long the last batch took to commit, in nanoseconds.
-        var lastCommitNanoseconds: UInt64 = 0
+        /// How long the last batch took to commit.
+        var lastCommit = Duration.zero
         var delay: Delay
         var delayedBatches = 0
         /// What waiters were told and haven't seen yet (a waiter without an entry waits on).
@@ -46,14 +46,11 @@ final class CommitQueue: Sendable {
         /// Starts leading the next batch: waits for the last batch's writers if the delay
         /// allows, else commits at once.
         mutating func lead(_ waiter: Waiter) -> Step {
-            let commitTime = Duration.nanoseconds(Int64(clamping: lastCommitNanoseconds))
-            let limit = delay.isBoundedByCommitTime ? min(delay.maximum, commitTime) : delay.maximum
+            let limit = delay.isBoundedByCommitTime ? min(delay.maximum, lastCommit) : delay.maximum
             guard returning > 0, limit > .zero else { return .commit }
             gatherer = waiter
             delayedBatches += 1
-            let (seconds, attoseconds) = limit.components
-            let nanoseconds = UInt64(seconds) * 1_000_000_000 + UInt64(attoseconds / 1_000_000_000)
-            return .gather(until: DispatchTime.now() + .nanoseconds(Int(clamping: nanoseconds)))
+            return .gather(until: DispatchTime.now() + .nanoseconds(Int(limit / .nanoseconds(1))))
         }
 
         /// What `waiter` does after its semaphore was signalled.
@@ -174,9 +171,8 @@ final class CommitQueue: Sendable {
             defer { state.pending.removeAll(keepingCapacity: true) }
             return state.pending
         }
-        let start = DispatchTime.now().uptimeNanoseconds
-        let outcomes = commit(batch.map(\.change))
-        let elapsed = DispatchTime.now().uptimeNanoseconds - start
+        var outcomes: [Outcome] = []
+        let elapsed = ContinuousClock().measure { outcomes = commit(batch.map(\.change)) }
         var mine: Outcome?
         let next: Waiter? = state.withLock { state in
             for (member, outcome) in zip(batch, outcomes) {
@@ -184,7 +180,7 @@ final class CommitQueue: Sendable {
             }
             // Every member may write again at once; writers already queued are not awaited.
             state.returning = batch.count
-            state.lastCommitNanoseconds = elapsed
+            state.lastCommit = elapsed
             guard let next = state.pending.first else {
                 state.isLeading = false
                 return nil

@@ -20,12 +20,6 @@ extension DecodingError {
 
     /// ` at a.b[2]`, or nothing for the top level.
     static func location(_ path: [any CodingKey]) -> String {
-        let text = codingPathText(path)
-        return text.isEmpty ? "" : " at \(text)"
-    }
-
-    /// `a.b[2]`.
-    static func codingPathText(_ path: [any CodingKey]) -> String {
         var text = ""
         for key in path {
             if let index = key.intValue, key.stringValue.hasPrefix("Index ") {
@@ -34,7 +28,7 @@ extension DecodingError {
                 text += text.isEmpty ? key.stringValue : ".\(key.stringValue)"
             }
         }
-        return text
+        return text.isEmpty ? "" : " at \(text)"
     }
 
     /// Foundation's descriptions end with a period; messages here don't.
