@@ -13,7 +13,7 @@ extension Application.FileState {
     /// - Throws: ``PersistenceError`` naming the file's path, as ``write(_:)`` does; the file is
     ///   then unchanged.
     public func writeDurably(_ newValue: Value) async throws {
-        try await entry.writeDurably(newValue)
+        try await entry.onPool { try entry.write(newValue) }
     }
 
     /// Deletes the file like ``reset()``, suspending the calling task until the deletion is
@@ -21,7 +21,7 @@ extension Application.FileState {
     ///
     /// - Throws: ``PersistenceError`` naming the file's path.
     public func resetDurably() async throws {
-        try await entry.removeDurably()
+        try await entry.onPool { try entry.remove() }
     }
 
     /// Reads, changes and writes the file as one atomic step like ``update(_:)``, suspending the
@@ -36,6 +36,6 @@ extension Application.FileState {
     ///   written (the file is then unchanged).
     @discardableResult
     public func updateDurably<Result: Sendable>(_ body: @escaping @Sendable (inout Value) throws -> Result) async throws -> Result {
-        try await entry.updateDurably(body)
+        try await entry.onPool { try entry.updateThrowing(body) }
     }
 }

@@ -13,7 +13,7 @@ extension Application.StoredState {
     ///
     /// - Throws: ``PersistenceError``, as ``write(_:)`` does; the stored value is then unchanged.
     public func writeDurably(_ newValue: Value) async throws {
-        try await entry.writeDurably(newValue)
+        try await entry.onPool { try entry.write(newValue) }
     }
 
     /// Removes the stored value like ``reset()``, suspending the calling task until the removal
@@ -21,7 +21,7 @@ extension Application.StoredState {
     ///
     /// - Throws: ``PersistenceError`` naming the key and the store's path.
     public func resetDurably() async throws {
-        try await entry.removeDurably()
+        try await entry.onPool { try entry.remove() }
     }
 
     /// Reads, changes and writes the value as one atomic step like ``update(_:)``, suspending the
@@ -39,6 +39,6 @@ extension Application.StoredState {
     ///   decoded or written (the store is then unchanged).
     @discardableResult
     public func updateDurably<Result: Sendable>(_ body: @escaping @Sendable (inout Value) throws -> Result) async throws -> Result {
-        try await entry.updateDurably(body)
+        try await entry.onPool { try entry.updateThrowing(body) }
     }
 }
