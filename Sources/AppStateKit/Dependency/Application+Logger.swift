@@ -37,9 +37,9 @@ extension Application {
         return dependency(ApplicationLogger(), feature: "AppStateKit", id: "logger")
     }
 
-    /// Routes `Diagnostics` (the reports of the registry and the persistence code, which know no
-    /// logger) to `Application.logger`, once. Runs whenever the logger is named, so before it
-    /// runs nobody has replaced the default logger, whose output `Diagnostics` reproduces.
+    /// Routes `Diagnostics` (the reports of code that knows no logger) to `Application.logger`,
+    /// once. Runs whenever the logger is named, so until then the default logger is in use, whose
+    /// output `Diagnostics` reproduces.
     @inline(__always)
     static func installDiagnostics() {
         guard !diagnosticsInstalled.load(ordering: .relaxed) else { return }
@@ -52,20 +52,16 @@ extension Application {
         diagnosticsInstalled.store(true, ordering: .relaxed)
     }
 
-    /// Sends one of AppStateKit's own debug messages to the current application's logger.
-    ///
-    /// `message` is only built while logging is enabled: off, this is one relaxed atomic load.
+    /// Sends one of AppStateKit's own debug messages to the current application's logger;
+    /// `message` is only built while logging is enabled.
     static func logDebug(_ message: @autoclosure () -> String) {
         guard Diagnostics.isDebugEnabled.load(ordering: .relaxed) else { return }
         logger.debug("AppStateKit: \(message())")
     }
 
-    /// Reports that `entry` was created, unless it is the logger's own entry.
-    ///
-    /// Called by the functions that make entries, so a read of an existing entry never pays for
-    /// it: the registry runs them with no lock held, just before it stores the entry. The logger
-    /// is therefore called while the entry is still being created, and must not read that entry
-    /// (that would stop the process as a dependency cycle).
+    /// Reports that `entry` was created, unless it is the logger's own entry. Called by the
+    /// functions that make entries (no lock held, before the registry stores it), so the logger
+    /// must not read that entry: that would stop the process as a dependency cycle.
     @usableFromInline
     static func announceCreation(of entry: RegistryEntry) {
         LiveDependencyCheck.noteCreation(of: entry)
