@@ -61,8 +61,7 @@ extension Application {
 
             private var mode: Mode
             private let read: @Sendable () -> Element
-            /// Set for a stored or file state when polling is on; `clock` is ``PollClock/current``
-            /// when the loop started.
+            /// For a stored or file state when polling is on (`clock`: ``PollClock/current`` at the start).
             private let poll: (interval: Duration, entry: any ExternallyChangeable, clock: any Clock<Duration>)?
             /// The external version taken just before the last read.
             private var lastVersion: ExternalVersion?

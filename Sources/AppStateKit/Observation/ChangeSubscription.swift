@@ -1,6 +1,5 @@
-/// One iterator's registration with `ChangeSubscriptions`: its entry, its mailbox and the token
-/// that removes it. Removed when the iterator ends (cancellation) or is dropped (a loop left
-/// with `break` or `return`), whichever comes first.
+/// One iterator's registration with `ChangeSubscriptions`, removed when the iterator ends
+/// (cancellation) or is dropped (a loop left with `break` or `return`), whichever comes first.
 final class ChangeSubscription: Sendable {
     let entry: RegistryEntry
     let mailbox: ChangeMailbox
@@ -13,7 +12,7 @@ final class ChangeSubscription: Sendable {
         self.token = ChangeSubscriptions.subscribe(entry, mailbox)
     }
 
-    /// Stops delivery to this subscription. Idempotent.
+    /// Idempotent.
     func end() {
         ChangeSubscriptions.unsubscribe(entry, token: token)
     }

@@ -3,7 +3,6 @@
 /// `%2F`, so an escaped part holds no `/`. A part holding neither is used as it is, so plain keys
 /// stay readable and byte-identical to what earlier versions wrote (`"App/port"`).
 enum KeyPartEscaping {
-    /// Whether `part` holds a `/` or a `%`.
     static func needsEscaping(_ part: String) -> Bool {
         part.utf8.contains { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "%") }
     }

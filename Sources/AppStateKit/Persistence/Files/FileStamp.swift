@@ -27,7 +27,6 @@ package struct FileStamp: Equatable, Sendable {
         try status(of: path, in: fileSystem)?.stamp
     }
 
-    /// `fileSystem.status(of:)`, with its failure named by path.
     static func status(of path: String, in fileSystem: some FileSystem) throws(PersistenceError) -> FileStatus? {
         do {
             return try fileSystem.status(of: path)
@@ -36,7 +35,7 @@ package struct FileStamp: Equatable, Sendable {
         }
     }
 
-    /// Creates a stamp from its parts (for file systems that are not the real one).
+    /// For file systems that are not the real one.
     package init(device: UInt64, inode: UInt64, size: Int64, modifiedSeconds: Int64, modifiedNanoseconds: Int64) {
         self.device = device
         self.inode = inode

@@ -18,8 +18,8 @@ final class SandboxDirectory: Sendable {
         SandboxDirectory.remove(root)
     }
 
-    /// Deletes the directory and everything in it; a failure is reported through the shared
-    /// application's logger (the isolated one may be the application being released).
+    /// Deletes the directory; a failure is reported through the shared application's logger
+    /// (the isolated one may be the application being released).
     static func remove(_ root: String) {
         do {
             if FileManager.default.fileExists(atPath: root) {

@@ -31,7 +31,6 @@ public struct PersistenceError: Error, CustomStringConvertible, Equatable, Senda
         return "\(what) for \(subject): \(detail)"
     }
 
-    /// Maps an `errno` from a failed system call on `subject`.
     static func system(_ code: Int32, subject: String, operation: String) -> PersistenceError {
         let detail = "\(operation) failed (\(errnoName(code)))"
         return switch code {
@@ -43,7 +42,6 @@ public struct PersistenceError: Error, CustomStringConvertible, Equatable, Senda
         }
     }
 
-    /// Maps a failed file-system operation on `path`.
     init(_ error: FileSystemError, path: String) {
         self = .system(error.code, subject: path, operation: error.operation)
     }
