@@ -159,10 +159,9 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
     private func change(to newValue: Value?) throws {
         if let filenameProblem { throw filenameProblem }
         let manager = fileManager
-        let path = filePath
         try notifyingObservers {
             if let files = manager.localFiles {
-                try write(newValue, through: files, path: path)
+                try write(newValue, through: files, path: filePath)
             } else {
                 try writeThrough(manager, newValue)
             }

@@ -11,10 +11,9 @@ import Foundation
 ///   the new value.
 /// - **Multi-process safe:** each write takes an exclusive `flock` on a sibling `.lock` file and
 ///   reads what other processes wrote first, so processes writing different keys lose nothing.
-/// - **Fresh:** a read costs one atomic load while the file's generation counter (the first 8
-///   bytes of the `.lock` file, shared by every process) says nobody wrote since the last
-///   check; otherwise, and at least once a second, it checks the file's stamp and reloads when
-///   it changed. On network file systems every read checks the stamp.
+/// - **Fresh:** a read sees another process's write acknowledged before it started (a counter
+///   in the `.lock` file, one atomic load); other programs' edits within a second. On network
+///   file systems every read checks the file.
 /// - **Group commit:** writes made at the same time by several threads share one commit.
 /// - **Typed:** property-list values are written with a type tag and read back as the same types.
 /// - **Never destroys data:** a file or log that can't be decoded is reported and moved aside to
