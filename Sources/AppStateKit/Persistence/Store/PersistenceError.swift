@@ -46,37 +46,8 @@ public struct PersistenceError: Error, CustomStringConvertible, Equatable, Senda
         self = .system(error.code, subject: path, operation: error.operation)
     }
 
-    /// The symbolic name of `code` (`EACCES`), or `errno <n>` for a rare one.
+    /// The symbolic name of `code` (`EACCES`), or `errno <n>` for one the platform doesn't name.
     static func errnoName(_ code: Int32) -> String {
-        switch code {
-        case EPERM: "EPERM"
-        case ENOENT: "ENOENT"
-        case EIO: "EIO"
-        case EBADF: "EBADF"
-        case EAGAIN: "EAGAIN"
-        case ENOMEM: "ENOMEM"
-        case EACCES: "EACCES"
-        case EBUSY: "EBUSY"
-        case EEXIST: "EEXIST"
-        case EXDEV: "EXDEV"
-        case ENOTDIR: "ENOTDIR"
-        case EISDIR: "EISDIR"
-        case EINVAL: "EINVAL"
-        case EMFILE: "EMFILE"
-        case ENFILE: "ENFILE"
-        case EFBIG: "EFBIG"
-        case ENOSPC: "ENOSPC"
-        case EROFS: "EROFS"
-        case EMLINK: "EMLINK"
-        case ENAMETOOLONG: "ENAMETOOLONG"
-        case ENOLCK: "ENOLCK"
-        case ENOSYS: "ENOSYS"
-        case ENOTEMPTY: "ENOTEMPTY"
-        case ELOOP: "ELOOP"
-        case EDQUOT: "EDQUOT"
-        case ESTALE: "ESTALE"
-        case EOPNOTSUPP: "EOPNOTSUPP"
-        default: "errno \(code)"
-        }
+        POSIXErrorCode(rawValue: code).map { "\($0)" } ?? "errno \(code)"
     }
 }
