@@ -29,19 +29,12 @@ indirect enum PropertyListValue: Codable, Equatable, Sendable {
         case let value as Date: self = .date(value)
         case let value as URL: self = .url(value)
         case let value as [Any]:
-            var elements: [PropertyListValue] = []
-            elements.reserveCapacity(value.count)
-            for element in value {
-                guard let converted = PropertyListValue(element) else { return nil }
-                elements.append(converted)
-            }
+            let elements = value.compactMap { PropertyListValue($0) }
+            guard elements.count == value.count else { return nil }
             self = .array(elements)
         case let value as [String: Any]:
-            var elements: [String: PropertyListValue] = [:]
-            for (key, element) in value {
-                guard let converted = PropertyListValue(element) else { return nil }
-                elements[key] = converted
-            }
+            let elements = value.compactMapValues { PropertyListValue($0) }
+            guard elements.count == value.count else { return nil }
             self = .dictionary(elements)
         case let value as any BinaryInteger:
             guard let int = Int(exactly: value) else { return nil }
@@ -84,7 +77,7 @@ indirect enum PropertyListValue: Codable, Equatable, Sendable {
         }
     }
 
-    private enum Tag: String, CodingKey, CaseIterable {
+    private enum Tag: String, CodingKey {
         case bool, int, double, float, string, data, date, url, array, dictionary
     }
 
