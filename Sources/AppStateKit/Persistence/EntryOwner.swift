@@ -20,7 +20,6 @@ final class EntryOwner: Sendable {
     /// application — is recognised without loading the weak reference.
     private let registryIdentity: UInt64
 
-    /// The owner for entries created in `application`'s registry.
     init(_ application: Application) {
         registry = application.registry
         registryIdentity = application.registry.identity
@@ -105,7 +104,6 @@ final class EntryOwner: Sendable {
         return Application(resolvingIn: registry)[keyPath: keyPath].value
     }
 
-    /// Reports `message` through the owning application's `\.logger`.
     func reportError(_ message: String) {
         dependency(\.logger).error(message)
     }

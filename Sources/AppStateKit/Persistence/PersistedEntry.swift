@@ -37,7 +37,6 @@ class PersistedEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked Senda
         preconditionFailure("AppStateKit: \(type(of: self)) must override read()")
     }
 
-    /// Persists `newValue`.
     func write(_ newValue: Value) throws {
         preconditionFailure("AppStateKit: \(type(of: self)) must override write(_:)")
     }

@@ -223,7 +223,6 @@ package final class SharedGeneration: @unchecked Sendable {
 
 /// What ``FileSystem/sharedGeneration(forLockFile:create:)`` found.
 package enum SharedGenerationLookup: Sendable {
-    /// The counter.
     case shared(SharedGeneration)
     /// The lock file does not exist (and was not to be created): nobody relies on a counter yet.
     case absent

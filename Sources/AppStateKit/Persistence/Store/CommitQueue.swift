@@ -98,7 +98,6 @@ final class CommitQueue: Sendable {
     struct Status: Equatable {
         /// How many changes wait for a batch.
         var queued: Int
-        /// Whether a thread gathers or commits a batch.
         var isLeading: Bool
         /// How many batches so far waited for writers of the batch before them.
         var delayedBatches: Int
@@ -116,11 +115,9 @@ final class CommitQueue: Sendable {
 
     /// What a submitting thread does next.
     private enum Step {
-        /// Wait to be signalled.
         case wait
         /// Wait for the previous batch's writers until `deadline`, unless one of them commits first.
         case gather(until: DispatchTime)
-        /// Commit everything queued.
         case commit
         case done(Outcome)
     }
@@ -134,7 +131,6 @@ final class CommitQueue: Sendable {
         set { state.withLock { $0.delay = newValue } }
     }
 
-    /// What the queue is doing, for tests.
     var status: Status {
         state.withLock { Status(queued: $0.pending.count, isLeading: $0.isLeading, delayedBatches: $0.delayedBatches) }
     }

@@ -1,7 +1,6 @@
 /// One key's value in a ``FileKeyValueStore`` file: a value this version can read, or the JSON
 /// it couldn't interpret, kept byte for byte (as JSON) until that key is written.
 enum StoreEntry: Codable, Equatable, Sendable {
-    /// A readable tagged value.
     case value(PropertyListValue)
     /// An entry that is not a valid tagged value, and what is wrong with it.
     case damaged(RawJSONValue, problem: String)

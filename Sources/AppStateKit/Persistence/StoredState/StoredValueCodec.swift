@@ -84,9 +84,7 @@ enum StoredValueCodec {
 
 /// Lets generic code see through an `Optional` of unknown wrapped type.
 protocol OptionalValue {
-    /// The wrapped value, or `nil`.
     var wrappedAny: Any? { get }
-    /// The wrapped type.
     static var wrappedType: Any.Type { get }
 }
 
