@@ -95,7 +95,7 @@ extension Optional: OptionalValue {
 }
 
 /// Whether `value` is an `Optional` holding `nil` (which persisted states store as no value).
-func isNilOptional(_ value: Any) -> Bool {
+func isNilOptional<Value>(_ value: Value) -> Bool {
     guard let optional = value as? any OptionalValue else { return false }
     return optional.wrappedAny == nil
 }
