@@ -102,18 +102,15 @@ package enum AtomicFileWriter {
         var attempt = 1
         while true {
             let destination = attempt == 1 ? base : "\(base)-\(attempt)"
+            attempt += 1
             do {
                 // link(2) fails with EEXIST instead of replacing, unlike rename(2).
                 try fileSystem.link(source, to: destination)
             } catch where error.code == EEXIST {
-                attempt += 1
                 continue
             } catch where [EPERM, EOPNOTSUPP, ENOSYS, EMLINK].contains(error.code) {
                 // No hard links here: rename to a name that is free right now.
-                if try FileStamp.status(of: destination, in: fileSystem) != nil {
-                    attempt += 1
-                    continue
-                }
+                if try FileStamp.status(of: destination, in: fileSystem) != nil { continue }
                 do {
                     try fileSystem.rename(source, to: destination)
                 } catch {
