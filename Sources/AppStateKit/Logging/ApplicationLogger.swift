@@ -104,9 +104,7 @@ public struct ApplicationLogger: Sendable, CustomStringConvertible {
     }
 
     /// The default debug closure: one line on standard error.
-    @usableFromInline static let writeToStandardError: @Sendable (String) -> Void = { message in
-        Diagnostics.writeToStandardError(message)
-    }
+    @usableFromInline static let writeToStandardError: @Sendable (String) -> Void = Diagnostics.writeToStandardError
 
     /// The default error closure: ``line(for:message:)`` on standard error.
     @usableFromInline static let writeErrorToStandardError: @Sendable (any Error, String?) -> Void = { error, message in
