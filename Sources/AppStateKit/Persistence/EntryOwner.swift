@@ -111,10 +111,11 @@ final class EntryOwner: Sendable {
 
 /// What tells a persisted entry that the collaborator it resolved through its ``EntryOwner``
 /// (`\.userDefaults`, `\.fileManager`) is still what the owner resolves, without resolving it
-/// again: the dependency entry's `version` is unchanged (it moves on every promotion, global override, cancelled override and in-place
-/// change of that entry), the owning registry's `stamp` is unchanged (it moves whenever any
-/// entry is removed, so a removed and re-created dependency is resolved again), and the calling
-/// task's scopes don't override the dependency. A value a scope provides gets no check.
+/// again: the dependency entry's `version` is unchanged (it moves on every promotion, global
+/// override, cancelled override and in-place change of that entry), the owning registry's
+/// `stamp` is unchanged (it moves whenever any entry is removed, so a removed and re-created
+/// dependency is resolved again), and the calling task's scopes don't override the dependency.
+/// A value a scope provides gets no check.
 ///
 /// Made by ``EntryOwner/resolution(_:for:)``, checked with ``holds(for:)``.
 struct CollaboratorCheck: Sendable {
