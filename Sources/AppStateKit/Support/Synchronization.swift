@@ -251,17 +251,17 @@ struct AtomicWord: ~Copyable, @unchecked Sendable {
             self.pointer = pointer
         }
 
-            @inlinable
+        @inlinable
         func loadRelaxed() -> UInt64 {
             pointer.pointee.load(ordering: .relaxed)
         }
 
-            @inlinable
+        @inlinable
         func storeRelaxed(_ value: UInt64) {
             pointer.pointee.store(value, ordering: .relaxed)
         }
 
-            func incrementReleasing() {
+        func incrementReleasing() {
             pointer.pointee.add(1, ordering: .releasing)
         }
     }
