@@ -10,14 +10,27 @@ if ! command -v valgrind > /dev/null; then
     exit 1
 fi
 
+# The build measured: release unless the sourcing script sets PROFILE_CONFIGURATION=debug.
+PROFILE_CONFIGURATION="${PROFILE_CONFIGURATION:-release}"
 BUILD_LOG="$(mktemp)"
-if ! swift build -c release --product appstatekit-profile > "$BUILD_LOG" 2>&1; then
+if ! swift build -c "$PROFILE_CONFIGURATION" --product appstatekit-profile > "$BUILD_LOG" 2>&1; then
     cat "$BUILD_LOG" >&2
     rm -f "$BUILD_LOG"
     exit 1
 fi
 rm -f "$BUILD_LOG"
-PROFILE="$(swift build -c release --show-bin-path)/appstatekit-profile"
+PROFILE="$(swift build -c "$PROFILE_CONFIGURATION" --show-bin-path)/appstatekit-profile"
+
+# Records callgrind's output of `operation count` for count N and 2N, in DIRECTORY/OPERATION-N
+# and DIRECTORY/OPERATION-2N, with the given extra valgrind options.
+record_runs() {
+    local operation="$1" n="$2" directory="$3"
+    shift 3
+    for count in "$n" $((2 * n)); do
+        SWIFT_DETERMINISTIC_HASHING=1 valgrind --tool=callgrind "$@" \
+            --callgrind-out-file="$directory/$operation-$count" "$PROFILE" "$operation" "$count" > /dev/null 2>&1
+    done
+}
 
 # How many operations a run repeats: persisted writes fsync (milliseconds each on this VM) and
 # cost tens of thousands of instructions, so fewer of them give as exact a figure in less time.

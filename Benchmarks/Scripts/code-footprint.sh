@@ -16,10 +16,7 @@ N=1000
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 for operation in "${OPERATIONS[@]}"; do
-    for count in "$N" $((2 * N)); do
-        SWIFT_DETERMINISTIC_HASHING=1 valgrind --tool=callgrind --dump-instr=yes --compress-pos=no \
-            --callgrind-out-file="$WORK/$operation-$count" "$PROFILE" "$operation" "$count" > /dev/null 2>&1
-    done
+    record_runs "$operation" "$N" "$WORK" --dump-instr=yes --compress-pos=no
     lines=$(python3 - "$WORK/$operation-$N" "$WORK/$operation-$((2 * N))" "$N" <<'PY'
 import collections, sys
 

@@ -10,22 +10,15 @@
 # Usage: Benchmarks/Scripts/hot-path-files.sh [operation ...]   (default: state-read dependency stored-read file-read)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if ! command -v valgrind > /dev/null; then
-    echo "error: valgrind is not installed; install it with: sudo apt-get update && sudo apt-get install -y valgrind" >&2
-    exit 1
-fi
-swift build --product appstatekit-profile > /dev/null
-PROFILE="$(swift build --show-bin-path)/appstatekit-profile"
+PROFILE_CONFIGURATION=debug
+source Scripts/callgrind.sh
 OPERATIONS=("$@")
 [ ${#OPERATIONS[@]} -gt 0 ] || OPERATIONS=(state-read dependency stored-read file-read)
 N=2000
 WORK="$(mktemp -d)"
 trap 'rm -rf "$WORK"' EXIT
 for operation in "${OPERATIONS[@]}"; do
-    for count in "$N" $((2 * N)); do
-        SWIFT_DETERMINISTIC_HASHING=1 valgrind --tool=callgrind --compress-strings=no --compress-pos=no \
-            --callgrind-out-file="$WORK/$operation-$count" "$PROFILE" "$operation" "$count" > /dev/null 2>&1
-    done
+    record_runs "$operation" "$N" "$WORK" --compress-strings=no --compress-pos=no
     python3 - "$operation" "$WORK/$operation-$N" "$WORK/$operation-$((2 * N))" "$N" <<'PY'
 import collections, sys
 

@@ -101,7 +101,7 @@ extension Application {
     /// `object` if the entry has no value.
     @usableFromInline
     func registeredDependency<Value: Sendable>(key: EntryKey, _ object: () -> Value) -> Dependency<Value> {
-        if let scoped = ScopedOverride.scopedDependencyOfCallingTask(
+        if let scoped = ScopedOverride.scopedDependency(
             for: key,
             in: registry,
             create: object,

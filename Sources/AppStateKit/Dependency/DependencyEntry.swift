@@ -93,7 +93,7 @@ final class DependencyEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable
     /// the scope's overrides keeps its instance there.
     @usableFromInline
     func filledValue(in registry: Registry, _ object: () -> Value) -> Value {
-        if let scoped = ScopedOverride.scopedDependencyOfCallingTask(
+        if let scoped = ScopedOverride.scopedDependency(
             for: key,
             in: registry,
             create: object,

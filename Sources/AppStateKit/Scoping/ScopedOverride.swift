@@ -48,38 +48,27 @@ class ScopedOverride: @unchecked Sendable {
         return next?.find(key)
     }
 
-    /// ``scopedDependency(for:in:create:publish:)`` of the calling task's scopes while any scope
-    /// overrides something; `nil` (create it in the registry) otherwise.
-    static func scopedDependencyOfCallingTask<Value: Sendable>(
-        for key: EntryKey,
-        in registry: Registry,
-        create: () -> Value,
-        publish: (Value, EntryKey, Registry) -> Value
-    ) -> Value? {
-        guard !OverrideCensus.isEmpty, let overrides = TaskContext.currentOverrides else { return nil }
-        return overrides.scopedDependency(for: key, in: registry, create: create, publish: publish)
-    }
-
-    /// The value the scope this node fronts provides for the dependency `key`, which it does
-    /// not override, or `nil` to use the registry's existing entry. A dependency without a value
-    /// in the registry is created here: if its factory was served an override, the result is
-    /// kept in the scope, so the override never leaks into the shared registry; otherwise
+    /// The value the calling task's innermost scope provides for the dependency `key`, which
+    /// no scope overrides, or `nil` to use the registry: when no scope overrides anything, or
+    /// the registry's entry has a value. A dependency without a value in the registry is
+    /// created here: if its factory was served an override, the result is kept in the scope
+    /// (by its front node), so the override never leaks into the shared registry; otherwise
     /// `publish` (given the value, `key` and `registry`, so the caller's closure captures
     /// nothing) hands it to the registry and returns the registry's instance.
-    @usableFromInline
-    final func scopedDependency<Value: Sendable>(
+    static func scopedDependency<Value: Sendable>(
         for key: EntryKey,
         in registry: Registry,
         create: () -> Value,
         publish: (Value, EntryKey, Registry) -> Value
     ) -> Value? {
+        guard !OverrideCensus.isEmpty, let scope = TaskContext.currentOverrides else { return nil }
         if let existing = registry.existingEntry(for: key), !existing.awaitsValue { return nil }
         let createdKey = CreatedKey(registry: registry.identity, key: key)
-        if let scoped = created.load()?.withLock({ $0[createdKey] }) as? Value { return scoped }
+        if let scoped = scope.created.load()?.withLock({ $0[createdKey] }) as? Value { return scoped }
         let (made, dependsOnOverrides) = TaskContext.countingOverridesServed(create)
         if dependsOnOverrides {
             // Kept for the scope; if two tasks raced, the first stored value wins.
-            return createdBox.withLock { created in
+            return scope.createdBox.withLock { created in
                 if let existing = created[createdKey] as? Value { return existing }
                 created[createdKey] = made
                 return made

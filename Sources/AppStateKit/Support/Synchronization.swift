@@ -232,10 +232,10 @@ struct AtomicWord: ~Copyable, @unchecked Sendable {
 
     @usableFromInline
     func incrementReleasing() {
-        pointer.pointee.add(1, ordering: .releasing)
+        view.incrementReleasing()
     }
 
-    /// A read-only view of this word for another object, valid while this word's owner lives.
+    /// A view of this word for another object, valid while this word's owner lives.
     @inlinable
     var view: View { View(pointer: pointer) }
 
