@@ -147,23 +147,30 @@ extension Application {
         handle.reset()
     }
 
-    /// Atomically reads, modifies and writes a state: no other write to the entry can happen
-    /// between the read and the write.
+    /// Atomically reads, changes and writes a state, stored state or file state, and returns
+    /// what `body` returns.
     ///
     /// ```swift
     /// Application.update(\.requestCount) { $0 += 1 }
     /// let next = Application.update(\.sequence) { value -> Int in value += 1; return value }
     /// ```
     ///
-    /// `body` runs with the entry locked: keep it short, and don't read or write the same entry
-    /// inside it (that is detected and stops the process with the entry's key). Other entries
-    /// are unaffected.
+    /// It runs the handle's ``MutableApplicationState/modify(_:)``:
+    /// - A ``State`` runs `body` with the entry locked: keep it short, and don't read or write
+    ///   the same entry inside it (that is detected and stops the process with the entry's key).
+    ///   Other entries are unaffected.
+    /// - A ``StoredState`` or ``FileState`` runs a compare-and-set loop: `body` runs on the
+    ///   current value with no lock held and may run more than once, so let it only compute the
+    ///   new value. No other `update` of the same key can interleave — in this process, and in
+    ///   any process sharing a ``FileKeyValueStore``'s file or (with the default file manager) a
+    ///   file state's file, which serialise on an `flock` of `<file>.lock`. Store failures are
+    ///   reported through the logger; the handles' `update(_:)` throws them instead.
     @inlinable @inline(__always) @discardableResult
-    public static func update<Value: Sendable, Result>(
-        _ keyPath: KeyPath<Application, State<Value>>,
-        _ body: (inout Value) throws -> Result
+    public static func update<S: MutableApplicationState, Result>(
+        _ keyPath: KeyPath<Application, S>,
+        _ body: (inout S.Value) throws -> Result
     ) rethrows -> Result {
-        var state = withCurrent { $0[keyPath: keyPath] }
-        return try state.modify(body)
+        var handle = withCurrent { $0[keyPath: keyPath] }
+        return try handle.modify(body)
     }
 }

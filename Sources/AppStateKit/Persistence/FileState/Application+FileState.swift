@@ -140,26 +140,6 @@ extension Application {
         current[keyPath: keyPath].reset()
     }
 
-    /// Atomically reads, changes and writes a file state: no other `update` of the same file can
-    /// interleave — in this process or, with the default file manager, in any process (they
-    /// serialise on an `flock` of `<file>.lock`, created next to the file).
-    ///
-    /// ```swift
-    /// Application.update(\.tasks) { $0.append(TodoItem(title: "Ship it")) }
-    /// ```
-    ///
-    /// It is a compare-and-set loop on the file's stamp: `body` runs on the current value with
-    /// no lock held and may run more than once, so let it only compute the new value. Failures
-    /// are reported through the logger; ``Application/FileState/update(_:)`` throws them.
-    @discardableResult
-    public static func update<Value: Codable & Sendable, Result>(
-        _ keyPath: KeyPath<Application, FileState<Value>>,
-        _ body: (inout Value) throws -> Result
-    ) rethrows -> Result {
-        var handle = current[keyPath: keyPath]
-        return try handle.modify(body)
-    }
-
     /// The file operations ``FileState`` performs. `FileManager.default` unless replaced.
     public var fileManager: Dependency<any FileManaging> {
         dependency(UnisolatedPersistenceNotice.noted(FileManager.default), feature: Self.fileManagerName.feature, id: Self.fileManagerName.id)

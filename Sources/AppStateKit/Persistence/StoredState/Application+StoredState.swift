@@ -144,26 +144,6 @@ extension Application {
         current[keyPath: keyPath].reset()
     }
 
-    /// Atomically reads, changes and writes a stored state: no other `update` of the same key
-    /// can interleave — in this process, and with a ``FileKeyValueStore`` (the default store) in
-    /// any process sharing its file.
-    ///
-    /// ```swift
-    /// Application.update(\.launchCount) { $0 += 1 }
-    /// ```
-    ///
-    /// It is a compare-and-set loop: `body` runs on the current value with no lock held and may
-    /// run more than once, so let it only compute the new value. Failures are reported through
-    /// the logger; ``Application/StoredState/update(_:)`` throws them instead.
-    @discardableResult
-    public static func update<Value: Codable & Sendable, Result>(
-        _ keyPath: KeyPath<Application, StoredState<Value>>,
-        _ body: (inout Value) throws -> Result
-    ) rethrows -> Result {
-        var handle = current[keyPath: keyPath]
-        return try handle.modify(body)
-    }
-
     /// The store ``StoredState`` entries use unless they name their own: a durable
     /// ``FileKeyValueStore`` at ``FileKeyValueStore/defaultPath``. Promote or override it to use
     /// a `UserDefaults` suite (``UserDefaultsStore``), an in-memory store or your own.
