@@ -6,12 +6,6 @@ extension Application {
         /// The entry's id within its feature.
         public let id: String
 
-        /// Creates a scope.
-        public init(name: String, id: String) {
-            self.name = name
-            self.id = id
-        }
-
         /// `"name/id"`.
         public var key: String { "\(name)/\(id)" }
     }

@@ -13,7 +13,7 @@
 /// let api = Application.dependency(\.api)
 /// ```
 ///
-/// Entries are created on first access and cached until removed (``remove(_:)``). One instance,
+/// Entries are created on first access and cached until removed (``remove(state:)``). One instance,
 /// the shared application, serves the whole process; ``promote(to:)`` replaces it with an
 /// instance of a subclass, carrying every existing entry over.
 ///

@@ -28,8 +28,8 @@ extension Application {
             source.flatMap { application.registry.existingEntry(for: $0) as? DependencyEntry<Value> }
         }
 
-        /// The entry's identity as AppState exposes it.
-        public var scope: Scope {
+        /// The entry's identity, internal as AppState's is (tests read it via `@testable import`).
+        var scope: Scope {
             Application.withCurrent { entry(in: $0) }?.key.name.scope ?? Scope(name: "App", id: "scoped")
         }
 

@@ -52,8 +52,8 @@ extension Application {
             entry.reset()
         }
 
-        /// The entry's identity as AppState exposes it.
-        public var scope: Scope { entry.key.name.scope }
+        /// The entry's identity, internal as AppState's is (tests read it via `@testable import`).
+        var scope: Scope { entry.key.name.scope }
 
         /// `State<Value>(App.id) = value`.
         public var description: String {

@@ -51,7 +51,7 @@ struct ExplicitNameLookupTests {
         var first = Application.storedState(\.lookupLiteral)
         first.value = 6
         let removed = first.entry
-        #expect(Application.remove(\.lookupLiteral))
+        #expect(Application.remove(state: Application.state(\.lookupLiteral)))
         let again = Application.storedState(\.[lookupBuilt: "shared"])
         #expect(again.entry !== removed)
         #expect(again.value == 6)

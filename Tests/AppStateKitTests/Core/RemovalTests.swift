@@ -29,7 +29,7 @@ struct RemovalTests {
         var handle = Application.state(\.[removalRequest: "a"])
         handle.value = 42
         let before = Application.current.registry.count
-        #expect(Application.remove(\.[removalRequest: "a"]))
+        #expect(Application.remove(state: Application.state(\.[removalRequest: "a"])))
         #expect(Application.current.registry.count == before - 1)
         #expect(!Application.description.contains("Removal.a"))
         #expect(Application.state(\.[removalRequest: "a"]).value == 0)
@@ -40,7 +40,7 @@ struct RemovalTests {
     func handleStaysDetached() {
         var handle = Application.state(\.[removalRequest: "b"])
         handle.value = 1
-        Application.remove(\.[removalRequest: "b"])
+        Application.remove(state: Application.state(\.[removalRequest: "b"]))
         handle.value += 10
         #expect(handle.value == 11)
         #expect(Application.state(\.[removalRequest: "b"]).value == 0, "the fresh entry doesn't see the detached one")
@@ -58,7 +58,7 @@ struct RemovalTests {
             handle.value = tracked
         }
         #expect(released != nil, "the registry keeps the entry")
-        Application.remove(\.[removalTracked: "x"])
+        Application.remove(state: Application.state(\.[removalTracked: "x"]))
         #expect(released == nil)
     }
 
@@ -103,7 +103,7 @@ struct RemovalTests {
         }
         reader.start()
         readerRemembered.wait()
-        Application.remove(\.[removalRequest: "c"])
+        Application.remove(state: Application.state(\.[removalRequest: "c"]))
         removed.signal()
         readerRemembered.wait()
         #expect(results.withLock { $0 } == [7, 0, 8])
@@ -139,7 +139,7 @@ struct RemovalTests {
                 }
             }
         }
-        for id in keys { Application.remove(\.[removalRequest: id]) }
+        for id in keys { Application.remove(state: Application.state(\.[removalRequest: id])) }
         #expect(keys.allSatisfy { Application.state(\.[removalRequest: $0]).value == 0 })
     }
 }

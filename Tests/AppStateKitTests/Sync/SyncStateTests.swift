@@ -236,7 +236,7 @@ struct SyncStateTests {
     func removeEntry() async throws {
         let store = installStore()
         try await Application.syncState(\.syncCounter).write(5)
-        #expect(Application.remove(\.syncCounter))
+        #expect(Application.remove(state: Application.state(\.syncCounter)))
         #expect(Application.syncState(\.syncCounter).value == 5)
         _ = try await store.write(Data("6".utf8), forKey: "Sync/counter")
         #expect(await eventually { Application.syncState(\.syncCounter).value == 6 })
