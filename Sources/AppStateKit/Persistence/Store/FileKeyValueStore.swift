@@ -41,26 +41,22 @@ public final class FileKeyValueStore: UserDefaultsManaging, Sendable {
 
     /// The store's file.
     public let path: String
-    /// The durability of writes.
-    public let durability: Durability
-    /// How writes lay out the data on disk.
-    public let layout: Layout
+    let durability: Durability
+    let layout: Layout
 
     let fileSystem: any FileSystem
     /// The smallest log compacted into the file (see `FileKeyValueStore+Log`).
     let compactionThreshold: Int
     /// The sibling every writer `flock`s; its first 8 bytes hold the generation counter.
     let lockPath: String
-    /// Moves on every change of the cache — entries, stamp, log, corruption or freshness check —
-    /// so a value decoded from what a read returned stays valid while it stands still (see
-    /// ``ReadValidity``).
+    /// Moves on every change of the cache, so a value decoded from a read stays valid while it
+    /// stands still (see ``ReadValidity``).
     let cacheChanges = AtomicWord(0)
     let locked: LockedBox<Locked>
     /// Writes waiting to share the next batch.
     let commits = CommitQueue()
 
-    /// What the store's lock guards: the cache, whose every change moves ``cacheChanges``
-    /// (a change of any of its fields is a change of `cache`).
+    /// What the store's lock guards: the cache, whose every change moves ``cacheChanges``.
     struct Locked {
         let changes: AtomicWord.View
         var cache = Cache() {
@@ -79,23 +75,14 @@ public final class FileKeyValueStore: UserDefaultsManaging, Sendable {
         var freshness = FileFreshness()
     }
 
-    /// Creates a store backed by the file at `path` (created on first write).
-    ///
-    /// - Parameters:
-    ///   - path: The store's file. Its directory is created when needed; the `.lock` file (and,
-    ///     with the log layout, the log) live beside it.
-    ///   - durability: What a returned write survives: ``Durability/immediate`` (the default)
-    ///     `fsync`s, ``Durability/processCrashSafe`` doesn't.
-    ///   - layout: How writes lay out the data: ``Layout/singleFile`` (the default) rewrites the
-    ///     file, ``Layout/appendOnlyLog`` appends to a log beside it, so a write costs the same
-    ///     however large the store is. Both read either.
+    /// Creates a store backed by the file at `path`, created with its directory on the first
+    /// write; the `.lock` file (and, with ``Layout/appendOnlyLog``, the log) live beside it.
     public convenience init(path: String, durability: Durability = .immediate, layout: Layout = .singleFile) {
         self.init(path: path, durability: durability, layout: layout, fileSystem: POSIXFileSystem())
     }
 
-    /// Creates a store whose file lives in `fileSystem`; with ``Layout/appendOnlyLog``, its log
-    /// is compacted into the file once it is larger than the file and than `compactionThreshold`
-    /// bytes.
+    /// A store in `fileSystem`, whose log is compacted once larger than the file and than
+    /// `compactionThreshold` bytes.
     package init(
         path: String, durability: Durability = .immediate, layout: Layout = .singleFile, fileSystem: any FileSystem,
         compactionThreshold: Int = FileKeyValueStore.defaultCompactionThreshold
@@ -119,10 +106,8 @@ public final class FileKeyValueStore: UserDefaultsManaging, Sendable {
 
     // MARK: UserDefaultsManaging
 
-    /// The value stored for `key`, reloading first if another process changed the file.
-    ///
-    /// A file or an entry that can't be read is reported through `Application.logger` and the
-    /// key reads as `nil`.
+    /// The value stored for `key`; a file or an entry that can't be read is reported through
+    /// `Application.logger` and reads as `nil`.
     public func object(forKey key: String) -> Any? {
         do {
             return try readObject(forKey: key)
@@ -142,11 +127,6 @@ public final class FileKeyValueStore: UserDefaultsManaging, Sendable {
         }
     }
 
-    /// Removes the value for `key` durably.
-    public func removeObject(forKey key: String) {
-        set(nil, forKey: key)
-    }
-
     // MARK: Throwing API
 
     /// The value stored for `key`, reloading first if the file changed.
@@ -158,8 +138,8 @@ public final class FileKeyValueStore: UserDefaultsManaging, Sendable {
         try readObjectForReuse(forKey: key).object
     }
 
-    /// ``readObject(forKey:)`` and what a caller keeping a value decoded from it checks with
-    /// ``isUnchanged(since:)`` before using it again.
+    /// ``readObject(forKey:)`` and what ``isUnchanged(since:)`` checks before the caller reuses
+    /// a value decoded from it.
     func readObjectForReuse(forKey key: String) throws -> (object: Any?, validity: ReadValidity) {
         var notes: [Note] = []
         defer { Self.log(notes) }
@@ -177,10 +157,9 @@ public final class FileKeyValueStore: UserDefaultsManaging, Sendable {
         return cacheChanges.loadAcquiring() == cacheChange && validity?.freshness.isCurrent() == true
     }
 
-    /// The state of the cache a read was answered from (see ``readObjectForReuse(forKey:)``).
+    /// The state of the cache a read was answered from.
     struct ReadValidity: Sendable {
         let cacheChange: UInt64
-        /// A copy of the cache's freshness at the read.
         let freshness: FileFreshness
     }
 
@@ -227,8 +206,6 @@ public final class FileKeyValueStore: UserDefaultsManaging, Sendable {
     /// Stores `newValue` for `key` (removing it for `nil`) only if the stored value still equals
     /// `expected` (`nil`: nothing stored, or an entry that can't be read), compared and written
     /// under the `flock` every process takes to write. Returns whether it stored.
-    ///
-    /// - Throws: As ``writeObject(_:forKey:)`` does; nothing is written then.
     func replaceValue(forKey key: String, ifEqualTo expected: Any?, with newValue: Any?) throws -> Bool {
         let expectedValue = try expected.map { try Self.propertyList($0, key: key, path: path) }
         let converted = try newValue.map { try Self.propertyList($0, key: key, path: path) }

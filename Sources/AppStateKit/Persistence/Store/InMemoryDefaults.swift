@@ -24,11 +24,6 @@ public final class InMemoryDefaults: UserDefaultsManaging, Sendable {
         values.withLock { $0[key] = value }
     }
 
-    /// Removes the value for `key`.
-    public func removeObject(forKey key: String) {
-        values.withLock { $0[key] = nil }
-    }
-
     /// Every stored key, sorted.
     public var keys: [String] {
         values.withLock { $0.keys.sorted() }

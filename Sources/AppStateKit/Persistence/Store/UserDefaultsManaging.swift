@@ -4,8 +4,9 @@ import Foundation
 ///
 /// The small subset of `UserDefaults` that stored state needs: ``UserDefaultsStore`` adapts
 /// `UserDefaults`, ``InMemoryDefaults`` keeps values in memory, and a fake of your own needs
-/// three methods. Values passed to ``set(_:forKey:)`` are property-list values (`Bool`, `Int`,
-/// `Double`, `Float`, `String`, `Data`, `Date`, `URL` and arrays or dictionaries of them).
+/// two methods (``removeObject(forKey:)`` defaults to `set(nil, forKey:)`). Values passed to
+/// ``set(_:forKey:)`` are property-list values (`Bool`, `Int`, `Double`, `Float`, `String`,
+/// `Data`, `Date`, `URL` and arrays or dictionaries of them).
 public protocol UserDefaultsManaging: Sendable {
     /// Returns the value stored for `key`, or `nil` when there is none.
     func object(forKey key: String) -> Any?
@@ -25,6 +26,11 @@ public protocol UserDefaultsManaging: Sendable {
 }
 
 extension UserDefaultsManaging {
+    /// Calls ``set(_:forKey:)`` with `nil`.
+    public func removeObject(forKey key: String) {
+        set(nil, forKey: key)
+    }
+
     /// Calls ``object(forKey:)``.
     public func readObject(forKey key: String) throws -> Any? {
         object(forKey: key)

@@ -35,10 +35,4 @@ public struct UserDefaultsStore: UserDefaultsManaging, @unchecked Sendable {
         defaults.set(value, forKey: key)
         if synchronizesWrites { defaults.synchronize() }
     }
-
-    /// Removes the value for `key`.
-    public func removeObject(forKey key: String) {
-        defaults.removeObject(forKey: key)
-        if synchronizesWrites { defaults.synchronize() }
-    }
 }

@@ -82,9 +82,6 @@ extension Application {
         /// The key the value is stored under: `"<feature>/<id>"`, a feature's `/` and `%` escaped
         /// as `%2F` and `%25` (see Persistence.md for keys earlier versions wrote).
         public var storageKey: String { entry.storageKey }
-
-        /// The entry's identity as AppState exposes it.
-        public var scope: Scope { entry.key.name.scope }
     }
 
     /// Declares a persisted value named by `feature` and `id`, stored in the `\.userDefaults`
