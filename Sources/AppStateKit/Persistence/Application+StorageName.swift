@@ -2,24 +2,20 @@ import Foundation
 
 extension Application {
     /// The name of the directory the application keeps its data in, in both default locations:
-    /// ``FileKeyValueStore/defaultPath`` (`$XDG_CONFIG_HOME/<name>/defaults.json` or
-    /// `~/.config/<name>/defaults.json`) and `FileManager.defaultFileStatePath`
-    /// (`$XDG_DATA_HOME/<name>` or `~/.local/share/<name>`; `~/Library/Application Support/<name>`
-    /// on Apple platforms).
+    /// ``FileKeyValueStore/defaultPath`` and `FileManager.defaultFileStatePath`.
     ///
-    /// By default it is the name of the executable file, symbolic links resolved. A copy or a
-    /// rename is another name; set it explicitly so every build, copy and link of the program
-    /// finds the same data:
+    /// By default it is the executable's file name, symbolic links resolved, so a copy or a
+    /// rename is another name. Set it first thing in `main` so every build, copy and link of the
+    /// program finds the same data:
     ///
     /// ```swift
-    /// // First thing in main:
     /// Application.storageName = "inventory-server"
     /// ```
     ///
-    /// Set it before a default location is used. Setting a different name afterwards (the data
-    /// would be split between two directories), or a name that is not a single path component,
-    /// stops the process with a message. An explicitly set `FileManager.defaultFileStatePath`
-    /// wins over the name for file states.
+    /// Setting a different name after a default location was used (the data would be split
+    /// between two directories), or a name that is not a single path component, stops the
+    /// process with a message. An explicitly set `FileManager.defaultFileStatePath` wins over the
+    /// name for file states.
     public static var storageName: String {
         get { StorageName.current }
         set { StorageName.set(newValue) }

@@ -1,14 +1,9 @@
-/// The application a persisted entry belongs to, handed to the entry when it is created.
+/// The application a persisted entry (StoredState, FileState, SyncState) belongs to: the entry
+/// reaches `\.userDefaults`, `\.fileManager` and `\.logger` through it, never through
+/// `Application.current`, so a handle acts on the application that created it wherever it is used.
 ///
-/// A persisted entry (StoredState, FileState, SyncState) reaches its collaborators
-/// (`\.userDefaults`, `\.fileManager`, `\.logger`) through its owner, never through
-/// `Application.current`, so a handle acts on the application that created it wherever it is
-/// used, exactly as a `State` handle does.
-///
-/// The owner resolves a collaborator on every call, like any dependency read, so promotions,
-/// global overrides and the calling task's scoped overrides apply. A read may skip the lookup
-/// while a ``CollaboratorCheck`` of an earlier ``resolution(_:for:)`` holds: any of those
-/// changes voids it.
+/// Every call resolves the collaborator, so promotions, global and scoped overrides apply; a read
+/// may skip the lookup while a ``CollaboratorCheck`` of an earlier ``resolution(_:for:)`` holds.
 ///
 /// Lifetime: the registry owns its entries and each entry owns its owner, so the owner refers to
 /// the registry weakly (no cycle; an isolated application is freed once nothing uses it). Every
@@ -40,9 +35,8 @@ final class EntryOwner: Sendable {
     }
 
     /// ``dependency(_:for:)`` with the ``CollaboratorCheck`` that tells a later read it would
-    /// resolve the same value (`nil` when a scope provided the value). An entry used outside its
-    /// own application (a handle of an application that doesn't serve the calling task) resolves
-    /// in its owner's registry, as ``dependencyIfAlive(_:)`` does, and is checked against it.
+    /// resolve the same value (`nil` when a scope provided the value). Outside its own
+    /// application the entry resolves in, and is checked against, its owner's registry.
     func resolution<Value: Sendable>(
         _ keyPath: KeyPath<Application, Application.Dependency<Value>>,
         for entry: @autoclosure () -> String
@@ -73,9 +67,8 @@ final class EntryOwner: Sendable {
         return (instance, check)
     }
 
-    /// The current stamp of the registry a ``resolution(_:for:)`` made now would use — the
-    /// calling task's application's when it is the owner's, otherwise the owner's — or `nil`
-    /// once the application was released (see ``CollaboratorCheck/holds(for:)``).
+    /// The stamp of the registry a ``resolution(_:for:)`` made now would use, or `nil` once the
+    /// application was released.
     @inline(__always)
     func currentRegistryStamp() -> UInt64? {
         let currentStamp: UInt64? = Application.withCurrent { current in
@@ -89,9 +82,8 @@ final class EntryOwner: Sendable {
         registry?.stamp.load(ordering: .relaxed)
     }
 
-    /// The owning application's current value of the dependency at `keyPath`, or `nil` once the
-    /// application was released — for work that may outlive every handle (a background feed),
-    /// which should then stop.
+    /// ``dependency(_:for:)``, or `nil` once the application was released: for work that may
+    /// outlive every handle (a background feed), which should then stop.
     @inline(__always)
     func dependencyIfAlive<Value: Sendable>(_ keyPath: KeyPath<Application, Application.Dependency<Value>>) -> Value? {
         let resolved: Value? = Application.withCurrent { current in
@@ -109,15 +101,12 @@ final class EntryOwner: Sendable {
     }
 }
 
-/// What tells a persisted entry that the collaborator it resolved through its ``EntryOwner``
-/// (`\.userDefaults`, `\.fileManager`) is still what the owner resolves, without resolving it
-/// again: the dependency entry's `version` is unchanged (it moves on every promotion, global
-/// override, cancelled override and in-place change of that entry), the owning registry's
-/// `stamp` is unchanged (it moves whenever any entry is removed, so a removed and re-created
-/// dependency is resolved again), and the calling task's scopes don't override the dependency.
-/// A value a scope provides gets no check.
-///
-/// Made by ``EntryOwner/resolution(_:for:)``, checked with ``holds(for:)``.
+/// What tells a persisted entry that the collaborator it resolved through its ``EntryOwner`` is
+/// still what the owner resolves, without resolving it again: the dependency entry's `version`
+/// is unchanged (it moves on every promotion, global override, cancelled override and in-place
+/// change), the owning registry's `stamp` is unchanged (it moves whenever any entry is removed,
+/// so a re-created dependency is resolved again), and no scope of the calling task overrides
+/// the dependency. A value a scope provides gets no check.
 struct CollaboratorCheck: Sendable {
     /// The dependency entry, which owns the counter `version` reads.
     let entry: RegistryEntry
@@ -127,21 +116,13 @@ struct CollaboratorCheck: Sendable {
     /// The owning registry's stamp before the entry was looked up.
     let registryStamp: UInt64
 
-    /// Whether the resolution, made by `owner`, still holds for the calling task. Used outside
-    /// the owner's application (a handle of an application that doesn't serve the calling
-    /// task), it checks against the owner's registry, which is where the entry resolves then.
-    @inline(__always)
-    func holds(for owner: EntryOwner) -> Bool {
-        guard let stamp = owner.currentRegistryStamp() else { return false }
-        return holds(registryStamp: stamp)
-    }
-
-    /// Whether the resolution still holds, `registryStamp` being the owning registry's current
-    /// stamp. Registers an observation-tracking access of the dependency entry when it holds, so
+    /// Whether the resolution, made by `owner`, still holds for the calling task (outside the
+    /// owner's application, against the owner's registry, where the entry resolves then).
+    /// Registers an observation-tracking access of the dependency entry when it holds, so
     /// observers of the reading entry see the collaborator's changes.
     @inline(__always)
-    func holds(registryStamp: UInt64) -> Bool {
-        guard self.registryStamp == registryStamp, version.loadRelaxed() == seenVersion else { return false }
+    func holds(for owner: EntryOwner) -> Bool {
+        guard owner.currentRegistryStamp() == registryStamp, version.loadRelaxed() == seenVersion else { return false }
         // Asks the calling task's scope only if some live scope may override the entry.
         if !OverrideCensus.isEmpty, OverrideCensus.mayOverride(fastHash: entry.key.fastHash),
             TaskContext.currentOverrides?.find(entry.key) != nil {
@@ -152,9 +133,8 @@ struct CollaboratorCheck: Sendable {
     }
 }
 
-/// Keeps an object alive for as long as a value holds it, without ever handing it out: what a
-/// persisted handle holds of its application (so an isolated application outlives its scope
-/// while a handle of it exists).
+/// Keeps an object alive while a value holds it, without handing it out: a persisted handle's
+/// application (so an isolated application outlives its scope while a handle of it exists).
 @usableFromInline
 struct KeepAlive: @unchecked Sendable {
     // @unchecked: the object is never read, only retained, so it is never shared between threads.

@@ -1,10 +1,7 @@
 extension Application.FileState {
     /// Writes `newValue` like ``write(_:)``, suspending the calling task instead of blocking its
-    /// thread until the file is durable.
-    ///
-    /// The write runs on a thread AppStateKit owns, never on Swift's cooperative pool or a NIO
-    /// event loop. It runs inside the calling task's scopes, as the synchronous call would, and
-    /// completes even if the task is cancelled.
+    /// thread until the file is durable; where the write runs is as for
+    /// ``Application/StoredState/writeDurably(_:)``.
     ///
     /// ```swift
     /// try await Application.fileState(\.tasks).writeDurably(tasks)
@@ -17,7 +14,7 @@ extension Application.FileState {
     }
 
     /// Deletes the file like ``reset()``, suspending the calling task until the deletion is
-    /// durable (as ``writeDurably(_:)`` does), and throwing instead of reporting a failure.
+    /// durable, and throwing instead of reporting a failure.
     ///
     /// - Throws: ``PersistenceError`` naming the file's path.
     public func resetDurably() async throws {
@@ -25,8 +22,8 @@ extension Application.FileState {
     }
 
     /// Reads, changes and writes the file as one atomic step like ``update(_:)``, suspending the
-    /// calling task until the result is durable (as ``writeDurably(_:)`` does). `body` runs on
-    /// one of AppStateKit's threads, perhaps more than once: let it only compute the new value.
+    /// calling task until the result is durable. `body` runs on one of AppStateKit's threads,
+    /// perhaps more than once: let it only compute the new value.
     ///
     /// ```swift
     /// try await Application.fileState(\.tasks).updateDurably { $0.append(TodoItem(title: "Ship it")) }

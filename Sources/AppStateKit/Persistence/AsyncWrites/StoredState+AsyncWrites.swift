@@ -17,7 +17,7 @@ extension Application.StoredState {
     }
 
     /// Removes the stored value like ``reset()``, suspending the calling task until the removal
-    /// is durable (as ``writeDurably(_:)`` does), and throwing instead of reporting a failure.
+    /// is durable, and throwing instead of reporting a failure.
     ///
     /// - Throws: ``PersistenceError`` naming the key and the store's path.
     public func resetDurably() async throws {
@@ -25,8 +25,8 @@ extension Application.StoredState {
     }
 
     /// Reads, changes and writes the value as one atomic step like ``update(_:)``, suspending the
-    /// calling task until the result is durable (as ``writeDurably(_:)`` does). `body` runs on
-    /// one of AppStateKit's threads, perhaps more than once: let it only compute the new value.
+    /// calling task until the result is durable. `body` runs on one of AppStateKit's threads,
+    /// perhaps more than once: let it only compute the new value.
     ///
     /// ```swift
     /// let visits = try await Application.storedState(\.visits).updateDurably { count in

@@ -26,11 +26,10 @@ extension AtomicFileWriter {
         sibling(of: path, suffix: ".tmp-", reserving: uniquePartLength)
     }
 
-    /// Removes abandoned temporary files of `path`, once per path per process; returns their
-    /// paths. Housekeeping never fails a write: a file that can't be removed is reported.
-    @discardableResult
-    static func removeAbandonedTemporaryFiles(of path: String, in fileSystem: some FileSystem = POSIXFileSystem()) -> [String] {
-        guard SweptPaths.insert(path) else { return [] }
+    /// Removes abandoned temporary files of `path`, once per path per process. Housekeeping
+    /// never fails a write: a file that can't be removed is reported.
+    static func removeAbandonedTemporaryFiles(of path: String, in fileSystem: some FileSystem = POSIXFileSystem()) {
+        guard SweptPaths.insert(path) else { return }
         let directory = directory(of: path)
         let listed = directory.isEmpty ? "." : directory
         let prefix = (temporaryPrefix(for: path) as NSString).lastPathComponent
@@ -38,27 +37,23 @@ extension AtomicFileWriter {
         do {
             names = try fileSystem.contentsOfDirectory(listed)
         } catch where error.code == ENOENT {
-            return []
+            return
         } catch {
             let problem = PersistenceError.system(error.code, subject: listed, operation: "list the directory to remove abandoned temporary files")
             Diagnostics.report(error: "AppStateKit: \(problem)")
-            return []
+            return
         }
-        var removed: [String] = []
         for name in names where name.hasPrefix(prefix) {
             guard let owner = owningProcess(ofTemporaryName: name.dropFirst(prefix.count)), !isAlive(owner) else { continue }
             let temporary = (listed as NSString).appendingPathComponent(name)
             do {
                 try fileSystem.remove(temporary)
-                removed.append(temporary)
             } catch where error.code == ENOENT {
-                continue
+                continue  // another process removed it first
             } catch {
-                let problem = PersistenceError(error, path: temporary)
-                Diagnostics.report(error: "AppStateKit: \(problem)")
+                Diagnostics.report(error: "AppStateKit: \(PersistenceError(error, path: temporary))")
             }
         }
-        return removed
     }
 
     /// The process id in `<pid>-<random>`, or `nil` when the name has another shape.

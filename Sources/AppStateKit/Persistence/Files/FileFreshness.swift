@@ -7,18 +7,17 @@ import Musl
 import Darwin
 #endif
 
-/// Whether a value cached from a file is still the file's current value, known without a `stat`
-/// while the file's ``SharedGeneration`` stands still.
+/// Whether a value cached from a file is still the file's, known without a `stat` while the
+/// file's ``SharedGeneration`` stands still.
 ///
-/// The rule, for a cache that holds this beside its value (a copy answers ``isCurrent()`` as
-/// the original did): if ``isCurrent()`` — the counter is where it was at the last check, which
-/// is less than ``revalidationInterval`` old — use the cached value. Otherwise take a
-/// ``mark()`` *before* checking the file's stamp (reloading if it changed), then ``record(_:)`` it.
+/// A cache holding this beside its value uses the value while ``isCurrent()`` (the counter is
+/// where it was at the last check, less than ``revalidationInterval`` ago). Otherwise it takes a
+/// ``mark()`` *before* checking the file's stamp, then ``record(_:)``s it.
 ///
 /// Every AppStateKit writer adds one to the counter after its rename, before the write returns,
-/// so a read that starts after another process's write was acknowledged checks the file.
-/// Writers that don't count (an editor, another program) are noticed within
-/// ``revalidationInterval``. Without a counter every read checks the stamp.
+/// so a read that starts after another process's acknowledged write checks the file. Writers
+/// that don't count (an editor) are noticed within ``revalidationInterval``; without a counter
+/// every read checks the stamp.
 struct FileFreshness: Sendable {
     /// How long a check is trusted while the counter stands still.
     static let revalidationInterval: UInt64 = 1_000_000_000
@@ -49,7 +48,7 @@ struct FileFreshness: Sendable {
         return clock.now() &- checked.time < Self.revalidationInterval
     }
 
-    /// Takes the mark to ``record(_:)`` once the file has been checked; `nil` without a counter.
+    /// `nil` without a counter.
     func mark() -> Mark? {
         generation.map { Mark(generation: $0.load(), time: clock.now()) }
     }
@@ -74,10 +73,10 @@ struct FileFreshness: Sendable {
         }
     }
 
-    /// Maps the counter of `lockPath` unless done or unsupported; called before a check of the
-    /// file's stamp. With `create` a missing lock file is created, with `creatingDirectory` its
-    /// directory too (as a writer would), so reads of a file nobody wrote need no `stat`. A lock
-    /// file still missing is looked for again at most once per ``revalidationInterval``.
+    /// Maps the counter of `lockPath` unless done or unsupported, before a check of the file's
+    /// stamp; `create` creates a missing lock file (`creatingDirectory`: its directory too), so
+    /// reads of a file nobody wrote need no `stat`. A missing one is looked for again at most
+    /// once per ``revalidationInterval``.
     mutating func attach(lockPath: String, in fileSystem: some FileSystem, create: Bool, creatingDirectory: Bool = true) {
         guard generation == nil, !isUnsupported else { return }
         if let lastAbsent, clock.now() &- lastAbsent < Self.revalidationInterval { return }
@@ -122,10 +121,9 @@ struct FileFreshness: Sendable {
     }
 }
 
-/// The clock of ``FileFreshness/revalidationInterval``: a coarse monotonic clock unless a test
-/// binds another. Stores and file states take the clock bound when they are created, so a test
-/// creating them in `FreshnessClock.$current.withValue(.on(manualClock)) { … }` advances it
-/// instead of sleeping.
+/// The clock of ``FileFreshness/revalidationInterval``: a coarse monotonic clock, or the one a
+/// test binds (`FreshnessClock.$current.withValue(.on(manualClock)) { … }`) while it creates
+/// stores and file states, which keep it.
 package struct FreshnessClock: Sendable {
     /// Nanoseconds since some fixed start; `nil` for the system's coarse monotonic clock.
     private let reading: (@Sendable () -> UInt64)?
@@ -152,8 +150,7 @@ package struct FreshnessClock: Sendable {
         return Self.systemNow()
     }
 
-    /// A monotonic clock in nanoseconds without a system call (its resolution of a few
-    /// milliseconds is plenty for a one-second interval).
+    /// Monotonic nanoseconds without a system call (a resolution of milliseconds suffices).
     @inline(__always)
     private static func systemNow() -> UInt64 {
         var time = timespec()
@@ -167,9 +164,8 @@ package struct FreshnessClock: Sendable {
 }
 
 /// A 64-bit counter every process using one file shares: writers add one after each change, so
-/// a reader learns "nothing changed" from one atomic load instead of a `stat`. On the real file
-/// system it is the first 8 bytes of the file's `.lock` sibling, mapped shared
-/// (``POSIXFileSystem/sharedGeneration(forLockFile:create:)``); in memory, a process-local word.
+/// a reader learns "nothing changed" from one atomic load instead of a `stat`. On disk it is the
+/// first 8 bytes of the file's `.lock` sibling, mapped shared; in memory, a process-local word.
 package final class SharedGeneration: @unchecked Sendable {
     // Safe: `counter` is only accessed through atomic operations, and its memory stays valid
     // (mapped or allocated) until `deinit`.
