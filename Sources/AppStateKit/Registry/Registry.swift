@@ -76,16 +76,10 @@ final class Registry: @unchecked Sendable {
     @inlinable
     func dependencyValue<Value: Sendable>(for key: borrowing EntryKey, as type: Value.Type) -> (Value, EntryReference)? {
         table.withLock { table in
-            guard let index = table.index(of: key) else { return nil }
-            return table.withEntry(at: index) { entry, snapshot in
-                guard let snapshot else { return nil }
-                #if DEBUG
-                Registry.checkType(of: snapshot, is: ValueBox<Value>.self, for: key)
-                #endif
-                let value = unsafeDowncast(snapshot, to: ValueBox<Value>.self).value
-                entry.trackAccess()
-                return (value, EntryReference(fastHash: key.fastHash, object: ObjectIdentifier(entry)))
-            }
+            guard let index = table.index(of: key), let value = table.snapshotValue(at: index, as: Value.self) else { return nil }
+            let entry = table.entries[index]!
+            entry.trackAccess()
+            return (value, EntryReference(fastHash: key.fastHash, object: ObjectIdentifier(entry)))
         }
     }
 
@@ -282,19 +276,22 @@ struct EntryTable: Sendable {
     @usableFromInline var snapshots: [(AnyObject & Sendable)?] = Array(repeating: nil, count: 16)
     private(set) var count = 0
 
-    /// `body` applied to the entry and snapshot of the occupied bucket `index`, borrowed from the
-    /// arrays' storage: the subscripts would retain and release each, writing shared memory.
-    @inlinable @inline(__always)
-    func withEntry<Result>(at index: Int, _ body: (RegistryEntry, (AnyObject & Sendable)?) -> Result) -> Result {
-        entries.withUnsafeBufferPointer { entries in
-            snapshots.withUnsafeBufferPointer { snapshots in body(entries[index]!, snapshots[index]) }
-        }
-    }
-
-    /// `body` applied to the entry of bucket `index`, borrowed (see the other `withEntry`).
+    /// `body` applied to the entry of the occupied bucket `index`, borrowed from the array's
+    /// storage: the subscript would retain and release it, writing shared memory.
     @inlinable @inline(__always)
     func withEntry<Result>(at index: Int, _ body: (RegistryEntry) -> Result) -> Result {
         entries.withUnsafeBufferPointer { body($0[index]!) }
+    }
+
+    /// The value in the ``RegistryEntry/tableSnapshot`` kept for bucket `index` (a dependency's
+    /// boxed instance); `nil` if the entry has none.
+    @inlinable
+    func snapshotValue<Value: Sendable>(at index: Int, as type: Value.Type) -> Value? {
+        guard let snapshot = snapshots[index] else { return nil }
+        #if DEBUG
+        Registry.checkType(of: snapshot, is: ValueBox<Value>.self, for: entries[index]!.key)
+        #endif
+        return unsafeDowncast(snapshot, to: ValueBox<Value>.self).value
     }
 
     @inlinable
