@@ -8,7 +8,7 @@ extension Application {
     ///
     /// let api = Application.dependency(\.api)
     /// ```
-    public struct Dependency<Value: Sendable>: Sendable, CustomStringConvertible {
+    public struct Dependency<Value: Sendable>: Sendable {
         /// Which registry entry the value came from; `nil` when a scope provides the value. Plain
         /// numbers, so a resolve copies and retains nothing but the value.
         @usableFromInline let source: EntryReference?
@@ -26,16 +26,6 @@ extension Application {
         /// scope provides the value or the entry was removed since.
         func entry(in application: Application) -> DependencyEntry<Value>? {
             source.flatMap { application.registry.existingEntry(for: $0) as? DependencyEntry<Value> }
-        }
-
-        /// The entry's identity, internal as AppState's is (tests read it via `@testable import`).
-        var scope: Scope {
-            Application.withCurrent { entry(in: $0) }?.key.name.scope ?? Scope(name: "App", id: "scoped")
-        }
-
-        /// `Dependency<Value>(App.id) = value`.
-        public var description: String {
-            "Dependency<\(Value.self)>(\(Application.withCurrent { entry(in: $0) }?.key.readable ?? "scoped")) = \(value)"
         }
     }
 

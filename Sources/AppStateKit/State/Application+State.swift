@@ -13,7 +13,7 @@ extension Application {
     /// username.value = "leif"            // visible everywhere
     /// Application.state(\.username).value // "leif"
     /// ```
-    public struct State<Value: Sendable>: MutableApplicationState, Sendable, CustomStringConvertible {
+    public struct State<Value: Sendable>: MutableApplicationState, Sendable {
         /// The registry entry.
         @usableFromInline let entry: StateEntry<Value>
 
@@ -54,11 +54,6 @@ extension Application {
 
         /// The entry's identity, internal as AppState's is (tests read it via `@testable import`).
         var scope: Scope { entry.key.name.scope }
-
-        /// `State<Value>(App.id) = value`.
-        public var description: String {
-            "State<\(Value.self)>(\(entry.key.readable)) = \(value)"
-        }
     }
 
     /// Declares an in-memory state named by `feature` and `id`.
