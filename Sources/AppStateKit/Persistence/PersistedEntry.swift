@@ -1,7 +1,6 @@
-/// The base class of the registry entries whose value lives outside the process
-/// (``StoredStateEntry``, ``FileStateEntry``). A subclass supplies ``read()``, ``write(_:)``,
-/// ``remove()`` and the compare-and-set ``update(_:storeFailure:)``; the handles' operations on
-/// them (fall back to ``initial`` and report, once in a row) are written here once.
+/// The base class of the entries whose value lives outside the process (``StoredStateEntry``,
+/// ``FileStateEntry``): a subclass supplies ``read()``, ``write(_:)``, ``remove()`` and the
+/// compare-and-set ``update(_:storeFailure:)``; the handles' operations on them are written here.
 ///
 /// Assignments and mutations in place hold ``modification``, so within this process no other
 /// write of the entry interleaves. Plain reads don't take it; they only check that they aren't
@@ -13,12 +12,13 @@ class PersistedEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked Senda
     /// What reads return when nothing (usable) is persisted.
     let initial: Value
     let owner: EntryOwner
-    /// Serialises this entry's writes and read-modify-writes within the process.
+    /// Serialises this entry's writes and read-modify-writes within the process; an `update`
+    /// holds it from its comparison to its write, so an in-place mutation can't land between.
     let modification = ModificationLock()
     /// The last failure reported, so that one repeated on every read is reported once.
     private let lastReported = LockedBox<String?>(nil)
-    /// Whether ``lastReported`` is set (1), written with its lock held, so a successful read
-    /// needs no lock when there is nothing to forget.
+    /// Whether ``lastReported`` is set (1), written with its lock held: a successful read takes
+    /// no lock when there is nothing to forget.
     private let hasReported = AtomicWord(0)
 
     init(key: EntryKey, initial: Value, owner: EntryOwner) {
@@ -74,8 +74,8 @@ class PersistedEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked Senda
         }
     }
 
-    /// `error`, why a change couldn't read the value it starts from, saying the change was not
-    /// written (that would replace a value a fix of the type or the file could still read).
+    /// `error`, why a change couldn't read its starting value, saying the change was not written
+    /// (that would replace a value a fix of the type or the file could still read).
     final func changeNotWritten(_ error: any Error) -> any Error {
         guard let error = error as? PersistenceError else { return error }
         return PersistenceError(
@@ -157,20 +157,19 @@ class PersistedEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked Senda
         }
     }
 
-    /// The handles' `update(_:)`: ``update(_:storeFailure:)`` rethrowing every failure.
+    /// The handles' `update(_:)`.
     final func updateThrowing<Result>(_ body: (inout Value) throws -> Result) throws -> Result {
         try update(body, storeFailure: { throw $0 })
     }
 
-    /// The handles' `modify(_:)`: ``update(_:storeFailure:)`` reporting store failures; only
-    /// `body`'s own errors are thrown.
+    /// The handles' `modify(_:)`: only `body`'s own errors are thrown.
     final func updateReportingFailure<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         try update(body, storeFailure: { report($0) })
     }
 }
 
-/// What a persisted entry keeps from its last read for the next one — `Check`, what vouches for
-/// the value, and the value — behind one lock.
+/// What a persisted entry keeps from its last read — the value and `Check`, what vouches for
+/// it — behind one lock.
 ///
 /// Pointers rather than stored properties: every access holds the lock, so the runtime's
 /// exclusivity checks of class properties would guard nothing at a cost the instruction guard
@@ -196,7 +195,8 @@ final class KeptRead<Check, Value>: @unchecked Sendable {
         value.deallocate()
     }
 
-    /// Runs `body` with the lock held; it must not take this lock again, run user code, log or do I/O.
+    /// Runs `body` with the lock held; it must not take this lock again, log, do I/O or run user
+    /// code (swap a replaced value out and release it after the lock: its deinit may run some).
     @inline(__always)
     func withLock<Result>(_ body: (inout Check, inout Value) throws -> Result) rethrows -> Result {
         lock.lock()
@@ -206,10 +206,9 @@ final class KeptRead<Check, Value>: @unchecked Sendable {
 }
 
 /// The lock a persisted entry (and a SyncState's) holds while its value is written or read,
-/// mutated and written back (`storedState.value += 1`), so mutations from threads of this
-/// process never interleave.
+/// mutated and written back (`storedState.value += 1`), so such changes never interleave.
 ///
-/// It remembers which thread holds it: that thread touching the entry again from inside its own
+/// It remembers the thread holding it: that thread touching the entry again from inside its
 /// mutation would wait for itself forever, so ``lock(_:)`` and ``checkNotHeld(by:)`` stop the
 /// process instead, naming the entry (``ModificationReentry``).
 final class ModificationLock: Sendable {

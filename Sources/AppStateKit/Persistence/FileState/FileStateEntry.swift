@@ -1,11 +1,10 @@
 import Foundation
 
-/// The registry entry behind an ``Application/FileState``. It reads and writes through its
+/// The registry entry behind an ``Application/FileState``, reading and writing through its
 /// owner's `\.fileManager`: a file manager of the user's with `in`, `out` and `delete` on every
-/// access (`FileStateEntry+FileManaging.swift`); files AppStateKit can examine itself
-/// (``LocalFiles``) through ``kept``, the value last read or written with its file's stamp. While
-/// ``FileReadCheck`` vouches for it a read returns it after one lock; otherwise it checks the
-/// stamp (`stat`) and decodes the file only when the stamp changed.
+/// access (`FileStateEntry+FileManaging.swift`); files AppStateKit can examine (``LocalFiles``)
+/// through ``kept``, the value last read or written with its file's stamp, returned while
+/// ``FileReadCheck`` vouches for it; otherwise a read decodes the file only if its stamp changed.
 @usableFromInline
 final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @unchecked Sendable {
     // Safe: `kept` is locked; everything else is immutable.
@@ -32,7 +31,6 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
 
     override var kindName: String { "FileState" }
 
-    /// The file the entry actually uses: in an isolated application, inside its sandbox.
     override var loggedName: String { resolvedPath }
 
     /// The owning application's `\.fileManager` (in an isolated application, its sandbox).
@@ -58,8 +56,7 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
         return try readCheckingFile()
     }
 
-    /// The rest of ``read()``: checks the file's stamp, decodes the file when it changed, and
-    /// records the check.
+    /// The rest of ``read()``: checks the stamp, decodes a changed file, records the check.
     private func readCheckingFile() throws -> Value {
         if let filenameProblem { throw filenameProblem }
         let (manager, collaborator) = owner.resolution(\.fileManager, for: "FileState \(filePath)")
@@ -117,8 +114,7 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
 
     /// Records a check that started at `mark`, under `collaborator`: the file held `value`
     /// (stamped `stamp`, `nil` for no file). A check of other files than the counter's, or
-    /// without a collaborator check, vouches for nothing. The value replaced is released after
-    /// the lock (a value's deinit may run user code).
+    /// without a collaborator check, vouches for nothing.
     private func record(_ mark: FileFreshness.Mark?, for files: LocalFiles, _ collaborator: CollaboratorCheck?, stamp: FileStamp?, value: Value) {
         var replaced = value
         kept.withLock { check, known in
@@ -146,7 +142,6 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
         if !isKnown, generation?.increment() == nil { kept.withLock { check, _ in check.freshness.invalidate() } }
     }
 
-    /// Writes `newValue` atomically; an optional holding `nil` deletes the file.
     override func write(_ newValue: Value) throws {
         try change(to: newValue)
     }
@@ -182,7 +177,7 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
     }
 
     /// After a write of this process: the file holds `value` (stamped `stamp`; `nil`: no file or
-    /// unknown), and the next read checks the stamp. The value replaced is released after the lock.
+    /// unknown), and the next read checks the stamp.
     private func forgetCheck(knowing stamp: FileStamp?, value: Value) {
         var replaced = value
         kept.withLock { check, known in
@@ -228,8 +223,6 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
             if isUnreadable { return result }
             do {
                 if let filenameProblem { throw filenameProblem }
-                // Under `modification` too, so an in-place mutation (`value += 1`) of this entry
-                // in this process can't land between the comparison and the write.
                 let written = try notifyingObservers {
                     try modification.withLock(self) {
                         try files.withExclusiveLock(path) {
@@ -285,17 +278,14 @@ struct FileReadCheck {
     var corruptStamp: FileStamp?
     /// Whether the known value is still the file's without a `stat`.
     var freshness: FileFreshness
-    /// The files (``LocalFiles/counterOwner``) `freshness` counts for; another file manager
-    /// starts over.
+    /// The files (``LocalFiles/counterOwner``) `freshness` counts for.
     var counterOwner: ObjectIdentifier?
-    /// The `\.fileManager` resolution the freshness check was recorded under; `nil`: reads
-    /// check the file.
+    /// The `\.fileManager` resolution the check was recorded under; `nil`: reads check the file.
     var collaborator: CollaboratorCheck?
 
     /// Whether the known value is what a read by `owner`'s entry returns for the calling task.
     @inline(__always)
     func holds(for owner: EntryOwner) -> Bool {
-        // Optional chaining rather than binding: binding would retain.
         hasKnown && freshness.isCurrent() && collaborator?.holds(for: owner) == true
     }
 }

@@ -27,11 +27,8 @@ package enum AtomicFileWriter {
         removeAbandonedTemporaryFiles(of: target, in: fileSystem)
         let previous = try FileStamp.ofExistingFile(atPath: target, in: fileSystem)
         let temporary = temporaryPath(for: target)
-        let stamp: FileStamp
-        do {
-            stamp = try fileSystem.createFile(temporary, contents: data, datedAfter: previous, durable: durable, replacing: target)
-        } catch {
-            throw PersistenceError(error, path: target)
+        let stamp = try PersistenceError.naming(target) {
+            try fileSystem.createFile(temporary, contents: data, datedAfter: previous, durable: durable, replacing: target)
         }
         do {
             try fileSystem.rename(temporary, to: target)
@@ -45,11 +42,7 @@ package enum AtomicFileWriter {
             throw PersistenceError(error, path: target)
         }
         if durable {
-            do {
-                try fileSystem.synchronizeDirectory(directory.isEmpty ? "." : directory)
-            } catch {
-                throw PersistenceError(error, path: target)
-            }
+            try PersistenceError.naming(target) { try fileSystem.synchronizeDirectory(directory.isEmpty ? "." : directory) }
         }
         if announcing { announceChange(of: path, in: fileSystem) }
         return stamp
@@ -85,11 +78,7 @@ package enum AtomicFileWriter {
             throw PersistenceError(error, path: directory)
         }
         guard durable else { return }
-        do {
-            try fileSystem.synchronizeDirectory(parent.isEmpty ? "." : parent)
-        } catch {
-            throw PersistenceError(error, path: directory)
-        }
+        try PersistenceError.naming(directory) { try fileSystem.synchronizeDirectory(parent.isEmpty ? "." : parent) }
     }
 
     /// Moves the file at `path` (the file a link points to, for a symbolic link) aside to a
@@ -133,11 +122,7 @@ package enum AtomicFileWriter {
 
     /// The whole file at `path`, or `nil` if there is none.
     package static func read(_ path: String, in fileSystem: some FileSystem = POSIXFileSystem()) throws -> Data? {
-        do {
-            return try fileSystem.contents(of: path)
-        } catch {
-            throw PersistenceError(error, path: path)
-        }
+        try PersistenceError.naming(path) { try fileSystem.contents(of: path) }
     }
 
     /// Removes the file at `path` (the file a link points to, for a symbolic link); does
@@ -159,12 +144,7 @@ package enum AtomicFileWriter {
     static func resolvingLinks(_ path: String, in fileSystem: some FileSystem) throws -> String {
         var current = path
         for _ in 0..<40 {
-            let target: String?
-            do {
-                target = try fileSystem.linkTarget(of: current)
-            } catch {
-                throw PersistenceError(error, path: current)
-            }
+            let target = try PersistenceError.naming(current) { try fileSystem.linkTarget(of: current) }
             guard let target else { return current }
             current = target.hasPrefix("/") ? target : (directory(of: current) as NSString).appendingPathComponent(target)
         }

@@ -43,7 +43,6 @@ struct FileFreshness: Sendable {
     /// Whether the cached value may be used without checking the file.
     @inline(__always)
     func isCurrent() -> Bool {
-        // Optional chaining rather than binding `generation`: binding retains it.
         guard let checked, generation?.load() == checked.generation else { return false }
         return clock.now() &- checked.time < Self.revalidationInterval
     }

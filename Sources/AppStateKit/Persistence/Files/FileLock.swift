@@ -7,10 +7,6 @@ enum FileLock {
         _ lockPath: String, in fileSystem: some FileSystem = POSIXFileSystem(), _ body: () throws -> Result
     ) throws -> Result {
         try AtomicFileWriter.createDirectory(AtomicFileWriter.directory(of: lockPath), in: fileSystem)
-        do {
-            return try fileSystem.withExclusiveLock(lockPath, body)
-        } catch let error as FileSystemError {
-            throw PersistenceError(error, path: lockPath)
-        }
+        return try PersistenceError.naming(lockPath) { try fileSystem.withExclusiveLock(lockPath, body) }
     }
 }

@@ -84,13 +84,11 @@ extension FileManaging {
         try atomicFiles.removeFile(Self.filePath(path, filename))
     }
 
-    /// The file `filename` in the directory `path`.
     private static func filePath(_ path: String, _ filename: String) -> String {
         (path as NSString).appendingPathComponent(filename)
     }
 
-    /// The contents of the file at `filePath`; throws ``PersistenceError/Kind/ioFailure`` with
-    /// `errno` `ENOENT` when there is none.
+    /// Throws ``PersistenceError/Kind/ioFailure`` with `errno` `ENOENT` when there is no file.
     private func existingContents(ofFile filePath: String) throws -> Data {
         guard let contents = try atomicFiles.contents(ofFile: filePath) else {
             throw PersistenceError(.ioFailure, errno: ENOENT, subject: filePath, detail: "there is no such file")
@@ -98,9 +96,8 @@ extension FileManaging {
         return contents
     }
 
-    /// The files of this file manager FileState can examine itself: `FileManager`'s (the real
-    /// files), an isolated application's sandbox, a file system in memory; `nil` for a file
-    /// manager of the user's, which FileState reads and writes through `in`, `out` and `delete`.
+    /// The files FileState can examine itself: `FileManager`'s (the real ones), an isolated
+    /// application's sandbox, a file system in memory; `nil` for a file manager of the user's.
     package var localFiles: LocalFiles? {
         switch self {
         case is FileManager: LocalFiles.real
@@ -110,8 +107,7 @@ extension FileManaging {
         }
     }
 
-    /// The files the default implementations act on: ``localFiles``, or the real files at the
-    /// paths given.
+    /// The files the default implementations act on: ``localFiles``, or the real ones.
     package var atomicFiles: LocalFiles { localFiles ?? LocalFiles.real }
 }
 

@@ -2,11 +2,10 @@ import Foundation
 
 /// The POSIX operations of AppStateKit's persistence layer, the one seam through which
 /// everything reaches the disk: ``POSIXFileSystem``, or `AppStateKitTesting`'s
-/// `InMemoryFileSystem`, which can fail any operation with any `errno` (a `target` parameter
-/// names the file an operation serves, only to match injected failures).
+/// `InMemoryFileSystem`, which fails any operation with any `errno` on request (a `target`
+/// parameter names the file an operation serves, only to match injected failures).
 ///
-/// The contract: only "absent" (`ENOENT`, `ENOTDIR`) is `nil`; every other failure throws a
-/// ``FileSystemError`` carrying the `errno` and the operation.
+/// Only "absent" (`ENOENT`, `ENOTDIR`) is `nil`; every other failure throws its `errno`.
 package protocol FileSystem: Sendable {
     /// `stat(2)`, following symbolic links.
     func status(of path: String) throws(FileSystemError) -> FileStatus?
@@ -49,9 +48,8 @@ package protocol FileSystem: Sendable {
     /// Runs `body` holding an exclusive `flock(2)` on `lockPath` (created `0600` when missing).
     func withExclusiveLock<Result>(_ lockPath: String, _ body: () throws -> Result) throws -> Result
 
-    /// The ``SharedGeneration`` in the lock file `lockPath`, the same in every process. With
-    /// `create` a missing lock file is created (`0600`); without, it is
-    /// ``SharedGenerationLookup/absent``. Never throws: a problem means "no counter here".
+    /// The ``SharedGeneration`` in the lock file `lockPath` (created `0600` when missing with
+    /// `create`), the same in every process. Never throws: a problem means "no counter here".
     func sharedGeneration(forLockFile lockPath: String, create: Bool) -> SharedGenerationLookup
 }
 
@@ -66,8 +64,7 @@ extension FileSystem {
 package struct FileStatus: Sendable, Equatable {
     package var stamp: FileStamp
     package var isDirectory: Bool
-    /// The permission bits of `st_mode` (`0o600`, `0o755`, …), which SecureState's writable
-    /// store checks before it trusts a file.
+    /// The permission bits of `st_mode`, which SecureState checks before it trusts a file.
     package var permissions: UInt16
 
     package init(stamp: FileStamp, isDirectory: Bool, permissions: UInt16? = nil) {

@@ -2,8 +2,7 @@ import Foundation
 
 /// The files of a file system AppStateKit can examine itself — the real one, an isolated
 /// application's sandbox in it, or `AppStateKitTesting`'s `InMemoryFileSystem` — with the
-/// operations ``Application/FileState`` performs on them, through the one ``FileSystem`` seam.
-/// A ``FileManaging`` of the user's has none of this (see ``FileManaging/localFiles``).
+/// operations ``Application/FileState`` performs on them (see ``FileManaging/localFiles``).
 package struct LocalFiles: Sendable {
     let fileSystem: any FileSystem
     /// The directory every absolute path is mapped into (an isolated application's sandbox;
@@ -40,15 +39,13 @@ package struct LocalFiles: Sendable {
         try AtomicFileWriter.read(mapped(path), in: fileSystem)
     }
 
-    /// Replaces the file at `path` with `data` atomically; returns the stamp taken before the
-    /// rename (see ``AtomicFileWriter/write(_:to:durable:announcing:in:)``).
+    /// See ``AtomicFileWriter/write(_:to:durable:announcing:in:)``.
     @discardableResult
     package func writeAtomically(_ data: Data, toFile path: String) throws -> FileStamp? {
         try AtomicFileWriter.write(data, to: mapped(path), durable: isDurable, in: fileSystem)
     }
 
-    /// The stamp of the file at `path`, `nil` only when there is none; throws for every other
-    /// failure (a directory that can't be searched is not "no file").
+    /// The stamp of the file at `path`, `nil` only when there is none.
     package func existingStamp(ofFile path: String) throws -> FileStamp? {
         try FileStamp.ofExistingFile(atPath: mapped(path), in: fileSystem)
     }
@@ -57,8 +54,7 @@ package struct LocalFiles: Sendable {
         try AtomicFileWriter.moveAside(mapped(path), in: fileSystem)
     }
 
-    /// Removes the file at `path` (the link's target, for a symbolic link); does nothing when
-    /// there is none.
+    /// See ``AtomicFileWriter/remove(_:in:)``.
     package func removeFile(_ path: String) throws {
         try AtomicFileWriter.remove(mapped(path), in: fileSystem)
     }

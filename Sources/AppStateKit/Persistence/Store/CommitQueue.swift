@@ -96,7 +96,6 @@ final class CommitQueue: Sendable {
 
     /// What the queue is doing, for tests.
     struct Status: Equatable {
-        /// How many changes wait for a batch.
         var queued: Int
         var isLeading: Bool
         /// How many batches so far waited for writers of the batch before them.

@@ -1,15 +1,11 @@
 extension FileKeyValueStore {
-    /// How a store keeps its keys on disk: what a write costs, and who can read the file.
-    ///
-    /// Every layout reads stores written in either layout, so processes choosing different
-    /// layouts for one store lose nothing. Only the layout's writes differ.
+    /// How a store keeps its keys on disk: what a write costs, and who can read the file. Every
+    /// layout reads either, so processes choosing different layouts for one store lose nothing.
     public enum Layout: Sendable, Equatable {
         /// One JSON file, replaced atomically by every write: a write costs encoding, writing and
         /// `fsync`ing the whole store. Earlier versions of AppStateKit and other programs read
-        /// the file and see every write. The default.
-        ///
-        /// A write to a store that has a log (another process chose
-        /// ``appendOnlyLog``) appends to it, then folds it into the file and removes it.
+        /// the file and see every write. The default. (A write to a store that has a log, which
+        /// another process chose, appends to it, then folds it into the file and removes it.)
         case singleFile
         /// The JSON file plus an append-only log beside it (`<file>.log`): a write appends one
         /// record of its own changes and `fsync`s it, so it costs the same however large the

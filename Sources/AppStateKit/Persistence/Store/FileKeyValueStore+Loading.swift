@@ -108,19 +108,11 @@ extension FileKeyValueStore {
 
     /// The stamp of the log at `logPath`; a failure names the store (the log is part of it).
     private func logStamp(_ logPath: String) throws -> FileStamp? {
-        do {
-            return try fileSystem.status(of: logPath)?.stamp
-        } catch {
-            throw PersistenceError(error, path: path)
-        }
+        try PersistenceError.naming(path) { try fileSystem.status(of: logPath)?.stamp }
     }
 
     /// Part of the log at `logPath`; a failure names the store (the log is part of it).
     func read(_ logPath: String, from offset: Int, limit: Int?) throws -> (data: Data, stamp: FileStamp)? {
-        do {
-            return try fileSystem.contents(of: logPath, from: offset, limit: limit, for: path)
-        } catch {
-            throw PersistenceError(error, path: path)
-        }
+        try PersistenceError.naming(path) { try fileSystem.contents(of: logPath, from: offset, limit: limit, for: path) }
     }
 }

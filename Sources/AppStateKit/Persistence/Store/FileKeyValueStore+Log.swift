@@ -70,10 +70,8 @@ extension FileKeyValueStore {
         // What writers killed in a compaction left (once per path and process).
         AtomicFileWriter.removeAbandonedTemporaryFiles(of: logPath, in: fileSystem)
         AtomicFileWriter.removeAbandonedTemporaryFiles(of: try AtomicFileWriter.resolvingLinks(path, in: fileSystem), in: fileSystem)
-        do {
-            _ = try fileSystem.append(record, to: logPath, after: log.consumed, durable: durability == .immediate, for: path)
-        } catch {
-            throw PersistenceError(error, path: logPath)
+        _ = try PersistenceError.naming(logPath) {
+            try fileSystem.append(record, to: logPath, after: log.consumed, durable: durability == .immediate, for: path)
         }
         var appended = log
         appended.consumed += record.count

@@ -24,8 +24,7 @@ public struct PersistenceError: Error, CustomStringConvertible, Equatable, Senda
         self.detail = detail
     }
 
-    /// One line: `<what> for <subject>: <detail>`, where `<what>` is the ``Kind/description``
-    /// followed by the symbolic ``errno`` when there is one (`I/O error EIO`).
+    /// `<what> for <subject>: <detail>`, `<what>` being the kind and the symbolic ``errno`` if any.
     public var description: String {
         let what = errno.map { "\(kind) \(Self.errnoName($0))" } ?? kind.description
         return "\(what) for \(subject): \(detail)"
@@ -44,6 +43,15 @@ public struct PersistenceError: Error, CustomStringConvertible, Equatable, Senda
 
     init(_ error: FileSystemError, path: String) {
         self = .system(error.code, subject: path, operation: error.operation)
+    }
+
+    /// What `operation` returns; a ``FileSystemError`` it throws is thrown as the error naming `path`.
+    static func naming<Result>(_ path: String, _ operation: () throws -> Result) rethrows -> Result {
+        do {
+            return try operation()
+        } catch let error as FileSystemError {
+            throw PersistenceError(error, path: path)
+        }
     }
 
     /// The symbolic name of `code` (`EACCES`), or `errno <n>` for one the platform doesn't name.

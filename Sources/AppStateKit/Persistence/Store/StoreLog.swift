@@ -1,8 +1,7 @@
 import Foundation
 
-/// The format of a ``FileKeyValueStore``'s log: the `.log` file beside the store's file that each
-/// committed batch of changes is appended to, so a write costs the size of its own changes
-/// however large the store is.
+/// The format of a ``FileKeyValueStore``'s log, the `.log` file beside the store's file that each
+/// committed batch of changes is appended to.
 ///
 /// The log starts with a 16-byte header: the 8 bytes `ASKLOG1\n` and an 8-byte random
 /// *epoch*, new each time the log is replaced, so a reader can tell one log from the next even
@@ -56,8 +55,8 @@ enum StoreLog {
         var batches: [Batch] = []
         /// How many bytes the complete records take: where the next record starts.
         var consumed = 0
-        /// Whether bytes past `consumed` form an incomplete record: an append in progress, or one
-        /// a crash interrupted (no writer was told it succeeded). The next writer cuts it off.
+        /// Whether bytes past `consumed` form an incomplete record (an append in progress, or one a
+        /// crash interrupted: no writer was told it succeeded); the next writer cuts it off.
         var hasTornTail = false
         /// Why the record at `consumed` is unreadable although more follows it: corruption.
         var corruption: String?

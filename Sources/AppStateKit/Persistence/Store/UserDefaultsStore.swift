@@ -2,10 +2,9 @@ import Foundation
 
 /// Makes any `UserDefaults` instance — `.standard` or a suite — usable as a store.
 ///
-/// On Linux `UserDefaults` is not `Sendable`, so it cannot conform to ``UserDefaultsManaging``
-/// directly; this wrapper vouches for it (Foundation documents `UserDefaults` as thread-safe).
-/// Writes are followed by `synchronize()`, because swift-corelibs-foundation otherwise never
-/// flushes them to disk.
+/// On Linux `UserDefaults` is not `Sendable`; this wrapper vouches for it (Foundation documents
+/// it as thread-safe), and follows writes with `synchronize()`, without which
+/// swift-corelibs-foundation never flushes them to disk.
 ///
 /// ```swift
 /// let suite = UserDefaultsStore(UserDefaults(suiteName: "com.example.shared")!)

@@ -9,8 +9,7 @@ import Foundation
 final class StoredStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @unchecked Sendable {
     // Safe: `kept` is locked; every other stored property is immutable.
     let storageKey: String
-    /// The key earlier versions used, read while nothing is stored under `storageKey` (see
-    /// ``StoredStateKey``).
+    /// The key earlier versions used (see ``StoredStateKey``).
     let legacyKey: String?
     let store: (any UserDefaultsManaging)?
     /// What the last read from a ``FileKeyValueStore`` decoded, and what vouches for it.
@@ -81,7 +80,6 @@ final class StoredStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, 
         }
         let value = try object.map { try StoredValueCodec.decode($0, as: Value.self, key: key, store: fileStore) } ?? initial
         guard store != nil || collaborator != nil else { return value }
-        // The value replaced is released after the lock: a value's deinit may run user code.
         var replaced = value
         kept.withLock { check, kept in
             check = StoredReadCheck(store: fileStore, validity: validity, collaborator: collaborator)
@@ -158,8 +156,6 @@ final class StoredStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, 
             if isUnreadable { return result }
             do {
                 let object = try StoredValueCodec.encode(value, key: storageKey)
-                // Under `modification` too, so an in-place mutation (`value += 1`) of this entry
-                // in this process can't land between the comparison and the write.
                 let swapped = try notifyingObservers {
                     try modification.withLock(self) {
                         try Self.replace(storageKey, in: store, ifStillEqualTo: expected, with: object)
@@ -207,9 +203,8 @@ enum LocalStoreUpdates {
 }
 
 /// What vouches for the value a ``StoredStateEntry`` kept from its last read of a
-/// ``FileKeyValueStore``: the store's ``FileKeyValueStore/ReadValidity`` then and, for an entry
-/// using `\.userDefaults`, the ``CollaboratorCheck`` that the same store would be resolved.
-/// Nothing kept: no store.
+/// ``FileKeyValueStore`` (none: no store): the store's validity then and, for an entry using
+/// `\.userDefaults`, the ``CollaboratorCheck`` that the same store would be resolved.
 struct StoredReadCheck {
     var store: FileKeyValueStore?
     var validity: FileKeyValueStore.ReadValidity?
@@ -219,7 +214,6 @@ struct StoredReadCheck {
     /// Whether the kept value is what a read by `owner`'s entry returns for the calling task.
     @inline(__always)
     func holds(for owner: EntryOwner) -> Bool {
-        // Optional chaining rather than binding: binding would retain.
         guard store?.isUnchanged(since: validity) == true else { return false }
         return collaborator?.holds(for: owner) ?? true
     }
