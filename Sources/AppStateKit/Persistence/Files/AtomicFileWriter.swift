@@ -11,11 +11,9 @@ package enum AtomicFileWriter {
     /// The longest file name (one path component) in bytes: `NAME_MAX` on Linux and macOS.
     package static let maximumNameLength = 255
 
-    /// Writes `data` to `path` atomically; without `durable`, skips the `fsync`s (the result
-    /// survives a killed process, not an OS crash). With `announcing`, counts the change
-    /// (``announceChange(of:in:)``); `FileKeyValueStore` counts through its own mapping. Returns
-    /// the stamp taken before the rename, so another process's replacement right after can't be
-    /// mistaken for it.
+    /// Writes `data` to `path` atomically (without `durable`, no `fsync`s: it survives a killed
+    /// process, not an OS crash); `announcing` counts the change. Returns the stamp taken before
+    /// the rename, so another process's replacement right after can't be mistaken for it.
     @discardableResult
     package static func write(
         _ data: Data, to path: String, durable: Bool = true, announcing: Bool = true, in fileSystem: some FileSystem = POSIXFileSystem()
@@ -48,10 +46,9 @@ package enum AtomicFileWriter {
         return stamp
     }
 
-    /// Adds one to the generation counter of `path` — the first 8 bytes of its `.lock` sibling —
-    /// so readers in every process notice the change without a `stat` (see ``SharedGeneration``).
-    /// Does nothing when the lock file doesn't exist: no reader relies on a counter then, because
-    /// readers create it before their first check of the file.
+    /// Adds one to the ``SharedGeneration`` of `path`, so readers in every process notice the
+    /// change without a `stat`. Without a lock file no reader relies on a counter (readers
+    /// create it before their first check of the file), so nothing is counted.
     package static func announceChange(of path: String, in fileSystem: some FileSystem = POSIXFileSystem()) {
         if case let .shared(counter) = fileSystem.sharedGeneration(forLockFile: lockFile(of: path), create: false) {
             counter.increment()
@@ -81,9 +78,8 @@ package enum AtomicFileWriter {
         try PersistenceError.naming(directory) { try fileSystem.synchronizeDirectory(parent.isEmpty ? "." : parent) }
     }
 
-    /// Moves the file at `path` (the file a link points to, for a symbolic link) aside to a
-    /// `.corrupt-<milliseconds>` sibling, or `.corrupt-<milliseconds>-<n>` when that name is
-    /// taken; an existing backup is never replaced. Returns the backup's path.
+    /// Moves the file at `path` (a link's target) aside to a `.corrupt-<milliseconds>` sibling, or
+    /// `.corrupt-<milliseconds>-<n>` when that name is taken (never replacing a backup); returns it.
     package static func moveAside(_ path: String, in fileSystem: some FileSystem = POSIXFileSystem()) throws -> String {
         let source = try resolvingLinks(path, in: fileSystem)
         let milliseconds = Int(Date().timeIntervalSince1970 * 1000)
@@ -125,8 +121,7 @@ package enum AtomicFileWriter {
         try PersistenceError.naming(path) { try fileSystem.contents(of: path) }
     }
 
-    /// Removes the file at `path` (the file a link points to, for a symbolic link); does
-    /// nothing when there is none.
+    /// Removes the file at `path` (a link's target); does nothing when there is none.
     package static func remove(_ path: String, in fileSystem: some FileSystem = POSIXFileSystem()) throws {
         let target = try resolvingLinks(path, in: fileSystem)
         do {
@@ -152,7 +147,6 @@ package enum AtomicFileWriter {
     }
 
     static func checkNameLength(_ path: String) throws {
-        // A path that short has a name that short: no need to split it.
         if path.utf8.count <= maximumNameLength { return }
         let name = (path as NSString).lastPathComponent
         let length = name.utf8.count
@@ -169,8 +163,8 @@ package enum AtomicFileWriter {
         (path as NSString).deletingLastPathComponent
     }
 
-    /// The lock file of `path`: `<name>.lock` beside it, which writers `flock` and whose first 8
-    /// bytes are the ``SharedGeneration``; every component that locks or counts names it through this.
+    /// The lock file of `path`, `<name>.lock` beside it, which writers `flock` and whose first 8
+    /// bytes are the ``SharedGeneration``.
     static func lockFile(of path: String) -> String {
         sibling(of: path, suffix: ".lock")
     }

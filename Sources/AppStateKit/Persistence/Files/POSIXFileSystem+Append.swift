@@ -53,8 +53,7 @@ extension POSIXFileSystem {
         return FileStamp(info)
     }
 
-    /// `fdatasync` where there is one (the appended bytes and the new size, without the times),
-    /// `fsync` otherwise.
+    /// `fdatasync` (the bytes and the size, not the times) where there is one, `fsync` otherwise.
     private static func synchronizeData(_ descriptor: Int32) -> Int32 {
         #if canImport(Darwin)
         return fsync(descriptor)

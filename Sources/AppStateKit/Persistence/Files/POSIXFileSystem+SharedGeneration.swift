@@ -41,8 +41,7 @@ extension POSIXFileSystem {
         ))
     }
 
-    /// Whether the file behind `descriptor` lives on a file system whose shared mappings may not
-    /// be coherent between processes (or hosts).
+    /// Whether the file lives where shared mappings may not be coherent between processes or hosts.
     static func isNetworkFileSystem(_ descriptor: Int32) -> Bool {
         #if canImport(Darwin)
         var info = statfs()
@@ -63,8 +62,7 @@ extension POSIXFileSystem {
         #endif
     }
 
-    /// `statfs` `f_type` values (linux/magic.h and the file systems' sources) of network, cluster
-    /// and user-space file systems.
+    /// `statfs` `f_type`s (linux/magic.h) of network, cluster and user-space file systems.
     private static let networkFileSystemTypes: Set<UInt64> = [
         0x6969,  // NFS
         0x517B,  // SMB

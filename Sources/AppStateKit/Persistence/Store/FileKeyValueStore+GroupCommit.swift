@@ -5,7 +5,6 @@ import Foundation
 /// each writer returns only once the batch holding its change is on disk. ``CommitQueue`` forms
 /// the batches, in arrival order.
 extension FileKeyValueStore {
-    /// One change to the store's entries.
     enum Change: Sendable {
         /// Store `entry` (remove the key for `nil`).
         case set(key: String, entry: StoreEntry?)
@@ -18,8 +17,8 @@ extension FileKeyValueStore {
             }
         }
 
-        /// Applies the change to `changed`, the batch so far on top of `entries`; returns whether
-        /// it applied. (`entries` is only read, so it is never copied.)
+        /// Applies the change to `changed`, the batch so far on top of `entries` (only read, so
+        /// never copied); returns whether it applied.
         func apply(to changed: inout StoreLog.Batch, over entries: [String: StoreEntry]) -> Bool {
             switch self {
             case let .set(key, entry):

@@ -47,8 +47,7 @@ extension FileKeyValueStore {
         AtomicFileWriter.sibling(of: try AtomicFileWriter.resolvingLinks(path, in: fileSystem), suffix: ".log")
     }
 
-    /// Applies the records appended since `log.consumed` to the cache; `false` when the log was
-    /// replaced meanwhile.
+    /// Applies the records appended since `log.consumed`; `false` when the log was replaced.
     private func readAppendedRecords(logPath: String, after log: StoreLogPosition, into cache: inout Cache) throws -> Bool {
         guard let (data, stamp) = try read(logPath, from: log.consumed, limit: nil), log.isSameFile(as: stamp) else { return false }
         let scan = StoreLog.scan(data, base: log.consumed)
@@ -106,12 +105,12 @@ extension FileKeyValueStore {
         throw PersistenceError(.ioFailure, subject: path, detail: "the store and its log kept being replaced while being read")
     }
 
-    /// The stamp of the log at `logPath`; a failure names the store (the log is part of it).
+    /// The log's stamp; a failure names the store, which the log is part of (as in ``read(_:from:limit:)``).
     private func logStamp(_ logPath: String) throws -> FileStamp? {
         try PersistenceError.naming(path) { try fileSystem.status(of: logPath)?.stamp }
     }
 
-    /// Part of the log at `logPath`; a failure names the store (the log is part of it).
+    /// Part of the log at `logPath`.
     func read(_ logPath: String, from offset: Int, limit: Int?) throws -> (data: Data, stamp: FileStamp)? {
         try PersistenceError.naming(path) { try fileSystem.contents(of: logPath, from: offset, limit: limit, for: path) }
     }

@@ -4,11 +4,9 @@ import Foundation
 /// record appended to the log beside it (see ``StoreLog``) and a compaction when the log has
 /// outgrown the file (``FileKeyValueStore/Layout/appendOnlyLog``).
 extension FileKeyValueStore {
-    /// The smallest log compacted by default: a log is compacted once it is larger than both
-    /// this and the store's file, so a write costs, amortised, about twice its own record.
+    /// The default ``compactionThreshold``: a write costs, amortised, about twice its own record.
     package static let defaultCompactionThreshold = 256 * 1024
 
-    /// The store's file and log after a write.
     struct Written {
         var snapshot: FileStamp?
         var log: StoreLogPosition?

@@ -45,7 +45,7 @@ public final class FileKeyValueStore: UserDefaultsManaging, Sendable {
     let layout: Layout
 
     let fileSystem: any FileSystem
-    /// The smallest log compacted into the file (see `FileKeyValueStore+Log`).
+    /// A log larger than both the file and this is compacted into the file.
     let compactionThreshold: Int
     /// The sibling every writer `flock`s; its first 8 bytes hold the generation counter.
     let lockPath: String
@@ -81,8 +81,7 @@ public final class FileKeyValueStore: UserDefaultsManaging, Sendable {
         self.init(path: path, durability: durability, layout: layout, fileSystem: POSIXFileSystem())
     }
 
-    /// A store in `fileSystem`, whose log is compacted once larger than the file and than
-    /// `compactionThreshold` bytes.
+    /// A store in `fileSystem`.
     package init(
         path: String, durability: Durability = .immediate, layout: Layout = .singleFile, fileSystem: any FileSystem,
         compactionThreshold: Int = FileKeyValueStore.defaultCompactionThreshold

@@ -14,53 +14,29 @@ extension PersistenceError {
     /// }
     /// ```
     public struct Kind: Hashable, Sendable, CustomStringConvertible {
-        private enum Code: Hashable, Sendable {
-            case permissionDenied
-            case readOnlyFileSystem
-            case diskFull
-            case corruptData
-            case typeMismatch
-            case encodingFailed
-            case invalidFilename
-            case ioFailure
-        }
+        /// The kind in a few words, as messages show it: `permission denied`, `disk full`,
+        /// `I/O error`, ….
+        public let description: String
 
-        private let code: Code
-
-        private init(_ code: Code) {
-            self.code = code
+        private init(_ description: String) {
+            self.description = description
         }
 
         /// The file or directory may not be read or written (`EACCES`, `EPERM`).
-        public static let permissionDenied = Kind(.permissionDenied)
+        public static let permissionDenied = Kind("permission denied")
         /// The file system is read-only (`EROFS`).
-        public static let readOnlyFileSystem = Kind(.readOnlyFileSystem)
+        public static let readOnlyFileSystem = Kind("read-only file system")
         /// No space left on the device (`ENOSPC`, `EDQUOT`).
-        public static let diskFull = Kind(.diskFull)
+        public static let diskFull = Kind("disk full")
         /// The stored bytes are not in the expected format.
-        public static let corruptData = Kind(.corruptData)
+        public static let corruptData = Kind("corrupt data")
         /// A value is stored, but not of the type the state declares.
-        public static let typeMismatch = Kind(.typeMismatch)
+        public static let typeMismatch = Kind("type mismatch")
         /// The value cannot be encoded for storage.
-        public static let encodingFailed = Kind(.encodingFailed)
+        public static let encodingFailed = Kind("cannot encode value")
         /// A file name that is not a single path component, or longer than 255 bytes.
-        public static let invalidFilename = Kind(.invalidFilename)
+        public static let invalidFilename = Kind("invalid file name")
         /// Any other I/O failure; ``PersistenceError/errno`` holds its `errno`.
-        public static let ioFailure = Kind(.ioFailure)
-
-        /// The kind in a few words, as messages show it: `permission denied`, `disk full`,
-        /// `I/O error`, ….
-        public var description: String {
-            switch code {
-            case .permissionDenied: "permission denied"
-            case .readOnlyFileSystem: "read-only file system"
-            case .diskFull: "disk full"
-            case .corruptData: "corrupt data"
-            case .typeMismatch: "type mismatch"
-            case .encodingFailed: "cannot encode value"
-            case .invalidFilename: "invalid file name"
-            case .ioFailure: "I/O error"
-            }
-        }
+        public static let ioFailure = Kind("I/O error")
     }
 }

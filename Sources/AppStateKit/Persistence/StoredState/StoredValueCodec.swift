@@ -31,8 +31,7 @@ enum StoredValueCodec {
         }
     }
 
-    /// Decodes a stored `object` as `Value`; errors (`typeMismatch`, `corruptData`) name the key
-    /// and `store`.
+    /// Decodes a stored `object`; errors (`typeMismatch`, `corruptData`) name the key and `store`.
     static func decode<Value: Decodable>(_ object: Any, as type: Value.Type, key: String, store: (any UserDefaultsManaging)? = nil) throws -> Value {
         if let value = object as? Value { return value }
         if let converted = convertNumber(object, to: Value.self) { return converted }
