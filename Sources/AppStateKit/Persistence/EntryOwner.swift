@@ -20,9 +20,8 @@ final class EntryOwner: Sendable {
         registryIdentity = application.registry.identity
     }
 
-    /// The owning application's current value of the dependency at `keyPath`.
-    ///
-    /// - Parameter entry: The entry asking, named if the application is gone (a broken invariant).
+    /// The owning application's current value of the dependency at `keyPath`; `entry` is named
+    /// if the application is gone (a broken invariant).
     @inline(__always)
     func dependency<Value: Sendable>(
         _ keyPath: KeyPath<Application, Application.Dependency<Value>>,

@@ -1,8 +1,6 @@
-/// What identifies the version of a value another process can change — a file's stamp, or a
-/// stored value as the store holds it. Equal versions mean no change.
-///
-/// Change streams of stored and file states take one on each poll to notice writes that
-/// bypass this process's entries, in the entry's own application's store or file manager.
+/// What identifies the version of a value another process can change (equal versions: no
+/// change), which change streams of stored and file states take on each poll to notice writes
+/// that bypass this process's entries.
 enum ExternalVersion: Equatable, Sendable {
     /// The stamp of a FileState's file; `nil` when there is no file.
     case file(FileStamp?)

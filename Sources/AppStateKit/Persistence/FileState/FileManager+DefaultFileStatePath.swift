@@ -12,7 +12,7 @@ extension FileManager {
         get {
             if let path = DefaultFileStatePath.setting.withLock({ $0 }) { return path }
             // Computed outside the lock (it reads the environment); the first value set wins.
-            let initial = DefaultFileStatePath.initialValue()
+            let initial = DefaultFileStatePath.initialValue(name: StorageName.resolvedForDefaultLocation())
             return DefaultFileStatePath.setting.withLock { path in
                 if path == nil { path = initial }
                 return path!
@@ -27,16 +27,12 @@ enum DefaultFileStatePath {
     /// Computed on first read, so setting the path never uses the storage name.
     static let setting = LockedBox<String?>(nil)
 
-    static func initialValue() -> String {
-        initialValue(name: StorageName.resolvedForDefaultLocation())
-    }
-
     /// The path as set or as computed now, leaving the storage name settable (for a message).
     static func pathWithoutFixingName() -> String {
         setting.withLock { $0 } ?? initialValue(name: StorageName.current)
     }
 
-    private static func initialValue(name: String) -> String {
+    static func initialValue(name: String) -> String {
         #if canImport(Darwin)
         let home = ProcessInfo.processInfo.environment["HOME"] ?? NSHomeDirectory()
         let base = (home as NSString).appendingPathComponent("Library/Application Support")

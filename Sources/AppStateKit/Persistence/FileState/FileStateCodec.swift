@@ -13,11 +13,8 @@ enum FileStateCodec {
         return base64Encoded ? json.base64EncodedData() : json
     }
 
-    /// Decodes JSON, or base64-encoded JSON.
-    ///
-    /// - Throws: ``PersistenceError`` of kind `corruptData` naming `path`: `the file is empty`,
-    ///   or what does not decode and where (`expected String at pages[2]`), with `base64` named
-    ///   only when the file is base64.
+    /// Decodes JSON, or base64-encoded JSON; throws `corruptData` naming `path` and what does
+    /// not decode where (`expected String at pages[2]`), `base64` named only for a base64 file.
     static func decode<Value: Decodable>(_ data: Data, as type: Value.Type, path: String) throws -> Value {
         let isWhitespace: (UInt8) -> Bool = { $0 == 0x0A || $0 == 0x0D || $0 == 0x20 || $0 == 0x09 }
         if data.allSatisfy(isWhitespace) {

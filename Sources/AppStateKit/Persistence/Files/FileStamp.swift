@@ -18,9 +18,8 @@ package struct FileStamp: Equatable, Sendable {
     let modifiedSeconds: Int64
     let modifiedNanoseconds: Int64
 
-    /// The stamp of the file at `path`, or `nil` when there is none (`ENOENT`, `ENOTDIR`).
-    ///
-    /// - Throws: ``PersistenceError`` naming `path` for every other failure (`EACCES`, `EIO`, …).
+    /// The stamp of the file at `path`, or `nil` when there is none (`ENOENT`, `ENOTDIR`); every
+    /// other failure throws, naming `path`.
     package static func ofExistingFile(
         atPath path: String, in fileSystem: some FileSystem = POSIXFileSystem()
     ) throws(PersistenceError) -> FileStamp? {

@@ -5,20 +5,13 @@ import Foundation
 /// ``Application/StoredState`` on Linux, where an unsynchronised `UserDefaults.set` never
 /// reaches the disk.
 ///
-/// - **Durable:** when ``set(_:forKey:)`` returns, the value is on disk. The file is replaced
-///   atomically (temporary file, `fsync`, `rename`, directory `fsync`), or with the log layout a
-///   CRC-framed record is appended and `fsync`ed; a crash at any moment leaves the previous or
-///   the new value.
-/// - **Multi-process safe:** each write takes an exclusive `flock` on a sibling `.lock` file and
-///   reads what other processes wrote first, so processes writing different keys lose nothing.
-/// - **Fresh:** a read sees another process's write acknowledged before it started (a counter
-///   in the `.lock` file, one atomic load); other programs' edits within a second. On network
-///   file systems every read checks the file.
-/// - **Group commit:** writes made at the same time by several threads share one commit.
-/// - **Typed:** property-list values are written with a type tag and read back as the same types.
-/// - **Never destroys data:** a file or log that can't be decoded is reported and moved aside to
-///   a `.corrupt-<time>` sibling by the next write; an entry that can't be read affects only its
-///   own key and is kept until that key is written.
+/// When ``set(_:forKey:)`` returns the value is on disk, and a crash at any moment leaves the
+/// previous or the new value. Processes sharing the file lose nothing (each write takes an
+/// `flock` on the `.lock` sibling and reads what others wrote first) and a read sees every write
+/// acknowledged before it started; other programs' edits within a second. Writes of several
+/// threads at once share one commit. Property-list values read back as the types written. A
+/// file or log that can't be decoded is reported and moved aside to a `.corrupt-<time>` sibling
+/// by the next write; an entry that can't be read affects only its own key.
 ///
 /// ```swift
 /// let store = FileKeyValueStore(path: "/var/lib/myapp/settings.json")
@@ -26,8 +19,7 @@ import Foundation
 /// store.object(forKey: "port") as? Int   // 8080, also in the next run
 /// ```
 ///
-/// Pass ``Durability/processCrashSafe`` to skip the `fsync`s. Persistence.md describes both
-/// layouts, compaction, symbolic links, and what hand edits see.
+/// Persistence.md describes durability, both layouts, compaction, symbolic links and hand edits.
 public final class FileKeyValueStore: UserDefaultsManaging, Sendable {
 
     /// How hard a write works to reach stable storage before returning.
