@@ -24,15 +24,13 @@ package enum UnisolatedPersistenceNotice {
         noted(store, uses: "the real StoredState store \(store.path)")
     }
 
-    /// Names the directory of file states declared without a path, without fixing the storage
-    /// name (which a test may still set).
+    /// Names the default FileState directory without fixing the storage name (a test may set it).
     static func noted(_ manager: FileManager) -> FileManager {
         noted(manager, uses: "the real file system for FileState (a file state declared without a path is written in \(DefaultFileStatePath.pathWithoutFixingName()))")
     }
 
     /// `collaborator`, a real default just created; reports `location` once per process if a
-    /// test is running outside an isolated application. (Sync calls it for the default sync
-    /// store, naming its file.)
+    /// test is running outside an isolated application.
     static func noted<Collaborator>(_ collaborator: Collaborator, uses location: @autoclosure () -> String) -> Collaborator {
         // In an isolated application's task, a real collaborator is a standalone
         // `Application()`'s, which the test made on purpose.

@@ -1,12 +1,10 @@
 import Foundation
 
-/// A ``FileStateEntry`` with a file manager of the user's (a ``FileManaging`` that is not
-/// `FileManager`, a sandbox or a file system AppStateKit can examine): every read goes through
-/// its `in`, every write through `out` or `delete`, nothing is kept that it could not validate,
+/// A ``FileStateEntry`` with a file manager of the user's (without ``FileManaging/localFiles``):
+/// every read goes through its `in`, every write through `out` or `delete`, nothing is kept,
 /// and its errors surface naming the path (absence alone reads as no file).
 extension FileStateEntry {
-    /// The value a file manager of the user's reads with `in`, or the initial value when it says
-    /// there is no file (see ``FileManaging``); its other errors are thrown, naming the path.
+    /// The value `in` reads, or the initial value when it says there is no file.
     func readThrough(_ manager: any FileManaging) throws -> Value {
         do {
             return try manager.in(path: directory, filename: filename)
@@ -16,8 +14,7 @@ extension FileStateEntry {
         }
     }
 
-    /// Writes `newValue` with a file manager of the user's: `out`, or `delete` for `nil` (or an
-    /// optional holding `nil`).
+    /// Writes `newValue` with `out`, or `delete` for `nil` (or an optional holding `nil`).
     func writeThrough(_ manager: any FileManaging, _ newValue: Value?) throws {
         do {
             if let newValue, !isNilOptional(newValue) {
@@ -31,8 +28,8 @@ extension FileStateEntry {
     }
 
     /// ``update(_:storeFailure:)`` with a file manager of the user's: reads, runs `body` and
-    /// writes holding ``modification``; a value it can't read is not replaced (nothing is
-    /// written). Failures go to `storeFailure` after ``modification`` is released.
+    /// writes holding ``modification`` (a value it can't read is not replaced); failures go to
+    /// `storeFailure` after it is released.
     func updateThrough<Result>(
         _ manager: any FileManaging, _ body: (inout Value) throws -> Result, storeFailure: (any Error) throws -> Void
     ) rethrows -> Result {

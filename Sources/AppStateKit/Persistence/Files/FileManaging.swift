@@ -19,9 +19,8 @@ public protocol FileManaging: Sendable {
     /// Removes the file or directory at `path`.
     func removeItem(atPath path: String) throws
 
-    /// Reads and decodes the value that a ``Application/FileState`` stored at `path/filename`.
-    ///
-    /// Both encodings FileState writes are accepted: JSON and base64-encoded JSON.
+    /// Reads and decodes the value that a ``Application/FileState`` stored at `path/filename`,
+    /// JSON or base64-encoded JSON.
     func `in`<Value: Decodable>(path: String, filename: String) throws -> Value
 
     /// Encodes `value` as JSON (base64-encoded when `base64Encoded`) and writes it atomically
@@ -39,9 +38,8 @@ public protocol FileManaging: Sendable {
 extension FileManaging {
     /// Decodes the file at `path/filename` as JSON, or as base64-encoded JSON.
     ///
-    /// - Throws: ``PersistenceError``: ``PersistenceError/Kind/ioFailure`` with `errno`
-    ///   `ENOENT` when there is no file, ``PersistenceError/Kind/corruptData`` when it doesn't
-    ///   decode, and the kinds of a failed read.
+    /// - Throws: ``PersistenceError``: `ioFailure` with `errno` `ENOENT` when there is no file,
+    ///   `corruptData` when it doesn't decode, and the kinds of a failed read.
     public func `in`<Value: Decodable>(path: String, filename: String) throws -> Value {
         let filePath = Self.filePath(path, filename)
         return try FileStateCodec.decode(try existingContents(ofFile: filePath), as: Value.self, path: filePath)
@@ -61,8 +59,7 @@ extension FileManaging {
     /// let payload = try FileManager.default.data(path: "/var/lib/tool", filename: "payload.bin")
     /// ```
     ///
-    /// - Throws: ``PersistenceError``: ``PersistenceError/Kind/ioFailure`` with `errno` `ENOENT`
-    ///   when there is no file, and the kinds of a failed read.
+    /// - Throws: ``PersistenceError``: `ioFailure` with `errno` `ENOENT` when there is no file.
     public func data(path: String = ".", filename: String) throws -> Data {
         let contents = try existingContents(ofFile: Self.filePath(path, filename))
         return Data(base64Encoded: contents) ?? contents

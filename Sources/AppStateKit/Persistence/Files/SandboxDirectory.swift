@@ -1,10 +1,8 @@
 import Foundation
 
 /// The temporary directory of one isolated application, removed when the isolation scope ends
-/// and again when the application is released (it belongs to the application's `\.fileManager`),
-/// so a write made after the scope — by a handle or an unstructured task that outlived it — is
-/// never left behind. Directories of applications still alive when the process exits normally
-/// are removed then.
+/// and again when the application is released, so a write made after the scope (by a handle or
+/// a task that outlived it) is never left behind; those still alive at a normal exit, then.
 final class SandboxDirectory: Sendable {
     let root: String
 

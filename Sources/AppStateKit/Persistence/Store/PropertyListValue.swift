@@ -60,8 +60,7 @@ indirect enum PropertyListValue: Codable, Equatable, Sendable {
         }
     }
 
-    /// The Swift value: `Bool`, `Int`, `Double`, `Float`, `String`, `Data`, `Date`, `URL`,
-    /// `[Any]` or `[String: Any]`.
+    /// The Swift value (arrays as `[Any]`, dictionaries as `[String: Any]`).
     var swiftValue: Any {
         switch self {
         case let .bool(value): value

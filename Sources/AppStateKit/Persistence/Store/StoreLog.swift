@@ -44,7 +44,7 @@ enum StoreLog {
         let payload = try JSONCoders.encoder().encode(batch)
         var record = Data(capacity: frameLength + payload.count)
         withUnsafeBytes(of: UInt32(payload.count).littleEndian) { record.append(contentsOf: $0) }
-        let checksum = payload.withUnsafeBytes { CRC32.checksum($0) }
+        let checksum = payload.withUnsafeBytes { Self.checksum($0) }
         withUnsafeBytes(of: checksum.littleEndian) { record.append(contentsOf: $0) }
         record.append(payload)
         return record
@@ -85,7 +85,7 @@ enum StoreLog {
                     break
                 }
                 let payload = UnsafeRawBufferPointer(rebasing: bytes[(offset + frameLength)..<end])
-                guard CRC32.checksum(payload) == checksum else {
+                guard Self.checksum(payload) == checksum else {
                     if end == bytes.count {
                         scan.hasTornTail = true
                     } else {
@@ -110,5 +110,21 @@ enum StoreLog {
         for batch in batches {
             for (key, entry) in batch { entries[key] = entry }
         }
+    }
+
+    /// The CRC-32 (IEEE 802.3, zlib's and PNG's) of a record's payload, so a record a crash cut
+    /// short is told from a complete one.
+    static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        crcTable.withUnsafeBufferPointer { table in
+            for byte in bytes { crc = table[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
+        }
+        return crc ^ 0xFFFF_FFFF
+    }
+
+    private static let crcTable: [UInt32] = (0..<256).map { index in
+        var value = UInt32(index)
+        for _ in 0..<8 { value = value & 1 == 1 ? 0xEDB8_8320 ^ (value >> 1) : value >> 1 }
+        return value
     }
 }
