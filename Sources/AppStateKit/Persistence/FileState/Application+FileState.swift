@@ -63,9 +63,8 @@ extension Application {
             try entry.write(newValue)
         }
 
-        /// Reads, changes and writes the file as one atomic step, throwing instead of reporting.
-        ///
-        /// See `Application.update(_:_:)`; `body` may run more than once.
+        /// Reads, changes and writes the file as one atomic step, throwing instead of reporting
+        /// (see `Application.update(_:_:)`; `body` may run more than once).
         ///
         /// - Throws: `body`'s error, or ``PersistenceError`` when the file can't be read,
         ///   decoded or written (the file is then unchanged).

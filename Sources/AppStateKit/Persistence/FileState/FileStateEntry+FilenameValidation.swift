@@ -21,7 +21,8 @@ extension FileStateEntry {
             // (the shared generation counter lives there) and lock it.
             "\"\(filename)\" ends in \".lock\", the name of the lock file kept beside each FileState's file "
                 + "(\"\(filename.dropLast(5))\" keeps its lock in \"\(filename)\"); choose another name"
-        } else if isTemporaryName(filename) {
+        } else if let marker = filename.range(of: ".tmp-", options: .backwards),
+            AtomicFileWriter.owningProcess(ofTemporaryName: filename[marker.upperBound...]) != nil {
             // The first write to the FileState named before ".tmp-" would remove it once the
             // process whose id it names is gone.
             "\"\(filename)\" has the shape of the temporary files FileState writes before renaming "
@@ -30,12 +31,5 @@ extension FileStateEntry {
             nil
         }
         return problem.map { PersistenceError(.invalidFilename, subject: "FileState in \(directory)", detail: $0) }
-    }
-
-    /// Whether `filename` ends like a temporary file: `.tmp-<digits>-<digits>`.
-    private static func isTemporaryName(_ filename: String) -> Bool {
-        guard let marker = filename.range(of: ".tmp-", options: .backwards) else { return false }
-        let parts = filename[marker.upperBound...].split(separator: "-", omittingEmptySubsequences: false)
-        return parts.count == 2 && parts.allSatisfy { !$0.isEmpty && $0.utf8.allSatisfy { (0x30...0x39).contains($0) } }
     }
 }

@@ -56,8 +56,8 @@ extension AtomicFileWriter {
         }
     }
 
-    /// The process id in `<pid>-<random>`, or `nil` when the name has another shape.
-    private static func owningProcess(ofTemporaryName suffix: Substring) -> pid_t? {
+    /// The process id in `<pid>-<random>` (what follows `.tmp-`), or `nil` for another shape.
+    static func owningProcess(ofTemporaryName suffix: Substring) -> pid_t? {
         let parts = suffix.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 2, UInt32(parts[1]) != nil, let pid = pid_t(parts[0]), pid > 0 else { return nil }
         return pid

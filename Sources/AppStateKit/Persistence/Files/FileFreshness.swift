@@ -61,9 +61,8 @@ struct FileFreshness: Sendable {
         checked = nil
     }
 
-    /// Records this process's own write: when `previous` (what ``SharedGeneration/increment()``
-    /// returned) is `mark`'s, nobody else counted since, so the written value is current at
-    /// `previous + 1`; otherwise the next read checks the file.
+    /// Records this process's own write: when `previous` (what the write's increment returned)
+    /// is `mark`'s, nobody else counted since and the written value is current at `previous + 1`.
     mutating func recordOwnWrite(after mark: Mark?, previous: UInt64?) {
         if let mark, let previous, previous == mark.generation {
             checked = Mark(generation: previous &+ 1, time: mark.time)
@@ -103,8 +102,7 @@ struct FileFreshness: Sendable {
         }
     }
 
-    /// Drops the mapped counter when the lock file at `lockPath` was replaced, so the next check
-    /// maps the new one.
+    /// Drops the mapped counter when the lock file was replaced, so the next check maps the new one.
     mutating func checkIdentity(lockPath: String, in fileSystem: some FileSystem) {
         guard let identity = generation?.identity else { return }
         let status: FileStatus?
@@ -207,8 +205,8 @@ package final class SharedGeneration: @unchecked Sendable {
         counter.pointee.load(ordering: .acquiring)
     }
 
-    /// Adds one and returns the value before the addition; `nil` for a read-only mapping (a
-    /// process that may read the file but not write its lock file can't write the file either).
+    /// Adds one and returns the value before; `nil` for a read-only mapping (a process that can't
+    /// write the lock file can't write the file either).
     @discardableResult
     package func increment() -> UInt64? {
         if case .mapped(_, false) = storage { return nil }

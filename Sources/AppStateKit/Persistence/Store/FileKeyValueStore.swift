@@ -219,8 +219,7 @@ public final class FileKeyValueStore: UserDefaultsManaging, Sendable {
         return plist
     }
 
-    /// Every key currently stored, sorted, including keys whose entry can't be read (the shape
-    /// of ``InMemoryDefaults/keys``, throwing when the file can't be read).
+    /// Every key stored, sorted, including keys whose entry can't be read.
     public var keys: [String] {
         get throws {
             var notes: [Note] = []

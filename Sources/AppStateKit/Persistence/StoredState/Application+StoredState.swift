@@ -61,9 +61,8 @@ extension Application {
             try entry.write(newValue)
         }
 
-        /// Reads, changes and writes the value as one atomic step, throwing instead of reporting.
-        ///
-        /// See `Application.update(_:_:)`; `body` may run more than once.
+        /// Reads, changes and writes the value as one atomic step, throwing instead of reporting
+        /// (see `Application.update(_:_:)`; `body` may run more than once).
         ///
         /// - Throws: `body`'s error, or ``PersistenceError`` when the stored value can't be read,
         ///   decoded or written (the store is then unchanged).
