@@ -73,12 +73,7 @@ final class EntryOwner: Sendable {
         let currentStamp: UInt64? = Application.withCurrent { current in
             current.registry.identity == registryIdentity ? current.registry.stamp.load(ordering: .relaxed) : nil
         }
-        return currentStamp ?? registryStampIfAlive()
-    }
-
-    @inline(never)
-    private func registryStampIfAlive() -> UInt64? {
-        registry?.stamp.load(ordering: .relaxed)
+        return currentStamp ?? registry?.stamp.load(ordering: .relaxed)
     }
 
     /// ``dependency(_:for:)``, or `nil` once the application was released: for work that may

@@ -132,11 +132,20 @@ public final class FileKeyValueStore: UserDefaultsManaging, Sendable {
     /// ``readObject(forKey:)`` and what ``isUnchanged(since:)`` checks before the caller reuses
     /// a value decoded from it.
     func readObjectForReuse(forKey key: String) throws -> (object: Any?, validity: ReadValidity) {
+        try withCurrentCache { cache in
+            (try object(key, in: cache), ReadValidity(cacheChange: cacheChanges.loadRelaxed(), freshness: cache.freshness))
+        }
+    }
+
+    /// Runs `body` on the cache, reloaded first unless it is current, with the lock held; what
+    /// the reload notes is logged after the lock (the logger may read this store).
+    private func withCurrentCache<Result>(_ body: (borrowing Cache) throws -> Result) throws -> Result {
         var notes: [Note] = []
         defer { Self.log(notes) }
         return try locked.withLock { locked in
-            let object = try lockedRead(key, &locked, &notes)
-            return (object, ReadValidity(cacheChange: cacheChanges.loadRelaxed(), freshness: locked.cache.freshness))
+            // Only a reload changes the cache (and so moves ``cacheChanges``).
+            if !locked.cache.freshness.isCurrent() { try reloadIfChanged(&locked.cache, &notes) }
+            return try body(locked.cache)
         }
     }
 
@@ -154,17 +163,15 @@ public final class FileKeyValueStore: UserDefaultsManaging, Sendable {
         let freshness: FileFreshness
     }
 
-    /// A read, with the lock held (given `locked`, not its cache, so changing nothing doesn't
-    /// count as a change).
-    private func lockedRead(_ key: String, _ locked: inout Locked, _ notes: inout [Note]) throws -> Any? {
-        if !locked.cache.freshness.isCurrent() { try reloadIfChanged(&locked.cache, &notes) }
-        if let corruption = locked.cache.corruption {
+    /// The object `cache` holds for `key`.
+    private func object(_ key: String, in cache: borrowing Cache) throws -> Any? {
+        if let corruption = cache.corruption {
             throw PersistenceError(.corruptData, subject: path, detail: "\(corruption); the file is kept and moved aside by the next write")
         }
-        if let corruption = locked.cache.log?.corruption {
+        if let corruption = cache.log?.corruption {
             throw PersistenceError(.corruptData, subject: path, detail: "\(corruption); the log is kept and moved aside by the next write")
         }
-        switch locked.cache.entries[key] {
+        switch cache.entries[key] {
         case nil: return nil
         case let .value(value)?: return value.swiftValue
         case let .damaged(_, problem)?:
@@ -222,12 +229,7 @@ public final class FileKeyValueStore: UserDefaultsManaging, Sendable {
     /// Every key stored, sorted, including keys whose entry can't be read.
     public var keys: [String] {
         get throws {
-            var notes: [Note] = []
-            defer { Self.log(notes) }
-            return try locked.withLock { locked in
-                if !locked.cache.freshness.isCurrent() { try reloadIfChanged(&locked.cache, &notes) }
-                return locked.cache.entries.keys.sorted()
-            }
+            try withCurrentCache { $0.entries.keys.sorted() }
         }
     }
 
