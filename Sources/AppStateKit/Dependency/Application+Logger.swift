@@ -27,8 +27,7 @@ extension Application {
 
     /// The logger in use: the current value of the `\.logger` dependency.
     public static var logger: ApplicationLogger {
-        installDiagnostics()
-        return dependency(\.logger)
+        dependency(\.logger)
     }
 
     /// The logger AppStateKit reports through. Promote or override it to route messages.

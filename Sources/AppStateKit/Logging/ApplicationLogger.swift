@@ -2,8 +2,9 @@ import Foundation
 
 /// Where AppStateKit's messages go: the `\.logger` dependency.
 ///
-/// The same value type as AppState 3.0's Linux logger: two closures, one for debug messages and
-/// one for errors, so AppState-style logger code compiles unchanged:
+/// AppState 3.0's Linux logger, a struct of two closures (so it can't be subclassed: keep state
+/// in an object of your own and pass its methods as the closures). AppState-style logger code
+/// compiles unchanged:
 ///
 /// ```swift
 /// Application.promote(\.logger, with: ApplicationLogger(
@@ -14,16 +15,7 @@ import Foundation
 ///
 /// Debug messages are only built and delivered while ``Application/isLoggingEnabled`` is true;
 /// errors (a corrupt file, a failed write) are always delivered. The default logger writes both
-/// to standard error, one line each. To route finished lines somewhere else — swift-log, say —
-/// give both closures a `String`:
-///
-/// ```swift
-/// let log = Logger(label: "app")
-/// Application.promote(\.logger, with: ApplicationLogger(debug: { log.debug("\($0)") }, error: { log.error("\($0)") }))
-/// ```
-///
-/// The logger is a struct, as in AppState 3.0, so it can't be subclassed: code that kept state
-/// in a subclass keeps it in its own object and passes that object's methods as the closures.
+/// to standard error, one line each.
 public struct ApplicationLogger: Sendable, CustomStringConvertible {
     private let debugSink: @Sendable (String) -> Void
     private let errorSink: @Sendable (any Error, String?) -> Void
@@ -43,12 +35,13 @@ public struct ApplicationLogger: Sendable, CustomStringConvertible {
         self.errorSink = error
     }
 
-    /// Creates a logger whose error closure receives finished lines: `"<message> (<error>)"`,
-    /// `"<error>"`, or a plain message as it was reported.
+    /// Creates a logger whose error closure receives finished lines — `"<message> (<error>)"`,
+    /// `"<error>"`, or a plain message as it was reported — e.g. to route them to swift-log:
     ///
-    /// - Parameters:
-    ///   - debug: Receives debug messages (only called while logging is enabled).
-    ///   - error: Receives error lines (always called).
+    /// ```swift
+    /// let log = Logger(label: "app")
+    /// Application.promote(\.logger, with: ApplicationLogger(debug: { log.debug("\($0)") }, error: { log.error("\($0)") }))
+    /// ```
     @_disfavoredOverload
     public init(
         debug: @Sendable @escaping (String) -> Void = ApplicationLogger.writeToStandardError,

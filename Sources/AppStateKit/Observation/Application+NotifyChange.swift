@@ -1,11 +1,8 @@
 extension Application {
     /// Tells every observer and change stream of this application's entries that their entry
-    /// changed. Callable from any thread.
-    ///
-    /// Use it when values changed in a way AppStateKit can't see — typically a stored or file
-    /// state rewritten by another process — so that `withObservationTracking` observers fire and
-    /// every ``values(of:pollInterval:)`` stream reads its entry again now rather than at its next
-    /// poll.
+    /// changed — for changes AppStateKit can't see, typically a stored or file state rewritten
+    /// by another process: `withObservationTracking` observers fire, and every
+    /// ``values(of:pollInterval:)`` stream reads its entry again now rather than at its next poll.
     ///
     /// ```swift
     /// final class Server: Application {
@@ -13,21 +10,19 @@ extension Application {
     /// }
     /// ```
     ///
-    /// ``notifyChange()-swift.type.method`` does the same for the application serving the
-    /// calling task. Costs one pass over the application's entries; observers run on the calling
-    /// thread, after the registry's lock is released.
+    /// Callable from any thread. One pass over the application's entries; observers run on the
+    /// calling thread, after the registry's lock is released.
     public func notifyChange() {
         for entry in registry.allEntries {
             entry.notifyingObservers {}
         }
     }
 
-    /// Calls ``notifyChange()-swift.method`` on the application serving the calling task (the
-    /// isolated one inside an isolation scope, otherwise the shared one). Callable from any
-    /// thread.
+    /// ``notifyChange()-swift.method`` for the application serving the calling task (the
+    /// isolated one inside an isolation scope, otherwise the shared one): code that holds no
+    /// application instance, such as a signal handler or an admin endpoint, calls this one.
     ///
     /// ```swift
-    /// // A SIGHUP handler or an admin endpoint:
     /// Application.notifyChange()
     /// ```
     public static func notifyChange() {

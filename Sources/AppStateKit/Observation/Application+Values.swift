@@ -120,11 +120,8 @@ extension Application {
                 if let wake = mailbox.takeWithoutWaiting() { return wake }
                 let wake = await withTaskGroup(of: Void.self, returning: ChangeMailbox.Wake.self) { group in
                     group.addTask {
-                        do {
-                            try await poll.clock.sleep(for: poll.interval)
-                        } catch {
-                            return  // Cancelled because the wait ended first: no poll.
-                        }
+                        // A sleep cancelled because the wait ended first throws: no poll then.
+                        guard (try? await poll.clock.sleep(for: poll.interval)) != nil else { return }
                         mailbox.signalPollDue()
                     }
                     let wake = await mailbox.wait()

@@ -48,8 +48,7 @@ extension Application.DependencySlice where SliceKeyPath == WritableKeyPath<Valu
                 entry.modifyCurrent { $0[keyPath: valueKeyPath] = newValue }
             } else {
                 // A scoped override provides the instance: a class instance takes the write, a
-                // value can't be changed in the scope's immutable override, so the write is
-                // reported instead of dropped silently.
+                // value's is reported (see the type's documentation).
                 var instance = handle.value
                 instance[keyPath: valueKeyPath] = newValue
                 if !(type(of: handle.value as Any) is AnyObject.Type) {

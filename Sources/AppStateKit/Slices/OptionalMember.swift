@@ -4,22 +4,21 @@ enum OptionalMember<Value, SliceValue>: Sendable {
     case optional(KeyPath<Value, SliceValue?> & Sendable)
 
     func read(from parent: Value?) -> SliceValue? {
-        guard let parent else { return nil }
         switch self {
-        case let .value(keyPath): return parent[keyPath: keyPath]
-        case let .optional(keyPath): return parent[keyPath: keyPath]
+        case let .value(keyPath): parent?[keyPath: keyPath]
+        case let .optional(keyPath): parent?[keyPath: keyPath] ?? nil
         }
     }
 
+    /// Writes with `Optional`'s `sliceMember` rules; a read-only member (a constant's) is left alone.
     func write(_ newValue: SliceValue?, into parent: inout Value?) {
-        guard parent != nil else { return }
         switch self {
         case let .value(keyPath):
-            guard let newValue, let writable = keyPath as? WritableKeyPath<Value, SliceValue> else { return }
-            parent![keyPath: writable] = newValue
+            guard let writable = keyPath as? WritableKeyPath<Value, SliceValue> else { return }
+            parent[sliceMember: writable] = newValue
         case let .optional(keyPath):
             guard let writable = keyPath as? WritableKeyPath<Value, SliceValue?> else { return }
-            parent![keyPath: writable] = newValue
+            parent[sliceMember: writable] = newValue
         }
     }
 }
