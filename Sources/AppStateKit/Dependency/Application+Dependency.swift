@@ -98,13 +98,13 @@ extension Application {
             publish: { made, key, registry in
                 // Made independently of the scope's overrides: the registry's instance, unless
                 // another task published one first.
-                registry.entry(for: key, as: DependencyEntry<Value>.self) { Application.makeDependencyEntry(key: $0) { made } }
+                registry.entry(for: key, as: DependencyEntry<Value>.self) { Application.announcingCreation(DependencyEntry(key: $0, value: made)) }
                     .filled(in: registry) { made }
             }
         ) {
             return Dependency(source: nil, value: scoped)
         }
-        let entry = registry.entry(for: key, as: DependencyEntry<Value>.self) { Application.makeDependencyEntry(key: $0, object) }
+        let entry = registry.entry(for: key, as: DependencyEntry<Value>.self) { Application.announcingCreation(DependencyEntry(key: $0, value: object())) }
         return Dependency(source: EntryReference(entry), value: entry.value(in: registry, object))
     }
 
@@ -122,13 +122,6 @@ extension Application {
         TaskContext.noteOverrideServed()
         // The key names the value type, so the override is a `TypedScopedOverride<Value>`.
         return (override as? TypedScopedOverride<Value>)?.value
-    }
-
-    @usableFromInline
-    static func makeDependencyEntry<Value: Sendable>(key: EntryKey, _ object: () -> Value) -> RegistryEntry {
-        let entry = DependencyEntry(key: key, value: object())
-        announceCreation(of: entry)
-        return entry
     }
 }
 

@@ -71,6 +71,7 @@ extension Application {
     }
 
     /// `entry`, after ``announceCreation(of:)``: for creation closures that are one expression.
+    @usableFromInline
     static func announcingCreation<Entry: RegistryEntry>(_ entry: Entry) -> Entry {
         announceCreation(of: entry)
         return entry

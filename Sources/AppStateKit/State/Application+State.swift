@@ -108,14 +108,7 @@ extension Application {
 
     @inlinable
     func state<Value: Sendable>(key: EntryKey, initial: () -> Value) -> State<Value> {
-        State(entry: registry.entry(for: key) { Application.makeStateEntry(key: $0, initial: initial()) })
-    }
-
-    @inlinable
-    static func makeStateEntry<Value: Sendable>(key: EntryKey, initial: Value) -> RegistryEntry {
-        let entry = StateEntry(key: key, initial: initial)
-        announceCreation(of: entry)
-        return entry
+        State(entry: registry.entry(for: key) { Application.announcingCreation(StateEntry(key: $0, initial: initial())) })
     }
 }
 
