@@ -32,10 +32,8 @@ extension Application {
     }
 
     /// An asynchronous sequence of an entry's values, made by
-    /// ``Application/values(of:pollInterval:)``; see there for the delivery rules.
-    ///
-    /// The sequence itself holds no subscription: each `for await` loop over it subscribes on
-    /// its own, so one sequence may be iterated by many tasks.
+    /// ``Application/values(of:pollInterval:)``; see there for the delivery rules. It holds no
+    /// subscription itself, so many tasks may iterate one sequence, each loop subscribing.
     public struct Values<Element: Sendable>: AsyncSequence, Sendable {
         /// The entry to watch; `nil` for a custom handle, whose value is delivered once.
         let entry: RegistryEntry?
