@@ -105,12 +105,16 @@ indirect enum PropertyListValue: Codable, Equatable, Sendable {
             throw Self.problem(decoder, "unknown type tag \"\(keys[0])\"")
         }
         let container = try decoder.container(keyedBy: Tag.self)
-        func scalar<T: Decodable>(_ type: T.Type, _ name: String) throws -> T {
+        /// What `decode` returns, or the problem that the tagged value is not `name`.
+        func shaped<T>(_ name: String, _ decode: () throws -> T) throws -> T {
             do {
-                return try container.decode(T.self, forKey: tag)
+                return try decode()
             } catch {
                 throw Self.problem(decoder, "the value tagged \"\(tag.rawValue)\" is not \(name)")
             }
+        }
+        func scalar<T: Decodable>(_ type: T.Type, _ name: String) throws -> T {
+            try shaped(name) { try container.decode(T.self, forKey: tag) }
         }
         switch tag {
         case .bool: self = .bool(try scalar(Bool.self, "a Bool"))
@@ -122,18 +126,11 @@ indirect enum PropertyListValue: Codable, Equatable, Sendable {
         case .date: self = .date(Date(timeIntervalSinceReferenceDate: try scalar(Double.self, "a Date (seconds since 2001)")))
         case .url: self = .url(try scalar(URL.self, "a URL"))
         case .array:
-            do {
-                _ = try container.nestedUnkeyedContainer(forKey: tag)
-            } catch {
-                throw Self.problem(decoder, "the value tagged \"array\" is not an array")
-            }
+            // The shape first, so that an element's own problem is not reported as the array's.
+            _ = try shaped("an array") { try container.nestedUnkeyedContainer(forKey: tag) }
             self = .array(try container.decode([PropertyListValue].self, forKey: tag))
         case .dictionary:
-            do {
-                _ = try container.nestedContainer(keyedBy: AnyKey.self, forKey: tag)
-            } catch {
-                throw Self.problem(decoder, "the value tagged \"dictionary\" is not an object")
-            }
+            _ = try shaped("an object") { try container.nestedContainer(keyedBy: AnyKey.self, forKey: tag) }
             self = .dictionary(try container.decode([String: PropertyListValue].self, forKey: tag))
         }
     }
