@@ -23,7 +23,6 @@ extension Application {
     /// overwritten. ``read()`` and ``write(_:)`` throw instead.
     public struct FileState<Value: Codable & Sendable>: MutableApplicationState, Sendable {
         @usableFromInline let entry: FileStateEntry<Value>
-        /// Keeps the owning application (and its registry) alive as long as the handle.
         @usableFromInline let application: KeepAlive
 
         @inlinable

@@ -11,9 +11,7 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
     let directory: String
     let filename: String
     let isBase64Encoded: Bool
-    /// `directory/filename`.
     let filePath: String
-    /// Why the file name was refused, if it was.
     let filenameProblem: PersistenceError?
     /// What the entry knows of its file, and its value then; never held during I/O or calls out.
     private let kept: KeptRead<FileReadCheck, Value>
@@ -43,7 +41,6 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
         fileManager.localFiles?.mapped(filePath) ?? filePath
     }
 
-    /// The file's value, or the initial value when there is no file.
     override func read() throws -> Value {
         trackAccess()
         var value = initial

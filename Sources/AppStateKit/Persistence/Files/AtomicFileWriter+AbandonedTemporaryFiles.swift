@@ -14,6 +14,8 @@ import Darwin
 extension AtomicFileWriter {
     /// The longest `-<pid>-<random>` part of a temporary name.
     private static let uniquePartLength = 22
+    /// The paths already swept in this process.
+    private static let sweptPaths = LockedBox<Set<String>>([])
 
     /// The temporary file this process writes before renaming it over `path`. Its name fits in
     /// ``maximumNameLength`` bytes whatever the length of `path`'s name.
@@ -29,7 +31,7 @@ extension AtomicFileWriter {
     /// Removes abandoned temporary files of `path`, once per path per process. Housekeeping
     /// never fails a write: a file that can't be removed is reported.
     static func removeAbandonedTemporaryFiles(of path: String, in fileSystem: some FileSystem = POSIXFileSystem()) {
-        guard SweptPaths.insert(path) else { return }
+        guard sweptPaths.withLock({ $0.insert(path).inserted }) else { return }
         let directory = directory(of: path)
         let listed = directory.isEmpty ? "." : directory
         let prefix = (temporaryPrefix(for: path) as NSString).lastPathComponent
@@ -68,15 +70,5 @@ extension AtomicFileWriter {
         if pid == getpid() { return true }
         if kill(pid, 0) == 0 { return true }
         return errno != ESRCH  // EPERM: it exists but belongs to another user
-    }
-}
-
-/// The paths already swept in this process.
-private enum SweptPaths {
-    private static let paths = LockedBox<Set<String>>([])
-
-    /// Records `path`; returns `false` when it was already recorded.
-    static func insert(_ path: String) -> Bool {
-        paths.withLock { $0.insert(path).inserted }
     }
 }

@@ -116,7 +116,6 @@ package enum AtomicFileWriter {
         }
     }
 
-    /// The whole file at `path`, or `nil` if there is none.
     package static func read(_ path: String, in fileSystem: some FileSystem = POSIXFileSystem()) throws -> Data? {
         try PersistenceError.naming(path) { try fileSystem.contents(of: path) }
     }

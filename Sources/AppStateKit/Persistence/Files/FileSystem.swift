@@ -54,7 +54,6 @@ package protocol FileSystem: Sendable {
 }
 
 extension FileSystem {
-    /// The whole file at `path`, or `nil` when it does not exist.
     package func contents(of path: String) throws(FileSystemError) -> Data? {
         try contents(of: path, from: 0, limit: nil, for: path)?.data
     }

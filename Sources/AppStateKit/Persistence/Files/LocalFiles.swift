@@ -34,12 +34,10 @@ package struct LocalFiles: Sendable {
         return sandbox.root + (path.hasPrefix("/") ? path : "/" + path)
     }
 
-    /// The contents of the file at `path`, or `nil` when there is none.
     package func contents(ofFile path: String) throws -> Data? {
         try AtomicFileWriter.read(mapped(path), in: fileSystem)
     }
 
-    /// See ``AtomicFileWriter/write(_:to:durable:announcing:in:)``.
     @discardableResult
     package func writeAtomically(_ data: Data, toFile path: String) throws -> FileStamp? {
         try AtomicFileWriter.write(data, to: mapped(path), durable: isDurable, in: fileSystem)
@@ -54,7 +52,6 @@ package struct LocalFiles: Sendable {
         try AtomicFileWriter.moveAside(mapped(path), in: fileSystem)
     }
 
-    /// See ``AtomicFileWriter/remove(_:in:)``.
     package func removeFile(_ path: String) throws {
         try AtomicFileWriter.remove(mapped(path), in: fileSystem)
     }

@@ -5,15 +5,28 @@ import Foundation
 /// a task that outlived it) is never left behind; those still alive at a normal exit, then.
 final class SandboxDirectory: Sendable {
     let root: String
+    /// The roots of sandboxes whose application is alive, removed at process exit.
+    private static let live = LockedBox<(roots: Set<String>, exitHandlerInstalled: Bool)>(([], false))
 
     init(root: String) {
         self.root = root
-        LiveSandboxes.add(root)
+        let install = Self.live.withLock { live in
+            live.roots.insert(root)
+            defer { live.exitHandlerInstalled = true }
+            return !live.exitHandlerInstalled
+        }
+        if install {
+            atexit {
+                for root in SandboxDirectory.live.withLock({ $0.roots }) {
+                    SandboxDirectory.remove(root)
+                }
+            }
+        }
     }
 
     deinit {
-        LiveSandboxes.remove(root)
-        SandboxDirectory.remove(root)
+        _ = Self.live.withLock { $0.roots.remove(root) }
+        Self.remove(root)
     }
 
     /// Deletes the directory; a failure is reported through the shared application's logger
@@ -26,29 +39,5 @@ final class SandboxDirectory: Sendable {
         } catch {
             Application.shared[keyPath: \.logger].value.error("AppStateKit: could not remove the isolated file-state directory \(root): \(error)")
         }
-    }
-}
-
-/// The roots of sandboxes whose application is alive, removed at process exit.
-private enum LiveSandboxes {
-    private static let state = LockedBox<(roots: Set<String>, exitHandlerInstalled: Bool)>(([], false))
-
-    static func add(_ root: String) {
-        let install = state.withLock { state in
-            state.roots.insert(root)
-            defer { state.exitHandlerInstalled = true }
-            return !state.exitHandlerInstalled
-        }
-        if install {
-            atexit {
-                for root in LiveSandboxes.state.withLock({ $0.roots }) {
-                    SandboxDirectory.remove(root)
-                }
-            }
-        }
-    }
-
-    static func remove(_ root: String) {
-        _ = state.withLock { $0.roots.remove(root) }
     }
 }

@@ -23,7 +23,6 @@ final class CommitQueue: Sendable {
         /// Writers the last batch acknowledged that haven't queued again since (any writer
         /// queueing counts as one of them): the next batch waits for them.
         var returning = 0
-        /// How long the last batch took to commit.
         var lastCommit = Duration.zero
         var delay: Delay
         var delayedBatches = 0

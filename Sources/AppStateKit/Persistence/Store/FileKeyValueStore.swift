@@ -73,7 +73,6 @@ public final class FileKeyValueStore: UserDefaultsManaging, Sendable {
         self.init(path: path, durability: durability, layout: layout, fileSystem: POSIXFileSystem())
     }
 
-    /// A store in `fileSystem`.
     package init(
         path: String, durability: Durability = .immediate, layout: Layout = .singleFile, fileSystem: any FileSystem,
         compactionThreshold: Int = FileKeyValueStore.defaultCompactionThreshold
@@ -163,7 +162,6 @@ public final class FileKeyValueStore: UserDefaultsManaging, Sendable {
         let freshness: FileFreshness
     }
 
-    /// The object `cache` holds for `key`.
     private func object(_ key: String, in cache: borrowing Cache) throws -> Any? {
         if let corruption = cache.corruption {
             throw PersistenceError(.corruptData, subject: path, detail: "\(corruption); the file is kept and moved aside by the next write")

@@ -17,7 +17,6 @@ indirect enum PropertyListValue: Codable, Equatable, Sendable {
     case array([PropertyListValue])
     case dictionary([String: PropertyListValue])
 
-    /// Converts a Swift value to a property-list value, or `nil` if it isn't one.
     init?(_ value: Any) {
         switch value {
         case let value as Bool: self = .bool(value)

@@ -47,7 +47,6 @@ indirect enum RawJSONValue: Codable, Equatable, Sendable {
         }
     }
 
-    /// The value `body` decodes, or `nil` when the JSON has another shape.
     private static func attempt<T>(_ body: () throws -> T) -> T? {
         do {
             return try body()

@@ -15,7 +15,6 @@ public struct UserDefaultsStore: UserDefaultsManaging, @unchecked Sendable {
 
     /// The wrapped defaults (package-visible: AppStateKitConfiguration lists their keys).
     package let defaults: UserDefaults
-    /// Whether each write is followed by `synchronize()` (on by default).
     let synchronizesWrites: Bool
 
     /// Wraps `defaults`.

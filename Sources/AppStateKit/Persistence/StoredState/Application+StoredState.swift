@@ -20,7 +20,6 @@ extension Application {
     /// instead.
     public struct StoredState<Value: Codable & Sendable>: MutableApplicationState, Sendable {
         @usableFromInline let entry: StoredStateEntry<Value>
-        /// Keeps the owning application (and its registry) alive as long as the handle.
         @usableFromInline let application: KeepAlive
 
         @inlinable

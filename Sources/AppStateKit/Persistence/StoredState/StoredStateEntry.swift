@@ -38,7 +38,6 @@ final class StoredStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, 
         return (nil, storageKey)
     }
 
-    /// The stored value, or the initial value when nothing is stored.
     override func read() throws -> Value {
         trackAccess()
         var value = initial
@@ -169,7 +168,6 @@ final class StoredStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, 
         }
     }
 
-    /// Stores `object` under `key` if the stored value still equals `expected`.
     private static func replace(_ key: String, in store: any UserDefaultsManaging, ifStillEqualTo expected: Any?, with object: Any?) throws -> Bool {
         if let fileStore = store as? FileKeyValueStore {
             return try fileStore.replaceValue(forKey: key, ifEqualTo: expected, with: object)
