@@ -26,7 +26,7 @@ final class SandboxDirectory: Sendable {
 
     deinit {
         _ = Self.live.withLock { $0.roots.remove(root) }
-        Self.remove(root)
+        SandboxDirectory.remove(root)
     }
 
     /// Deletes the directory; a failure is reported through the shared application's logger
