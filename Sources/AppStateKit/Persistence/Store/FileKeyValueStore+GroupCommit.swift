@@ -11,12 +11,6 @@ extension FileKeyValueStore {
         /// Store `entry` only if the key's readable value still equals `expected`.
         case replace(key: String, expected: PropertyListValue?, entry: StoreEntry?)
 
-        var key: String {
-            switch self {
-            case let .set(key, _), let .replace(key, _, _): key
-            }
-        }
-
         /// Applies the change to `changed`, the batch so far on top of `entries` (only read, so
         /// never copied); returns whether it applied.
         func apply(to changed: inout StoreLog.Batch, over entries: [String: StoreEntry]) -> Bool {
