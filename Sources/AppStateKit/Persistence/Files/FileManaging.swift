@@ -51,27 +51,16 @@ extension FileManaging {
         try atomicFiles.writeAtomically(try FileStateCodec.encode(value, base64Encoded: base64Encoded, path: filePath), toFile: filePath)
     }
 
-    /// The contents of the file `path/filename`, base64-decoded when they are valid base64 (as
-    /// AppState reads them: what ``out(data:path:filename:base64Encoded:)`` wrote encoded comes
-    /// back as it was given, and raw contents that happen to be valid base64 are decoded too).
-    ///
-    /// ```swift
-    /// let payload = try FileManager.default.data(path: "/var/lib/tool", filename: "payload.bin")
-    /// ```
-    ///
-    /// - Throws: ``PersistenceError``: `ioFailure` with `errno` `ENOENT` when there is no file.
-    public func data(path: String = ".", filename: String) throws -> Data {
+    /// The contents of the file `path/filename`, base64-decoded when they are valid base64, as
+    /// AppState's internal helper of that name reads them.
+    func data(path: String = ".", filename: String) throws -> Data {
         let contents = try existingContents(ofFile: Self.filePath(path, filename))
         return Data(base64Encoded: contents) ?? contents
     }
 
-    /// Writes `data` (base64-encoded when `base64Encoded`) to `path/filename` atomically,
-    /// creating the directory when missing.
-    ///
-    /// ```swift
-    /// try FileManager.default.out(data: payload, path: "/var/lib/tool", filename: "payload.bin")
-    /// ```
-    public func out(data: Data, path: String = ".", filename: String, base64Encoded: Bool = true) throws {
+    /// Writes `data` (base64-encoded when `base64Encoded`) to `path/filename` atomically, as
+    /// AppState's internal helper of that name does.
+    func out(data: Data, path: String = ".", filename: String, base64Encoded: Bool = true) throws {
         try atomicFiles.writeAtomically(base64Encoded ? data.base64EncodedData() : data, toFile: Self.filePath(path, filename))
     }
 
