@@ -1,11 +1,10 @@
 import Foundation
 import Synchronization
 
-/// Tells a test that forgot `.isolatedApplication` where its persisted state goes: the first
-/// time a real default (`\.userDefaults`, `\.fileManager`, `\.syncStore`) is created while a
-/// test runs outside an isolated application, this reports once per process where the data
-/// goes and the trait that avoids it. AppStateKitTesting says a test is running through
-/// ``install(runningTest:)``; the library never guesses.
+/// Tells a test that forgot `.isolatedApplication` where its persisted state goes: the first real
+/// default (`\.userDefaults`, `\.fileManager`, `\.syncStore`) created while a test runs outside
+/// an isolated application is reported once per process, with the trait that avoids it.
+/// AppStateKitTesting says a test is running (``install(runningTest:)``); the library never guesses.
 package enum UnisolatedPersistenceNotice {
     private static let runningTest = LockedBox<(@Sendable () -> String?)?>(nil)
     private static let given = Atomic<Bool>(false)

@@ -52,7 +52,7 @@ extension EncodingError {
 }
 
 /// A one-line explanation of `error`: the summaries above for Codable errors, the parser's own
-/// sentence for Foundation's (not the whole `Error Domain=… UserInfo={…}` dump), else its description.
+/// sentence for Foundation's (not the `Error Domain=… UserInfo={…}` dump), else its description.
 func shortDescription(of error: any Error) -> String {
     switch error {
     case let error as DecodingError: error.summary

@@ -105,12 +105,12 @@ extension FileKeyValueStore {
         throw PersistenceError(.ioFailure, subject: path, detail: "the store and its log kept being replaced while being read")
     }
 
-    /// The log's stamp; a failure names the store, which the log is part of (as in ``read(_:from:limit:)``).
+    /// The log's stamp; a failure names the store, which the log is part of.
     private func logStamp(_ logPath: String) throws -> FileStamp? {
         try PersistenceError.naming(path) { try fileSystem.status(of: logPath)?.stamp }
     }
 
-    /// Part of the log at `logPath`.
+    /// Part of the log at `logPath`; a failure names the store.
     func read(_ logPath: String, from offset: Int, limit: Int?) throws -> (data: Data, stamp: FileStamp)? {
         try PersistenceError.naming(path) { try fileSystem.contents(of: logPath, from: offset, limit: limit, for: path) }
     }

@@ -45,7 +45,7 @@ public struct PersistenceError: Error, CustomStringConvertible, Equatable, Senda
         self = .system(error.code, subject: path, operation: error.operation)
     }
 
-    /// What `operation` returns; a ``FileSystemError`` it throws is thrown as the error naming `path`.
+    /// What `operation` returns; a ``FileSystemError`` it throws becomes the error naming `path`.
     static func naming<Result>(_ path: String, _ operation: () throws -> Result) rethrows -> Result {
         do {
             return try operation()

@@ -1,7 +1,6 @@
-/// How a ``Application/StoredState``'s feature and id become its key in the store.
-///
-/// The key is `"<feature>/<id>"` with the feature escaped (``KeyPartEscaping``), so no two
-/// declarations share a key (unescaped, `T` + `a/b` and `T/a` + `b` both made `T/a/b`).
+/// How a ``Application/StoredState``'s feature and id become its key in the store:
+/// `"<feature>/<id>"` with the feature escaped (``KeyPartEscaping``), so no two declarations
+/// share a key (unescaped, `T` + `a/b` and `T/a` + `b` both made `T/a/b`).
 ///
 /// Earlier versions stored an escaped feature's entry under the raw `"<feature>/<id>"`. That
 /// legacy key is read while nothing is stored under the new one, only when it can't be another

@@ -1,14 +1,10 @@
 import Foundation
 
-/// How a ``Application/StoredState`` value is represented in a key-value store.
-///
-/// - Property-list values are stored natively, so plain `UserDefaults` code reads and writes the
-///   same entries.
-/// - `RawRepresentable` values with a `String` or `Int` raw value are stored as the raw value.
-/// - Everything else is stored as JSON `Data`.
-///
-/// Reads accept the native form, the raw value and JSON data, and convert between `Int`,
-/// `Double` and `Float` where no precision is lost.
+/// How a ``Application/StoredState`` value is represented in a key-value store: property-list
+/// values natively (so plain `UserDefaults` code reads and writes the same entries),
+/// `RawRepresentable` values with a `String` or `Int` raw value as the raw value, everything
+/// else as JSON `Data`. Reads accept all three, and convert between `Int`, `Double` and `Float`
+/// where no precision is lost.
 enum StoredValueCodec {
     /// The object to store for `value`, or `nil` to remove the key (an optional holding `nil`).
     static func encode<Value: Encodable>(_ value: Value, key: String) throws -> Any? {
