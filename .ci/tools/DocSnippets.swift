@@ -297,7 +297,7 @@ func writeManifests(to directory: String) throws -> Int {
                 var source = target.products.map { "import \($0)\n" }.joined()
                 if target.isTest {
                     source += "import Testing\n\n@Test func linksAndRuns() {\n"
-                    if target.products.contains("AppStateKit") { source += "    #expect(Application.isLoggingEnabled == false)\n" }
+                    if target.products.contains("AppStateKit") { source += "    #expect(Application.description == \"Application (no entries)\")\n" }
                     source += "}\n"
                 } else if target.isExecutable {
                     source += "\nprint(\"\(target.name)\")\n"

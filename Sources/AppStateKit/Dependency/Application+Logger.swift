@@ -20,8 +20,9 @@ extension Application {
         return Application.self
     }
 
-    /// Whether debug logging is enabled; see ``logging(isEnabled:)``.
-    public static var isLoggingEnabled: Bool {
+    /// Whether debug logging is enabled; see ``logging(isEnabled:)``. Package-internal, as
+    /// AppState's is (its ported tests read it).
+    package static var isLoggingEnabled: Bool {
         Diagnostics.isDebugEnabled.load(ordering: .relaxed)
     }
 

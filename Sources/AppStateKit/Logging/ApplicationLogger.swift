@@ -13,7 +13,7 @@ import Foundation
 /// ))
 /// ```
 ///
-/// Debug messages are only built and delivered while ``Application/isLoggingEnabled`` is true;
+/// Debug messages are only built and delivered while ``Application/logging(isEnabled:)`` is on;
 /// errors (a corrupt file, a failed write) are always delivered. The default logger writes both
 /// to standard error, one line each.
 public struct ApplicationLogger: Sendable, CustomStringConvertible {
@@ -51,13 +51,13 @@ public struct ApplicationLogger: Sendable, CustomStringConvertible {
         self.errorSink = { reported, message in error(ApplicationLogger.line(for: reported, message: message)) }
     }
 
-    /// Logs a debug message when ``Application/isLoggingEnabled`` is true.
+    /// Logs a debug message while ``Application/logging(isEnabled:)`` is on.
     public func debug(_ message: String) {
         guard Diagnostics.isDebugEnabled.load(ordering: .relaxed) else { return }
         debugSink(message)
     }
 
-    /// Logs a debug message built only when ``Application/isLoggingEnabled`` is true.
+    /// Logs a debug message, built only while ``Application/logging(isEnabled:)`` is on.
     ///
     /// ```swift
     /// Application.logger.debug { "cache holds \(expensiveSummary())" }
