@@ -20,8 +20,7 @@ extension Application {
         return Application.self
     }
 
-    /// Whether debug logging is enabled; see ``logging(isEnabled:)``. Package-internal, as
-    /// AppState's is (its ported tests read it).
+    /// Whether debug logging is on (package-internal, as in AppState); see ``logging(isEnabled:)``.
     package static var isLoggingEnabled: Bool {
         Diagnostics.isDebugEnabled.load(ordering: .relaxed)
     }
