@@ -126,9 +126,8 @@ extension Application {
         withCurrent { $0[keyPath: keyPath] }
     }
 
-    /// Restores the initial value of a state, stored state or file state.
-    ///
-    /// For a stored or file state this removes the persisted value.
+    /// Restores the initial value of a state, stored state or file state; for a stored or file
+    /// state this removes the persisted value.
     @inlinable
     public static func reset<S: MutableApplicationState>(_ keyPath: KeyPath<Application, S>) {
         var handle = current[keyPath: keyPath]
@@ -153,6 +152,8 @@ extension Application {
     ///   any process sharing a ``FileKeyValueStore``'s file or (with the default file manager) a
     ///   file state's file, which serialise on an `flock` of `<file>.lock`. Store failures are
     ///   reported through the logger; the handles' `update(_:)` throws them instead.
+    /// - Any other handle runs its own `modify` (a ``SyncState``'s is one step within this
+    ///   process; its `update(maxAttempts:_:)` is the step atomic across processes).
     @inlinable @inline(__always) @discardableResult
     public static func update<S: MutableApplicationState, Result>(
         _ keyPath: KeyPath<Application, S>,
