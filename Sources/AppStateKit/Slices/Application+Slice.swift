@@ -1,9 +1,8 @@
 extension Application {
     /// A view of one member of a state's value.
     ///
-    /// Obtained from `Application.slice(_:_:)`;
-    /// writable when built from a `WritableKeyPath`, in which case a write replaces the member in
-    /// the shared value as one atomic step.
+    /// Obtained from `Application.slice(_:_:)`; writable when built from a `WritableKeyPath`, in
+    /// which case a write replaces the member in the shared value as one atomic step.
     ///
     /// ```swift
     /// var theme = Application.slice(\.settings, \.theme)
