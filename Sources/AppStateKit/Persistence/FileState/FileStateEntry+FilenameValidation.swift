@@ -21,8 +21,7 @@ extension FileStateEntry {
             // (the shared generation counter lives there) and lock it.
             "\"\(filename)\" ends in \".lock\", the name of the lock file kept beside each FileState's file "
                 + "(\"\(filename.dropLast(5))\" keeps its lock in \"\(filename)\"); choose another name"
-        } else if let marker = filename.range(of: ".tmp-", options: .backwards),
-            AtomicFileWriter.owningProcess(ofTemporaryName: filename[marker.upperBound...]) != nil {
+        } else if AtomicFileWriter.isTemporaryName(filename) {
             // The first write to the FileState named before ".tmp-" would remove it once the
             // process whose id it names is gone.
             "\"\(filename)\" has the shape of the temporary files FileState writes before renaming "

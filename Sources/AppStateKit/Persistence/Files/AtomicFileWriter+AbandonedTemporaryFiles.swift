@@ -25,7 +25,16 @@ extension AtomicFileWriter {
 
     /// `<path's name, shortened if needed>.tmp-`: what every temporary file of `path` starts with.
     static func temporaryPrefix(for path: String) -> String {
-        sibling(of: path, suffix: ".tmp-", reserving: uniquePartLength)
+        sibling(of: path, suffix: temporaryMarker, reserving: uniquePartLength)
+    }
+
+    /// What separates a temporary file's target name from its unique part.
+    private static let temporaryMarker = ".tmp-"
+
+    /// Whether `name` has the shape of a temporary file's name, `<name>.tmp-<pid>-<random>`.
+    static func isTemporaryName(_ name: String) -> Bool {
+        guard let marker = name.range(of: temporaryMarker, options: .backwards) else { return false }
+        return owningProcess(ofTemporaryName: name[marker.upperBound...]) != nil
     }
 
     /// Removes abandoned temporary files of `path`, once per path per process. Housekeeping
@@ -59,7 +68,7 @@ extension AtomicFileWriter {
     }
 
     /// The process id in `<pid>-<random>` (what follows `.tmp-`), or `nil` for another shape.
-    static func owningProcess(ofTemporaryName suffix: Substring) -> pid_t? {
+    private static func owningProcess(ofTemporaryName suffix: Substring) -> pid_t? {
         let parts = suffix.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 2, UInt32(parts[1]) != nil, let pid = pid_t(parts[0]), pid > 0 else { return nil }
         return pid

@@ -125,7 +125,7 @@ public final class FileKeyValueStore: UserDefaultsManaging, Sendable {
     ///   `ioFailure`, …), is not a JSON object (`corruptData`), or the entry for `key` is not a
     ///   valid tagged value (`corruptData`, naming the key and the problem).
     public func readObject(forKey key: String) throws -> Any? {
-        try readObjectForReuse(forKey: key).object
+        try withCurrentCache { try object(key, in: $0) }
     }
 
     /// ``readObject(forKey:)`` and what ``isUnchanged(since:)`` checks before the caller reuses
