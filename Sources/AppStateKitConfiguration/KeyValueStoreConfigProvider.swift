@@ -30,7 +30,7 @@ import Synchronization
 /// - ``watchValue(forKey:type:updatesHandler:)`` and ``watchSnapshot(updatesHandler:)`` emit the
 ///   current value, then every change a write through the provider or a poll finds.
 /// - A poll that can't read the store keeps the values held, and reports the error through the
-///   `Application.logger` of the application that created the provider, once until a poll
+///   `\.logger` of the application that created the provider, once until a poll
 ///   succeeds again.
 public final class KeyValueStoreConfigProvider: Sendable {
     /// The store the values live in.

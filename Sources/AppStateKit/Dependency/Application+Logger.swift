@@ -1,6 +1,6 @@
 import Synchronization
 
-/// Whether `Diagnostics` sends reports to `Application.logger` yet (see `installDiagnostics()`).
+/// Whether `Diagnostics` sends reports to `\.logger` yet (see `installDiagnostics()`).
 private let diagnosticsInstalled = Atomic<Bool>(false)
 
 extension Application {
@@ -25,8 +25,9 @@ extension Application {
         Diagnostics.isDebugEnabled.load(ordering: .relaxed)
     }
 
-    /// The logger in use: the current value of the `\.logger` dependency.
-    public static var logger: ApplicationLogger {
+    /// The logger in use: the current value of the `\.logger` dependency (package-internal;
+    /// users write `Application.dependency(\.logger)`).
+    package static var logger: ApplicationLogger {
         dependency(\.logger)
     }
 
@@ -36,7 +37,7 @@ extension Application {
         return dependency(ApplicationLogger(), feature: "AppStateKit", id: "logger")
     }
 
-    /// Routes `Diagnostics` (the reports of code that knows no logger) to `Application.logger`,
+    /// Routes `Diagnostics` (the reports of code that knows no logger) to `\.logger`,
     /// once. Runs whenever the logger is named, so until then the default logger is in use, whose
     /// output `Diagnostics` reproduces.
     @inline(__always)

@@ -16,7 +16,7 @@ import Foundation
 /// Debug messages are only built and delivered while ``Application/logging(isEnabled:)`` is on;
 /// errors (a corrupt file, a failed write) are always delivered. The default logger writes both
 /// to standard error, one line each.
-public struct ApplicationLogger: Sendable, CustomStringConvertible {
+public struct ApplicationLogger: Sendable {
     private let debugSink: @Sendable (String) -> Void
     private let errorSink: @Sendable (any Error, String?) -> Void
 
@@ -60,7 +60,7 @@ public struct ApplicationLogger: Sendable, CustomStringConvertible {
     /// Logs a debug message, built only while ``Application/logging(isEnabled:)`` is on.
     ///
     /// ```swift
-    /// Application.logger.debug { "cache holds \(expensiveSummary())" }
+    /// Application.dependency(\.logger).debug { "cache holds \(expensiveSummary())" }
     /// ```
     public func debug(_ message: () -> String) {
         guard Diagnostics.isDebugEnabled.load(ordering: .relaxed) else { return }
@@ -70,7 +70,7 @@ public struct ApplicationLogger: Sendable, CustomStringConvertible {
     /// Reports `error`, with `message` when given, whether or not debug logging is enabled.
     ///
     /// ```swift
-    /// Application.logger.error(error, "could not load the catalogue")
+    /// Application.dependency(\.logger).error(error, "could not load the catalogue")
     /// ```
     public func error(_ error: any Error, _ message: String? = nil) {
         errorSink(error, message)
@@ -80,9 +80,6 @@ public struct ApplicationLogger: Sendable, CustomStringConvertible {
     public func error(_ message: String) {
         errorSink(Message(description: message), nil)
     }
-
-    /// `ApplicationLogger`.
-    public var description: String { "ApplicationLogger" }
 
     /// A plain message reported with ``error(_:)-(String)``, as an AppState-style error closure
     /// receives it: its description and `localizedDescription` are the message itself.

@@ -1,5 +1,5 @@
 /// AppState's `Keychain` methods, so code written for AppState compiles unchanged. They never
-/// throw a read or write failure: they report it through `Application.logger` (naming the key
+/// throw a read or write failure: they report it through `\.logger` (naming the key
 /// and source, never the value) and behave as if the key were absent (or the write not made).
 /// Use ``Keychain/read(_:)``, ``Keychain/write(_:forKey:)`` and ``Keychain/delete(_:)`` to
 /// handle failures yourself.

@@ -19,7 +19,7 @@ import Foundation
 /// Every read asks the sources again, so a rotated credential file is picked up. Values never
 /// appear in the keychain's description, in errors or in logs. The non-throwing AppState
 /// methods (``get(_:as:)``, ``set(value:forKey:)``, ``remove(_:)``, …) report failures through
-/// `Application.logger`; ``read(_:)``, ``write(_:forKey:)`` and ``delete(_:)`` throw them.
+/// `\.logger`; ``read(_:)``, ``write(_:forKey:)`` and ``delete(_:)`` throw them.
 public final class Keychain: Sendable, CustomStringConvertible {
     /// A key: the name of the secret's file (`dbPassword`, `Billing.apiKey`).
     public typealias Key = String

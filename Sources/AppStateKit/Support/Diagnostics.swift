@@ -8,8 +8,8 @@ import Darwin
 import Synchronization
 
 /// The reporting seam for code below the logging layer (the registry, files, stores): the layer
-/// that owns `Application.logger` installs where reports go, the first time anything touches
-/// `Application.logger` or `Application.logging(isEnabled:)`. Before that, the default logger
+/// that owns `\.logger` installs where reports go, the first time anything touches
+/// `\.logger` or `Application.logging(isEnabled:)`. Before that, the default logger
 /// is in place, whose errors go to standard error as ``report(error:)`` writes them here, and
 /// whose debug messages are off.
 enum Diagnostics {

@@ -5,7 +5,7 @@ extension LocalSyncStore {
     /// file is durable.
     ///
     /// A damaged record of `key` is first saved to a `.corrupt-record-<time>` sibling and
-    /// reported through `Application.logger`.
+    /// reported through `\.logger`.
     ///
     /// - Throws: ``SyncStoreError`` of kind `invalidKey` or `valueTooLarge` (nothing written);
     ///   `ioFailure` when the file can't be read, written or flushed (the file is then unchanged,

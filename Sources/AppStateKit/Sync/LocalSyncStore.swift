@@ -42,7 +42,7 @@ import Foundation
 /// - **Status:** ``statusUpdates()`` says whether the file reads; ``SyncStore/waitUntilReady(timeout:)``
 ///   returns once it did.
 /// - **Never destroys data:** a file that is not a store file is reported through
-///   `Application.logger`, its keys read as errors, and the next write moves it aside to a
+///   `\.logger`, its keys read as errors, and the next write moves it aside to a
 ///   `.corrupt-<time>` sibling. A damaged record only affects its own key: it is kept as it is,
 ///   its key reads as an error, and an unconditional write of that key first saves the damaged
 ///   record to a `.corrupt-record-<time>` sibling. A file written by a newer AppStateKit is left
@@ -154,7 +154,7 @@ public final class LocalSyncStore: SyncStore {
     }
 
     /// Every intact record in the file, tombstones included (until collected), sorted by key. Damaged records are
-    /// left out (they are reported through `Application.logger` when the file is read).
+    /// left out (they are reported through `\.logger` when the file is read).
     ///
     /// - Throws: ``SyncStoreError`` of kind `corruptRecord` or `ioFailure` when the file can't be
     ///   used at all.

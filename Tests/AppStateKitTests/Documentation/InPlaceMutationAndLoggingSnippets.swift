@@ -3,13 +3,19 @@
 // compiled and run. Keep them in step.
 import AppStateKit
 import AppStateKitTesting
+import Synchronization
 import Testing
 
 /// The guide's `print` calls stay verbatim; in this file they print only as test diagnostics
 /// (APPSTATEKIT_TEST_DIAGNOSTICS, see TestDiagnostics.swift), so a green run stays quiet.
 private func print(_ items: Any..., separator: String = " ", terminator: String = "\n") {
-    diagnostic(items.map { "\($0)" }.joined(separator: separator))
+    let line = items.map { "\($0)" }.joined(separator: separator)
+    printedLines.withLock { $0.append(line) }
+    diagnostic(line)
 }
+
+/// Every line the snippets printed, so a test can check where a message went.
+private let printedLines = Mutex<[String]>([])
 
 final class RequestCounter: Sendable {
     let counter = AppState(\.counter)          // instead of @AppState(\.counter) var counter
@@ -55,6 +61,7 @@ struct InPlaceMutationAndLoggingSnippets {
         logger.error("the catalogue is empty")     // reaches `error` as an error that prints as the message
         Application.promote(\.logger, with: logger)
 
-        #expect("\(Application.logger)" == "ApplicationLogger")
+        Application.dependency(\.logger).error("reached through the dependency")
+        #expect(printedLines.withLock { $0.contains("error:  reached through the dependency") })
     }
 }

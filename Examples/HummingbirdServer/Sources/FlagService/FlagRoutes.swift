@@ -52,7 +52,7 @@ public func buildRouter() -> Router<BasicRequestContext> {
         let flag = Flag(name: name, enabled: update.enabled, updatedAt: AppStateKit.Application.dependency(\.serverClock).now())
         try await AppStateKit.Application.dependency(\.flagRepository).save(flag)
         let info = AppStateKit.Application.dependency(\.requestInfo)
-        AppStateKit.Application.logger.debug("request \(info.id) (tenant \(info.tenant)) set \(name) = \(update.enabled)")
+        AppStateKit.Application.dependency(\.logger).debug("request \(info.id) (tenant \(info.tenant)) set \(name) = \(update.enabled)")
         return flag
     }
     api.delete("flags") { _, _ -> HTTPResponse.Status in

@@ -97,7 +97,7 @@ public final class FileKeyValueStore: UserDefaultsManaging, Sendable {
     // MARK: UserDefaultsManaging
 
     /// The value stored for `key`; a file or an entry that can't be read is reported through
-    /// `Application.logger` and reads as `nil`.
+    /// `\.logger` and reads as `nil`.
     public func object(forKey key: String) -> Any? {
         do {
             return try readObject(forKey: key)
@@ -108,7 +108,7 @@ public final class FileKeyValueStore: UserDefaultsManaging, Sendable {
     }
 
     /// Stores `value` durably; `nil` removes the key. Failures are reported through
-    /// `Application.logger`; use ``writeObject(_:forKey:)`` to handle them yourself.
+    /// `\.logger`; use ``writeObject(_:forKey:)`` to handle them yourself.
     public func set(_ value: Any?, forKey key: String) {
         do {
             try writeObject(value, forKey: key)
