@@ -16,9 +16,13 @@ let document = "Documentation/Internals.md"
 let root = "Sources/AppStateKit/"
 let reference = try Regex("`([^`]+\\.swift):([0-9]+)`<!-- (.+?) -->")
 
+/// Each source file's lines, read once however many references name it.
+var sourceLines: [String: [String]] = [:]
+
 /// The first line (1-based) of `path` where `patterns` match consecutive lines, or nil.
 func firstLine(of path: String, matching patterns: [String]) throws -> Int? {
-    let lines = try String(contentsOfFile: root + path, encoding: .utf8).components(separatedBy: "\n")
+    let lines = try sourceLines[path] ?? String(contentsOfFile: root + path, encoding: .utf8).components(separatedBy: "\n")
+    sourceLines[path] = lines
     let expressions = try patterns.map { try Regex($0) }
     for start in lines.indices {
         let matches = expressions.indices.allSatisfy { offset in
