@@ -50,7 +50,7 @@ extension FileKeyValueStore {
     /// Applies the records appended since `log.consumed`; `false` when the log was replaced.
     private func readAppendedRecords(logPath: String, after log: StoreLogPosition, into cache: inout Cache) throws -> Bool {
         guard let (data, stamp) = try read(logPath, from: log.consumed, limit: nil), log.isSameFile(as: stamp) else { return false }
-        let scan = StoreLog.scan(data, base: log.consumed)
+        let scan = StoreLog.scan(data, base: log.consumed, version: log.version)
         StoreLog.apply(scan.batches, to: &cache.entries)
         cache.log?.consumed = scan.consumed
         cache.log?.corruption = scan.corruption.map { "the log \(logPath) is corrupt: \($0)" }
@@ -91,10 +91,11 @@ extension FileKeyValueStore {
                   again.device == logStamp.device, again.inode == logStamp.inode, StoreLog.epoch(ofHeader: header) == epoch
             else { continue }
             var position = StoreLogPosition(device: logStamp.device, inode: logStamp.inode, epoch: epoch, consumed: 0)
+            position.version = StoreLog.version(ofHeader: bytes) ?? 2
             if epoch == nil {
                 position.corruption = "the log \(logPath) does not start with a log header"
             } else {
-                let scan = StoreLog.scan(bytes.dropFirst(StoreLog.headerLength), base: StoreLog.headerLength)
+                let scan = StoreLog.scan(bytes.dropFirst(StoreLog.headerLength), base: StoreLog.headerLength, version: position.version)
                 StoreLog.apply(scan.batches, to: &reloaded.entries)
                 position.consumed = scan.consumed
                 position.corruption = scan.corruption.map { "the log \(logPath) is corrupt: \($0)" }

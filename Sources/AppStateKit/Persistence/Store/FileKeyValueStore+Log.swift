@@ -34,13 +34,21 @@ extension FileKeyValueStore {
     private func writeBatch(
         _ changes: StoreLog.Batch, snapshot: FileStamp?, log: StoreLogPosition?, logPath: String, notes: inout [Note]
     ) throws -> Written {
-        guard let log else { return try writeWithoutLog(logPath: logPath, changes: changes) }
+        guard var log else { return try writeWithoutLog(logPath: logPath, changes: changes) }
         if log.epoch == nil || log.corruption != nil {
             let problem = log.corruption ?? "the log \(logPath) does not start with a log header"
             _ = try writeSnapshot(entries(after: [:]))
             let aside = try AtomicFileWriter.moveAside(logPath, in: fileSystem)
             notes.append(.error("AppStateKit: corrupt data for \(path): \(problem); the log was moved to \(aside), its readable records are kept in the store's file"))
             return try writeWithoutLog(logPath: logPath, changes: changes)
+        }
+        var snapshot = snapshot
+        if log.version < 2 {
+            // An earlier version's log: fold it into the file and start a version-2 log, so every
+            // record appended from now on has its length checked too. A crash in between
+            // applies the old records again to a file that holds them: nothing changes.
+            snapshot = try writeSnapshot(entries(after: [:]))
+            log = try createLog(at: logPath)
         }
         return try append(try Self.record(changes, path: path), to: logPath, at: log, snapshot: snapshot, changes: changes, notes: &notes)
     }

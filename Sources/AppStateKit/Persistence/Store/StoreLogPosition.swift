@@ -5,6 +5,9 @@ struct StoreLogPosition: Equatable {
     var inode: UInt64
     /// The log's epoch, from its header; `nil` when the header is not a log header.
     var epoch: UInt64?
+    /// The log's frame version, from its header (see ``StoreLog``); 2 for a log this version
+    /// created.
+    var version = 2
     /// Where the next record starts: the end of the last complete record applied.
     var consumed: Int
     /// Why the log can't be read past `consumed` although more follows (a bad header, a bad
