@@ -112,6 +112,15 @@ struct LogCorruptionTests {
         #expect(try fresh.readObject(forKey: "b") as? Int == 2)
     }
 
+    @Test("a torn tail read on its own (from where the last read stopped) leaves the position where it was")
+    func tornTailAlone() throws {
+        let record = try StoreLog.record(["k": .value(.int(1))])
+        let scan = StoreLog.scan(record.prefix(12), base: 40)
+        #expect(scan.hasTornTail)
+        #expect(scan.consumed == 40)
+        #expect(scan.batches.isEmpty)
+    }
+
     @Test("a version-2 record's checksum covers its length: a length changed to fit the file is damage, not a shorter record")
     func checksumCoversLength() throws {
         let record = try StoreLog.record(["k": .value(.string("value"))])

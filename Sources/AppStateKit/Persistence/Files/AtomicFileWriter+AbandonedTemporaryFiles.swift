@@ -9,11 +9,17 @@ import Darwin
 
 /// Cleaning up after writers killed between creating their temporary file
 /// (`<name>.tmp-<pid>-<random>`) and renaming it: the first write to a path in each process
-/// removes that path's temporary files whose process no longer exists. Those of live processes
-/// (this one included) may be in use and are left alone.
+/// removes that path's temporary files that are provably abandoned — last modified more than
+/// ``abandonedAge`` ago *and* named after a process that doesn't exist here. A process id
+/// alone proves nothing on a volume that containers (other pid namespaces) share: their live
+/// writers' ids mean other processes, or none, here. No write keeps its temporary file for
+/// minutes, so the age does prove it. Those of live processes (this one included) are left
+/// alone.
 extension AtomicFileWriter {
     /// The longest `-<pid>-<random>` part of a temporary name.
     private static let uniquePartLength = 22
+    /// How long a temporary file must have been left unmodified before it counts as abandoned.
+    static let abandonedAge: Int64 = 15 * 60
     /// The paths already swept in this process.
     private static let sweptPaths = LockedBox<Set<String>>([])
 
@@ -58,6 +64,12 @@ extension AtomicFileWriter {
             guard let owner = owningProcess(ofTemporaryName: name.dropFirst(prefix.count)), !isAlive(owner) else { continue }
             let temporary = (listed as NSString).appendingPathComponent(name)
             do {
+                // A link or anything but a regular file is not one of ours; a young file may be
+                // a live writer's in another container.
+                if let ownership = try fileSystem.ownership(of: temporary), !ownership.isRegularFile { continue }
+                guard let status = try fileSystem.status(of: temporary), !status.isDirectory,
+                      Int64(time(nil)) - status.stamp.modifiedSeconds >= abandonedAge
+                else { continue }
                 try fileSystem.remove(temporary)
             } catch where error.code == ENOENT {
                 continue  // another process removed it first

@@ -1,4 +1,11 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Writes files so that a crash at any moment leaves either the old or the new complete file.
 ///
@@ -14,21 +21,34 @@ package enum AtomicFileWriter {
     /// Writes `data` to `path` atomically (without `durable`, no `fsync`s: it survives a killed
     /// process, not an OS crash); `announcing` counts the change. Returns the stamp taken before
     /// the rename, so another process's replacement right after can't be mistaken for it.
+    ///
+    /// A failed flush of the directory after the rename throws, unless `reportingLateFlush`:
+    /// then the write, which is in place, returns and the failure is reported through
+    /// `\.logger` (what FileKeyValueStore and FileState do; see Persistence.md).
     @discardableResult
     package static func write(
-        _ data: Data, to path: String, durable: Bool = true, announcing: Bool = true, in fileSystem: some FileSystem = POSIXFileSystem()
+        _ data: Data, to path: String, durable: Bool = true, announcing: Bool = true, reportingLateFlush: Bool = false,
+        in fileSystem: some FileSystem = POSIXFileSystem()
     ) throws -> FileStamp? {
         try checkNameLength(path)
         let target = try resolvingLinks(path, in: fileSystem)
         let directory = directory(of: target)
         try createDirectory(directory, durable: durable, in: fileSystem)
+        try checkTrustedDirectory(directory, in: fileSystem)
         removeAbandonedTemporaryFiles(of: target, in: fileSystem)
         let previous = try FileStamp.ofExistingFile(atPath: target, in: fileSystem)
+        let replaced = try PersistenceError.naming(target) { try fileSystem.ownership(of: target) }
         let temporary = temporaryPath(for: target)
         let stamp = try PersistenceError.naming(target) {
             try fileSystem.createFile(temporary, contents: data, datedAfter: previous, durable: durable, replacing: target)
         }
         do {
+            if let replaced, replaced.isRegularFile {
+                // Keep the replaced file's mode (and, as root, its owner: one `sudo` write must
+                // not lock the service out of its own file).
+                let keepsOwner = geteuid() == 0 && (replaced.user != 0 || replaced.group != 0)
+                try fileSystem.adopt(temporary, mode: replaced.mode, owner: keepsOwner ? (replaced.user, replaced.group) : nil)
+            }
             try fileSystem.rename(temporary, to: target)
         } catch {
             do {
@@ -40,10 +60,54 @@ package enum AtomicFileWriter {
             throw PersistenceError(error, path: target)
         }
         if durable {
-            try PersistenceError.naming(target) { try fileSystem.synchronizeDirectory(directory.isEmpty ? "." : directory) }
+            // The new file is in place: every reader sees it and a killed process can't undo
+            // it. Only its survival of a power loss is in doubt, so that is reported, and the
+            // write is not failed (a caller would retry what is already done, or believe the
+            // old value is still there).
+            do {
+                try fileSystem.synchronizeDirectory(directory.isEmpty ? "." : directory)
+            } catch {
+                guard reportingLateFlush else { throw PersistenceError(error, path: target) }
+                let problem = PersistenceError(error, path: directory.isEmpty ? "." : directory)
+                Diagnostics.report(error: "AppStateKit: \(target) was written, but flushing its directory failed, so the write may not survive a power loss: \(problem)")
+            }
         }
-        if announcing { announceChange(of: path, in: fileSystem) }
+        if announcing {
+            announceChange(of: path, in: fileSystem)
+            if target != path { announceChange(of: target, in: fileSystem) }
+        }
         return stamp
+    }
+
+    /// The directories reported as group-writable, once each per process.
+    private static let reportedSharedDirectories = LockedBox<Set<String>>([])
+
+    /// Throws unless AppStateKit may create, replace and move files in the existing `directory`:
+    /// not writable by every user, and owned by the effective user or root. Anyone who can
+    /// write a directory can replace the files in it or plant a link under a name a write is
+    /// about to use. A directory its group can write (other than the user's own group) is
+    /// accepted — shared groups are an administrator's choice — and reported once.
+    static func checkTrustedDirectory(_ directory: String, in fileSystem: some FileSystem) throws {
+        let listed = directory.isEmpty ? "." : directory
+        guard let status = try FileStamp.status(of: listed, in: fileSystem) else { return }
+        if status.permissions & 0o002 != 0 {
+            throw PersistenceError(
+                .permissionDenied, subject: listed,
+                detail: "every user can write this directory (mode \(String(status.permissions, radix: 8))), so anyone could replace its files or plant a link; use a directory only you can write (chmod o-w)"
+            )
+        }
+        let ownership = try PersistenceError.naming(listed) { try fileSystem.ownership(of: listed) }
+        guard let ownership, !ownership.isSymbolicLink else { return }
+        if ownership.user != geteuid() && ownership.user != 0 {
+            throw PersistenceError(
+                .permissionDenied, subject: listed,
+                detail: "the directory belongs to user \(ownership.user), not to this process's user \(geteuid()) or root; it could replace its files or plant a link"
+            )
+        }
+        if status.permissions & 0o020 != 0, ownership.group != getegid(),
+           reportedSharedDirectories.withLock({ $0.insert(listed).inserted }) {
+            Diagnostics.report(error: "AppStateKit: the directory \(listed) is writable by its group \(ownership.group); its members can replace files in it (reported once)")
+        }
     }
 
     /// Adds one to the ``SharedGeneration`` of `path`, so readers in every process notice the
@@ -82,6 +146,7 @@ package enum AtomicFileWriter {
     /// `.corrupt-<milliseconds>-<n>` when that name is taken (never replacing a backup); returns it.
     package static func moveAside(_ path: String, in fileSystem: some FileSystem = POSIXFileSystem()) throws -> String {
         let source = try resolvingLinks(path, in: fileSystem)
+        try checkTrustedDirectory(directory(of: source), in: fileSystem)
         let milliseconds = Int(Date().timeIntervalSince1970 * 1000)
         let base = sibling(of: source, suffix: ".corrupt-\(milliseconds)", reserving: 12)
         var attempt = 1
@@ -120,29 +185,63 @@ package enum AtomicFileWriter {
         try PersistenceError.naming(path) { try fileSystem.contents(of: path) }
     }
 
-    /// Removes the file at `path` (a link's target); does nothing when there is none.
-    package static func remove(_ path: String, in fileSystem: some FileSystem = POSIXFileSystem()) throws {
-        let target = try resolvingLinks(path, in: fileSystem)
+    /// Removes the file at `path` — a symbolic link itself, never its target, which may be
+    /// outside the declared directory (as `rm` does); does nothing when there is none.
+    ///
+    /// When `durable`, the directory is flushed afterwards, so the removal survives a power
+    /// loss; the file is gone either way, so a failed flush is reported, not thrown.
+    package static func remove(_ path: String, durable: Bool = true, in fileSystem: some FileSystem = POSIXFileSystem()) throws {
+        let directory = directory(of: path)
+        try checkTrustedDirectory(directory, in: fileSystem)
         do {
-            try fileSystem.remove(target)
+            try fileSystem.remove(path)
         } catch where error.code == ENOENT {
             return
         } catch {
-            throw PersistenceError(error, path: target)
+            throw PersistenceError(error, path: path)
+        }
+        if durable {
+            do {
+                try fileSystem.synchronizeDirectory(directory.isEmpty ? "." : directory)
+            } catch {
+                let problem = PersistenceError(error, path: directory.isEmpty ? "." : directory)
+                Diagnostics.report(error: "AppStateKit: \(path) was removed, but flushing its directory failed, so the removal may not survive a power loss: \(problem)")
+            }
         }
         announceChange(of: path, in: fileSystem)
     }
 
     /// The file `path` stands for: `path` itself, or — when it is a symbolic link, possibly to
     /// another link — the final target, which need not exist yet.
+    ///
+    /// A link is followed only when it and its directory belong to the effective user (or
+    /// root) and its directory is not writable by every user: otherwise anyone could have
+    /// planted it to make a write replace, or a move aside take away, a file of their choice.
     static func resolvingLinks(_ path: String, in fileSystem: some FileSystem) throws -> String {
         var current = path
         for _ in 0..<40 {
             let target = try PersistenceError.naming(current) { try fileSystem.linkTarget(of: current) }
             guard let target else { return current }
+            try checkTrustedLink(current, in: fileSystem)
             current = target.hasPrefix("/") ? target : (directory(of: current) as NSString).appendingPathComponent(target)
         }
         throw PersistenceError.system(ELOOP, subject: path, operation: "follow symbolic links")
+    }
+
+    /// Throws unless the symbolic link at `link` may be followed (see ``resolvingLinks(_:in:)``).
+    private static func checkTrustedLink(_ link: String, in fileSystem: some FileSystem) throws {
+        let ownership = try PersistenceError.naming(link) { try fileSystem.ownership(of: link) }
+        if let ownership, ownership.user != geteuid(), ownership.user != 0 {
+            throw PersistenceError(
+                .permissionDenied, subject: link,
+                detail: "is a symbolic link owned by user \(ownership.user), not by this process's user \(geteuid()) or root; it is not followed"
+            )
+        }
+        do {
+            try checkTrustedDirectory(directory(of: link), in: fileSystem)
+        } catch let error as PersistenceError {
+            throw PersistenceError(error.kind, errno: error.errno, subject: link, detail: "is a symbolic link in \(error.subject), where \(error.detail); it is not followed")
+        }
     }
 
     static func checkNameLength(_ path: String) throws {

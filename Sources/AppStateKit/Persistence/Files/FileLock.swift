@@ -2,11 +2,14 @@
 /// a store or a file serialise their read-modify-write cycles.
 enum FileLock {
     /// Runs `body` holding an exclusive `flock` on `lockPath` (created `0600` when missing, in a
-    /// directory created `0700` when missing).
+    /// directory created `0700` when missing; never through a link, only a regular file; in a
+    /// directory ``AtomicFileWriter/checkTrustedDirectory(_:in:)`` accepts).
     static func withExclusiveLock<Result>(
         _ lockPath: String, in fileSystem: some FileSystem = POSIXFileSystem(), _ body: () throws -> Result
     ) throws -> Result {
-        try AtomicFileWriter.createDirectory(AtomicFileWriter.directory(of: lockPath), in: fileSystem)
+        let directory = AtomicFileWriter.directory(of: lockPath)
+        try AtomicFileWriter.createDirectory(directory, in: fileSystem)
+        try AtomicFileWriter.checkTrustedDirectory(directory, in: fileSystem)
         return try PersistenceError.naming(lockPath) { try fileSystem.withExclusiveLock(lockPath, body) }
     }
 }

@@ -64,8 +64,8 @@ extension FileManaging {
         try atomicFiles.writeAtomically(base64Encoded ? data.base64EncodedData() : data, toFile: Self.filePath(path, filename))
     }
 
-    /// Removes the file `path/filename` (the link's target, for a symbolic link); does nothing
-    /// when there is none.
+    /// Removes the file `path/filename` — for a symbolic link the link itself, never the file it
+    /// points to (as `rm` and `FileManager.removeItem` do); does nothing when there is none.
     public func delete(path: String, filename: String) throws {
         try atomicFiles.removeFile(Self.filePath(path, filename))
     }

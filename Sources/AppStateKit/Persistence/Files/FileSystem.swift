@@ -48,6 +48,15 @@ package protocol FileSystem: Sendable {
     /// Runs `body` holding an exclusive `flock(2)` on `lockPath` (created `0600` when missing).
     func withExclusiveLock<Result>(_ lockPath: String, _ body: () throws -> Result) throws -> Result
 
+    /// Who owns the file, directory or link at `path` and its mode, without following a link
+    /// (`lstat(2)`); `nil` when absent, or when this file system has no owners (in memory).
+    func ownership(of path: String) throws(FileSystemError) -> FileOwnership?
+
+    /// Gives the new file `path` (a temporary file about to replace another) the permission
+    /// bits `mode` and, when `owner` is set, that owner and group (`chmod`/`chown`, which only
+    /// root may do), so an atomic replace keeps the replaced file's.
+    func adopt(_ path: String, mode: UInt16, owner: (user: UInt32, group: UInt32)?) throws(FileSystemError)
+
     /// The ``SharedGeneration`` in the lock file `lockPath` (created `0600` when missing with
     /// `create`), the same in every process. Never throws: a problem means "no counter here".
     func sharedGeneration(forLockFile lockPath: String, create: Bool) -> SharedGenerationLookup
@@ -56,6 +65,30 @@ package protocol FileSystem: Sendable {
 extension FileSystem {
     package func contents(of path: String) throws(FileSystemError) -> Data? {
         try contents(of: path, from: 0, limit: nil, for: path)?.data
+    }
+
+    /// A file system without owners (the in-memory one): nothing to report.
+    package func ownership(of path: String) throws(FileSystemError) -> FileOwnership? { nil }
+
+    /// A file system without owners keeps no modes either.
+    package func adopt(_ path: String, mode: UInt16, owner: (user: UInt32, group: UInt32)?) throws(FileSystemError) {}
+}
+
+/// What ``FileSystem/ownership(of:)`` reports: who owns an entry and its type and mode.
+package struct FileOwnership: Sendable, Equatable {
+    package var user: UInt32
+    package var group: UInt32
+    /// The permission bits with set-id and sticky bits (`st_mode & 07777`).
+    package var mode: UInt16
+    package var isSymbolicLink: Bool
+    package var isRegularFile: Bool
+
+    package init(user: UInt32, group: UInt32, mode: UInt16, isSymbolicLink: Bool, isRegularFile: Bool) {
+        self.user = user
+        self.group = group
+        self.mode = mode
+        self.isSymbolicLink = isSymbolicLink
+        self.isRegularFile = isRegularFile
     }
 }
 

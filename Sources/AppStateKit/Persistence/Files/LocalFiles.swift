@@ -40,7 +40,7 @@ package struct LocalFiles: Sendable {
 
     @discardableResult
     package func writeAtomically(_ data: Data, toFile path: String) throws -> FileStamp? {
-        try AtomicFileWriter.write(data, to: mapped(path), durable: isDurable, in: fileSystem)
+        try AtomicFileWriter.write(data, to: mapped(path), durable: isDurable, reportingLateFlush: true, in: fileSystem)
     }
 
     /// The stamp of the file at `path`, `nil` only when there is none.
@@ -53,11 +53,14 @@ package struct LocalFiles: Sendable {
     }
 
     package func removeFile(_ path: String) throws {
-        try AtomicFileWriter.remove(mapped(path), in: fileSystem)
+        try AtomicFileWriter.remove(mapped(path), durable: isDurable, in: fileSystem)
     }
 
-    /// Runs `body` holding the `flock` of `<file>.lock` every process takes to update `path`.
+    /// Runs `body` holding the `flock` of `<file>.lock` every process takes to update `path`:
+    /// beside the file a link points to, so processes using the link and its target exclude
+    /// each other.
     func withExclusiveLock<Result>(_ path: String, _ body: () throws -> Result) throws -> Result {
-        try FileLock.withExclusiveLock(AtomicFileWriter.lockFile(of: mapped(path)), in: fileSystem, body)
+        let target = try AtomicFileWriter.resolvingLinks(mapped(path), in: fileSystem)
+        return try FileLock.withExclusiveLock(AtomicFileWriter.lockFile(of: target), in: fileSystem, body)
     }
 }

@@ -14,10 +14,12 @@ import Darwin
 extension POSIXFileSystem {
     package func sharedGeneration(forLockFile lockPath: String, create: Bool) -> SharedGenerationLookup {
         var writable = true
-        var descriptor = open(lockPath, O_RDWR | O_CLOEXEC | (create ? O_CREAT : 0), 0o600)
+        // Never through a link (see `withExclusiveLock`), never blocking on a FIFO.
+        let flags = O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK
+        var descriptor = open(lockPath, O_RDWR | flags | (create ? O_CREAT : 0), 0o600)
         if descriptor < 0, errno == EACCES || errno == EROFS || errno == EPERM {
             writable = false
-            descriptor = open(lockPath, O_RDONLY | O_CLOEXEC)
+            descriptor = open(lockPath, O_RDONLY | flags)
         }
         // Absent only when it could have been created (or wasn't to be): a process that may not
         // create it stops asking, and checks stamps.

@@ -103,10 +103,33 @@ package struct POSIXFileSystem: FileSystem {
         return names
     }
 
+    package func ownership(of path: String) throws(FileSystemError) -> FileOwnership? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else {
+            let code = errno
+            if code == ENOENT || code == ENOTDIR { return nil }
+            throw FileSystemError(code, "lstat")
+        }
+        let type = info.st_mode & S_IFMT
+        return FileOwnership(
+            user: UInt32(info.st_uid), group: UInt32(info.st_gid), mode: UInt16(truncatingIfNeeded: info.st_mode & 0o7777),
+            isSymbolicLink: type == S_IFLNK, isRegularFile: type == S_IFREG
+        )
+    }
+
+    package func adopt(_ path: String, mode: UInt16, owner: (user: UInt32, group: UInt32)?) throws(FileSystemError) {
+        if let owner, lchown(path, uid_t(owner.user), gid_t(owner.group)) != 0 { throw FileSystemError(errno, "chown") }
+        // After chown, which clears set-id bits.
+        guard chmod(path, mode_t(mode & 0o7777)) == 0 else { throw FileSystemError(errno, "chmod") }
+    }
+
     package func withExclusiveLock<Result>(_ lockPath: String, _ body: () throws -> Result) throws -> Result {
-        let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        // Never through a link (one planted in a shared directory would point the writes of
+        // the shared counter at any file), and only a regular file.
+        let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0o600)
         guard descriptor >= 0 else { throw FileSystemError(errno, "open lock file") }
         defer { close(descriptor) }
+        try Self.checkRegularFile(descriptor, "open lock file")
         while flock(descriptor, LOCK_EX) != 0 {
             guard errno == EINTR else { throw FileSystemError(errno, "flock") }
         }
@@ -116,6 +139,14 @@ package struct POSIXFileSystem: FileSystem {
 }
 
 extension POSIXFileSystem {
+    /// Throws unless `descriptor` is a regular file (a lock file must be: not a FIFO, a device
+    /// or a directory someone put in its place).
+    static func checkRegularFile(_ descriptor: Int32, _ operation: String) throws(FileSystemError) {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw FileSystemError(errno, "fstat") }
+        guard info.st_mode & S_IFMT == S_IFREG else { throw FileSystemError(EINVAL, "\(operation): not a regular file") }
+    }
+
     /// Writes every byte of `bytes` to `descriptor` — at the current position, or from `offset`
     /// with `pwrite` — retrying interrupted calls; returns the `errno` of a failure.
     static func writeAll(_ bytes: Data, to descriptor: Int32, at offset: Int? = nil) -> Int32? {

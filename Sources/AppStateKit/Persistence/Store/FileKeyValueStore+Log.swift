@@ -89,7 +89,7 @@ extension FileKeyValueStore {
         do {
             written.snapshot = try writeSnapshot(entries(after: changes))
             if layout == .singleFile {
-                try AtomicFileWriter.remove(logPath, in: fileSystem)
+                try AtomicFileWriter.remove(logPath, durable: durability == .immediate, in: fileSystem)
                 written.log = nil
             } else {
                 written.log = try createLog(at: logPath)
@@ -116,13 +116,13 @@ extension FileKeyValueStore {
         } catch {
             throw BatchEncodingFailure(error: PersistenceError(.encodingFailed, subject: path, detail: shortDescription(of: error)))
         }
-        return try AtomicFileWriter.write(data, to: path, durable: durability == .immediate, announcing: false, in: fileSystem)
+        return try AtomicFileWriter.write(data, to: path, durable: durability == .immediate, announcing: false, reportingLateFlush: true, in: fileSystem)
     }
 
     /// Replaces the log with an empty one of a new epoch, atomically.
     private func createLog(at logPath: String) throws -> StoreLogPosition {
         let header = StoreLog.newHeader()
-        let stamp = try AtomicFileWriter.write(header, to: logPath, durable: durability == .immediate, announcing: false, in: fileSystem)
+        let stamp = try AtomicFileWriter.write(header, to: logPath, durable: durability == .immediate, announcing: false, reportingLateFlush: true, in: fileSystem)
         guard let stamp else {
             throw PersistenceError(.ioFailure, subject: logPath, detail: "the new log has no stamp")
         }

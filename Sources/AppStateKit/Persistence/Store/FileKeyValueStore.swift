@@ -82,7 +82,15 @@ public final class FileKeyValueStore: UserDefaultsManaging, Sendable {
         self.layout = layout
         self.fileSystem = fileSystem
         self.compactionThreshold = compactionThreshold
-        self.lockPath = AtomicFileWriter.lockFile(of: path)
+        // Keyed by the file a link points to, so processes using the link and its target
+        // exclude each other (a link that can't be followed: by the path, and writes fail).
+        let target: String
+        do {
+            target = try AtomicFileWriter.resolvingLinks(path, in: fileSystem)
+        } catch {
+            target = path
+        }
+        self.lockPath = AtomicFileWriter.lockFile(of: target)
         self.locked = LockedBox(Locked(changes: cacheChanges.view))
     }
 

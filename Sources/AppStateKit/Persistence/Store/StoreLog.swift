@@ -104,6 +104,7 @@ enum StoreLog {
     /// with the next offset where a whole record checks out.
     static func scan(_ data: Data, base: Int, version: Int = 2) -> Scan {
         var scan = Scan()
+        scan.consumed = base
         var damage: [String] = []
         data.withUnsafeBytes { bytes in
             var offset = 0
@@ -177,7 +178,11 @@ enum StoreLog {
             // followed by zeros the file system extended the file with.
             if strict { return .damaged }
             let payload = UnsafeRawBufferPointer(rebasing: bytes[(offset + frameLength)...])
-            return isPlausiblePayloadPrefix(payload) ? .tornTail : .damaged
+            guard isPlausiblePayloadPrefix(payload) else { return .damaged }
+            // A whole payload is no prefix of a longer one (the encoder writes one object): the
+            // length is what is damaged.
+            let whole = (try? JSONCoders.decoder().decode([String: RawJSONValue].self, from: Data(payload))) != nil
+            return whole ? .damaged : .tornTail
         }
         let record = UnsafeRawBufferPointer(rebasing: bytes[offset..<end])
         guard frameChecksum(record, length: length, version: version) == checksum else {
