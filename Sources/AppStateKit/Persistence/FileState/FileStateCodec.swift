@@ -20,6 +20,7 @@ enum FileStateCodec {
         if data.allSatisfy(isWhitespace) {
             throw PersistenceError(.corruptData, subject: path, detail: "the file is empty")
         }
+        try ReadLimits.checkNesting(data, path: path)
         let jsonError: any Error
         do {
             return try JSONCoders.decode(Value.self, from: data)
@@ -30,6 +31,7 @@ enum FileStateCodec {
         let trimmed = Data(data.filter { !isWhitespace($0) })
         if let json = Data(base64Encoded: trimmed), !json.isEmpty {
             do {
+                try ReadLimits.checkNesting(json, path: path)
                 return try JSONCoders.decode(Value.self, from: json)
             } catch {
                 throw PersistenceError(.corruptData, subject: path, detail: "the base64-encoded JSON does not decode as \(Value.self): \(shortDescription(of: error))")

@@ -181,8 +181,14 @@ package enum AtomicFileWriter {
         }
     }
 
-    package static func read(_ path: String, in fileSystem: some FileSystem = POSIXFileSystem()) throws -> Data? {
-        try PersistenceError.naming(path) { try fileSystem.contents(of: path) }
+    /// The bytes of the file at `path`, or `nil` when there is none; a file of more than
+    /// `limit` bytes throws (reading at most `limit + 1` bytes to tell).
+    package static func read(
+        _ path: String, limit: Int = ReadLimits.defaultMaximumFileSize, in fileSystem: some FileSystem = POSIXFileSystem()
+    ) throws -> Data? {
+        let data = try PersistenceError.naming(path) { try fileSystem.contents(of: path, from: 0, limit: limit + 1, for: path)?.data }
+        if let data, data.count > limit { throw ReadLimits.tooLarge(path, limit: limit) }
+        return data
     }
 
     /// Removes the file at `path` — a symbolic link itself, never its target, which may be

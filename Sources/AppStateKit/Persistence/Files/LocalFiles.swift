@@ -40,7 +40,13 @@ package struct LocalFiles: Sendable {
 
     @discardableResult
     package func writeAtomically(_ data: Data, toFile path: String) throws -> FileStamp? {
-        try AtomicFileWriter.write(data, to: mapped(path), durable: isDurable, reportingLateFlush: true, in: fileSystem)
+        if data.count > ReadLimits.defaultMaximumFileSize {
+            // A file no read would accept: refused before anything is written.
+            throw PersistenceError(
+                .encodingFailed, subject: mapped(path), detail: "the file would be \(data.count) bytes, more than the limit of \(ReadLimits.defaultMaximumFileSize)"
+            )
+        }
+        return try AtomicFileWriter.write(data, to: mapped(path), durable: isDurable, reportingLateFlush: true, in: fileSystem)
     }
 
     /// The stamp of the file at `path`, `nil` only when there is none.

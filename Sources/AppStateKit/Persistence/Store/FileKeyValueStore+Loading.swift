@@ -49,7 +49,9 @@ extension FileKeyValueStore {
 
     /// Applies the records appended since `log.consumed`; `false` when the log was replaced.
     private func readAppendedRecords(logPath: String, after log: StoreLogPosition, into cache: inout Cache) throws -> Bool {
-        guard let (data, stamp) = try read(logPath, from: log.consumed, limit: nil), log.isSameFile(as: stamp) else { return false }
+        guard let (data, stamp) = try read(logPath, from: log.consumed, limit: max(maximumFileSize + 1 - log.consumed, 1)),
+              log.isSameFile(as: stamp) else { return false }
+        if log.consumed + data.count > maximumFileSize { throw ReadLimits.tooLarge(logPath, limit: maximumFileSize) }
         let scan = StoreLog.scan(data, base: log.consumed, version: log.version)
         StoreLog.apply(scan.batches, to: &cache.entries)
         cache.log?.consumed = scan.consumed
@@ -67,13 +69,15 @@ extension FileKeyValueStore {
         var stamp = firstStamp
         for attempt in 0..<100 {
             if attempt > 0 { stamp = try FileStamp.ofExistingFile(atPath: path, in: fileSystem) }
-            let log = try read(logPath, from: 0, limit: nil)
+            let log = try read(logPath, from: 0, limit: maximumFileSize + 1)
+            if let log, log.data.count > maximumFileSize { throw ReadLimits.tooLarge(logPath, limit: maximumFileSize) }
             var reloaded = Cache(stamp: stamp)
-            if stamp != nil, let data = try AtomicFileWriter.read(path, in: fileSystem) {
+            if stamp != nil, let data = try AtomicFileWriter.read(path, limit: maximumFileSize, in: fileSystem) {
                 if data.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
                     reloaded.corruption = "the file is empty"
                 } else {
                     do {
+                        try ReadLimits.checkNesting(data, path: path)
                         reloaded.entries = try JSONCoders.decoder().decode([String: StoreEntry].self, from: data)
                     } catch {
                         reloaded.corruption = "the file is not a JSON object of entries (\(shortDescription(of: error)))"

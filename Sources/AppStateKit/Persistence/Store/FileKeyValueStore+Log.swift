@@ -73,6 +73,11 @@ extension FileKeyValueStore {
         _ record: Data, to logPath: String, at log: StoreLogPosition, snapshot: FileStamp?, changes: StoreLog.Batch,
         notes: inout [Note]
     ) throws -> Written {
+        if log.consumed + record.count > maximumFileSize {
+            throw BatchEncodingFailure(error: PersistenceError(
+                .encodingFailed, subject: path, detail: "the log would grow past the store's limit of \(maximumFileSize) bytes"
+            ))
+        }
         // What writers killed in a compaction left (once per path and process).
         AtomicFileWriter.removeAbandonedTemporaryFiles(of: logPath, in: fileSystem)
         AtomicFileWriter.removeAbandonedTemporaryFiles(of: try AtomicFileWriter.resolvingLinks(path, in: fileSystem), in: fileSystem)
@@ -115,6 +120,12 @@ extension FileKeyValueStore {
             data = try encoder.encode(entries)
         } catch {
             throw BatchEncodingFailure(error: PersistenceError(.encodingFailed, subject: path, detail: shortDescription(of: error)))
+        }
+        if data.count > maximumFileSize {
+            // A file this store (or the next process) could not read back: refused before writing.
+            throw BatchEncodingFailure(error: PersistenceError(
+                .encodingFailed, subject: path, detail: "the store would be \(data.count) bytes, more than its limit of \(maximumFileSize)"
+            ))
         }
         return try AtomicFileWriter.write(data, to: path, durable: durability == .immediate, announcing: false, reportingLateFlush: true, in: fileSystem)
     }

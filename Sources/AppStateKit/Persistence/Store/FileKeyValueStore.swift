@@ -39,6 +39,8 @@ public final class FileKeyValueStore: UserDefaultsManaging, Sendable {
     let fileSystem: any FileSystem
     /// A log larger than both the file and this is compacted into the file.
     let compactionThreshold: Int
+    /// The largest file or log this store reads (see ``ReadLimits``).
+    let maximumFileSize: Int
     /// The sibling every writer `flock`s; its first 8 bytes hold the generation counter.
     let lockPath: String
     /// Moves on every change of the cache, so a value decoded from a read stays valid while it
@@ -73,10 +75,19 @@ public final class FileKeyValueStore: UserDefaultsManaging, Sendable {
         self.init(path: path, durability: durability, layout: layout, fileSystem: POSIXFileSystem())
     }
 
+    /// Creates a store backed by the file at `path` that reads a file or log of at most
+    /// `maximumFileSize` bytes (a larger one is an error naming it, and nothing past the
+    /// limit is read); the other initializer's limit is 64 MiB.
+    public convenience init(path: String, durability: Durability = .immediate, layout: Layout = .singleFile, maximumFileSize: Int) {
+        self.init(path: path, durability: durability, layout: layout, fileSystem: POSIXFileSystem(), maximumFileSize: maximumFileSize)
+    }
+
     package init(
         path: String, durability: Durability = .immediate, layout: Layout = .singleFile, fileSystem: any FileSystem,
-        compactionThreshold: Int = FileKeyValueStore.defaultCompactionThreshold
+        compactionThreshold: Int = FileKeyValueStore.defaultCompactionThreshold,
+        maximumFileSize: Int = ReadLimits.defaultMaximumFileSize
     ) {
+        self.maximumFileSize = max(maximumFileSize, StoreLog.headerLength)
         self.path = path
         self.durability = durability
         self.layout = layout

@@ -181,7 +181,9 @@ enum StoreLog {
             guard isPlausiblePayloadPrefix(payload) else { return .damaged }
             // A whole payload is no prefix of a longer one (the encoder writes one object): the
             // length is what is damaged.
-            let whole = (try? JSONCoders.decoder().decode([String: RawJSONValue].self, from: Data(payload))) != nil
+            let prefix = Data(payload)
+            let whole = (try? ReadLimits.checkNesting(prefix, path: "")) != nil
+                && (try? JSONCoders.decoder().decode([String: RawJSONValue].self, from: prefix)) != nil
             return whole ? .damaged : .tornTail
         }
         let record = UnsafeRawBufferPointer(rebasing: bytes[offset..<end])
@@ -194,7 +196,9 @@ enum StoreLog {
             return .damaged
         }
         do {
-            return .record(try JSONCoders.decoder().decode(Batch.self, from: Data(record[frameLength...])), end: end)
+            let payload = Data(record[frameLength...])
+            try ReadLimits.checkNesting(payload, path: "")
+            return .record(try JSONCoders.decoder().decode(Batch.self, from: payload), end: end)
         } catch {
             return .damaged
         }
@@ -230,7 +234,8 @@ enum StoreLog {
         // The payload ends where its JSON object does; the damaged length can't say where.
         guard let close = payload.lastIndex(of: UInt8(ascii: "}")) else { return nil }
         payload = payload[payload.startIndex...close]
-        guard let object = try? JSONCoders.decoder().decode([String: RawJSONValue].self, from: payload), !object.isEmpty else { return nil }
+        guard (try? ReadLimits.checkNesting(payload, path: "")) != nil,
+              let object = try? JSONCoders.decoder().decode([String: RawJSONValue].self, from: payload), !object.isEmpty else { return nil }
         var keys: Batch = [:]
         for (key, raw) in object {
             keys[key] = .damaged(
