@@ -152,4 +152,32 @@ struct PlantedLinkTests {
         #expect(logs.first?.contains("may not survive a power loss") == true)
         #expect(try FileKeyValueStore(path: "/config/defaults.json", fileSystem: files).readObject(forKey: "k") as? Int == 1)
     }
+
+    @Test("a FIFO planted as the lock file is an error, never a hang")
+    func lockFileFIFO() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        #expect(mkfifo(directory.file("defaults.json.lock"), 0o600) == 0)
+        let store = FileKeyValueStore(path: directory.file("defaults.json"))
+        #expect(throws: PersistenceError.self) { try store.writeObject(1, forKey: "k") }
+        #expect(!FileManager.default.fileExists(atPath: directory.file("defaults.json")))
+    }
+
+    @Test("a directory another group can write is accepted and reported once per process")
+    func groupWritableDirectory() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let shared = directory.file("group")
+        try FileManager.default.createDirectory(atPath: shared, withIntermediateDirectories: true)
+        #expect(chown(shared, 0, Self.nobody) == 0)
+        #expect(chmod(shared, 0o770) == 0)
+        let store = FileKeyValueStore(path: "\(shared)/defaults.json")
+        let logs = try capturingLogs {
+            try store.writeObject(1, forKey: "k")
+            try store.writeObject(2, forKey: "k")
+        }
+        #expect(logs.count == 1)
+        #expect(logs.first?.contains("writable by its group 65534") == true)
+        #expect(try FileKeyValueStore(path: "\(shared)/defaults.json").readObject(forKey: "k") as? Int == 2)
+    }
 }
