@@ -70,7 +70,7 @@ enum ResolvedSecretSource: Sendable {
         switch self {
         case let .directory(_, path, files, _):
             let file = files.mapped((path as NSString).appendingPathComponent(key))
-            return try files.readSecret(at: file, key: key, source: origin(of: key), limit: limit, requirePrivate: false)
+            return try files.readSecret(at: file, key: key, source: origin(of: key), limit: limit, rule: .mounted)
         case let .environment(_, prefix, variables):
             guard let value = variables[EnvironmentVariableName.name(forKey: key, prefix: prefix)] else { return nil }
             if value.utf8.count > limit { throw SecretFiles.tooLarge(size: value.utf8.count, limit: limit, key: key, source: origin(of: key)) }
