@@ -1,6 +1,7 @@
 /// The base class of the entries whose value lives outside the process (``StoredStateEntry``,
-/// ``FileStateEntry``): a subclass supplies ``read()``, ``write(_:)``, ``remove()`` and the
-/// compare-and-set ``update(_:storeFailure:)``; the handles' operations on them are written here.
+/// ``FileStateEntry``): a subclass supplies ``read()``, ``writeValue(_:)``, ``removeValue()``
+/// and the compare-and-set ``update(_:storeFailure:)`` (which notifies observers outside
+/// ``modification``); the handles' operations on them are written here.
 ///
 /// Assignments and mutations in place hold ``modification``, so within this process no other
 /// write of the entry interleaves. Plain reads don't take it; they only check that they aren't
@@ -37,13 +38,16 @@ class PersistedEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked Senda
         preconditionFailure("AppStateKit: \(type(of: self)) must override read()")
     }
 
-    func write(_ newValue: Value) throws {
-        preconditionFailure("AppStateKit: \(type(of: self)) must override write(_:)")
+    /// Persists `newValue`, without notifying observers: ``write(_:)`` and the handles'
+    /// setters do, with no lock held.
+    func writeValue(_ newValue: Value) throws {
+        preconditionFailure("AppStateKit: \(type(of: self)) must override writeValue(_:)")
     }
 
-    /// Removes the persisted value, so reads return ``initial``.
-    func remove() throws {
-        preconditionFailure("AppStateKit: \(type(of: self)) must override remove()")
+    /// Removes the persisted value, so reads return ``initial``, without notifying observers:
+    /// ``remove()`` does, with no lock held.
+    func removeValue() throws {
+        preconditionFailure("AppStateKit: \(type(of: self)) must override removeValue()")
     }
 
     /// Reads, changes and writes the value as one step (a compare-and-set loop); calls
@@ -56,6 +60,20 @@ class PersistedEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked Senda
     }
 
     // MARK: Shared
+    //
+    // Observers hear of every change with no AppStateKit lock held (Observation.md): `onChange`
+    // runs before ``modification`` is taken and the change streams are woken after it is
+    // released, so either may read, or write, this very entry.
+
+    /// Persists `newValue`, notifying observers.
+    final func write(_ newValue: Value) throws {
+        try notifyingObservers { try writeValue(newValue) }
+    }
+
+    /// Removes the persisted value, so reads return ``initial``, notifying observers.
+    final func remove() throws {
+        try notifyingObservers { try removeValue() }
+    }
 
     /// The value, or ``initial`` after reporting why the persisted one can't be used.
     final var value: Value {
@@ -110,17 +128,20 @@ class PersistedEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked Senda
             return value
         }
         set {
-            let problem: (any Error)? = modification.withLock(self) {
-                do {
-                    try write(newValue)
-                    return nil
-                } catch {
-                    return error
+            let problem: (any Error)? = notifyingObservers {
+                modification.withLock(self) {
+                    do {
+                        try writeValue(newValue)
+                        return nil
+                    } catch {
+                        return error
+                    }
                 }
             }
             if let problem { report(problem) }
         }
         _modify {
+            willChange()
             modification.lock(self)
             var problems: [any Error] = []
             var current: Value
@@ -137,11 +158,12 @@ class PersistedEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked Senda
             // keeps its changes either way.
             defer {
                 do {
-                    if isWritable { try write(current) }
+                    if isWritable { try writeValue(current) }
                 } catch {
                     problems.append(error)
                 }
                 modification.unlock()
+                didChange()
                 for problem in problems { report(problem) }
             }
             yield &current
