@@ -1,7 +1,6 @@
 /// The base class of the entries whose value lives outside the process (``StoredStateEntry``,
-/// ``FileStateEntry``): a subclass supplies ``read()``, ``writeValue(_:)``, ``removeValue()``
-/// and the compare-and-set ``update(_:storeFailure:)`` (which notifies observers outside
-/// ``modification``); the handles' operations on them are written here.
+/// ``FileStateEntry``): a subclass supplies ``read()``, ``writeValue(_:)``, ``removeValue()`` and
+/// the compare-and-set ``update(_:storeFailure:)``; the handles' operations on them are here.
 ///
 /// Assignments and mutations in place hold ``modification``, so within this process no other
 /// write of the entry interleaves. Plain reads don't take it; they only check that they aren't
@@ -38,14 +37,12 @@ class PersistedEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked Senda
         preconditionFailure("AppStateKit: \(type(of: self)) must override read()")
     }
 
-    /// Persists `newValue`, without notifying observers: ``write(_:)`` and the handles'
-    /// setters do, with no lock held.
+    /// Persists `newValue`; ``write(_:)`` and the setters notify observers, with no lock held.
     func writeValue(_ newValue: Value) throws {
         preconditionFailure("AppStateKit: \(type(of: self)) must override writeValue(_:)")
     }
 
-    /// Removes the persisted value, so reads return ``initial``, without notifying observers:
-    /// ``remove()`` does, with no lock held.
+    /// Removes the persisted value, so reads return ``initial``; ``remove()`` notifies.
     func removeValue() throws {
         preconditionFailure("AppStateKit: \(type(of: self)) must override removeValue()")
     }
@@ -60,20 +57,6 @@ class PersistedEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked Senda
     }
 
     // MARK: Shared
-    //
-    // Observers hear of every change with no AppStateKit lock held (Observation.md): `onChange`
-    // runs before ``modification`` is taken and the change streams are woken after it is
-    // released, so either may read, or write, this very entry.
-
-    /// Persists `newValue`, notifying observers.
-    final func write(_ newValue: Value) throws {
-        try notifyingObservers { try writeValue(newValue) }
-    }
-
-    /// Removes the persisted value, so reads return ``initial``, notifying observers.
-    final func remove() throws {
-        try notifyingObservers { try removeValue() }
-    }
 
     /// The value, or ``initial`` after reporting why the persisted one can't be used.
     final var value: Value {
@@ -187,6 +170,20 @@ class PersistedEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked Senda
     /// The handles' `modify(_:)`: only `body`'s own errors are thrown.
     final func updateReportingFailure<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         try update(body, storeFailure: { report($0) })
+    }
+
+    // Observers hear of every change with no AppStateKit lock held (Observation.md): `onChange`
+    // runs before ``modification`` is taken and the change streams are woken after it is
+    // released, so either may read, or write, this very entry.
+
+    /// Persists `newValue`, notifying observers.
+    final func write(_ newValue: Value) throws {
+        try notifyingObservers { try writeValue(newValue) }
+    }
+
+    /// Removes the persisted value, so reads return ``initial``, notifying observers.
+    final func remove() throws {
+        try notifyingObservers { try removeValue() }
     }
 }
 

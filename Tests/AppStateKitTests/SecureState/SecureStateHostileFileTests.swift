@@ -57,7 +57,7 @@ private func readWithoutHanging(_ keychain: Keychain, _ key: String) -> Result<S
     return finished ? outcome.withLock { $0 } : nil
 }
 
-@Suite("SecureState reads hostile files like OpenSSH reads keys: one open, checked by fstat, never a hang or a followed link", .isolatedApplication)
+@Suite("SecureState reads hostile files like OpenSSH reads keys: one open, checked by fstat, never a hang or a followed link", .isolatedApplication, .reportsAsDiagnostics)
 struct SecureStateHostileFileTests {
     @Test("a FIFO named like a key in the store is an error naming the key, not a read that waits forever")
     func fifoInStore() throws {
