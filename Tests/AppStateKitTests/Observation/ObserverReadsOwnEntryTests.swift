@@ -21,6 +21,7 @@ fileprivate extension Application {
     var ownFile: FileState<OwnSettings> { fileState(initial: OwnSettings(), filename: "own-entry.json") }
     var ownSync: SyncState<OwnSettings> { syncState(initial: OwnSettings(), feature: "OwnEntry", id: "sync") }
     var ownSecret: SecureState { secureState(initial: "initial", feature: "OwnEntry", id: "secret") }
+    var ownClient: Dependency<OwnSettings> { dependency(OwnSettings()) }
 }
 
 fileprivate struct OwnView {
@@ -31,11 +32,12 @@ fileprivate struct OwnView {
     @Slice(\.ownStored, \.theme) var storedTheme
     @Slice(\.ownFile, \.theme) var fileTheme
     @Slice(\.ownSync, \.theme) var syncTheme
+    @DependencySlice(\.ownClient, \.theme) var clientTheme
 }
 
 /// The entry kinds, each read the way a handle reads it.
 fileprivate enum OwnKind: String, CaseIterable {
-    case state, stored, file, sync, secure
+    case state, stored, file, sync, secure, dependency
 
     /// The entry's current size (the secret's length), read through its handle.
     func read() -> Int {
@@ -45,6 +47,7 @@ fileprivate enum OwnKind: String, CaseIterable {
         case .file: Application.fileState(\.ownFile).value.size
         case .sync: Application.syncState(\.ownSync).value.size
         case .secure: Application.secureState(\.ownSecret).value?.count ?? 0
+        case .dependency: Application.dependency(\.ownClient).theme.count
         }
     }
 }
@@ -62,6 +65,7 @@ fileprivate enum OwnWrite: String, CaseIterable, CustomTestStringConvertible {
     case syncSetter, syncModifyInPlace, syncModify, syncApplicationUpdate, syncReset, syncStaticReset,
          syncWrapperSetter, syncSliceWrapper, syncWrite, syncUpdate, syncExternalChange
     case secureSetter, secureWrite, secureReset
+    case dependencyOverride, dependencyOverrideCancel, dependencyPromote, dependencySliceHandle, dependencySliceWrapper
 
     var testDescription: String { rawValue }
 
@@ -70,6 +74,7 @@ fileprivate enum OwnWrite: String, CaseIterable, CustomTestStringConvertible {
         if rawValue.hasPrefix("stored") { return .stored }
         if rawValue.hasPrefix("file") { return .file }
         if rawValue.hasPrefix("sync") { return .sync }
+        if rawValue.hasPrefix("dependency") { return .dependency }
         return .secure
     }
 
@@ -82,7 +87,7 @@ fileprivate enum OwnWrite: String, CaseIterable, CustomTestStringConvertible {
 
     /// Whether the write is made before tracking starts (a reset needs a value to reset).
     var needsValueFirst: Bool {
-        rawValue.hasSuffix("Reset") || rawValue.hasSuffix("ResetDurably")
+        rawValue.hasSuffix("Reset") || rawValue.hasSuffix("ResetDurably") || self == .dependencyOverrideCancel
     }
 
     /// Gives the entry a value other than its initial one, before tracking.
@@ -93,8 +98,12 @@ fileprivate enum OwnWrite: String, CaseIterable, CustomTestStringConvertible {
         case .file: try Application.fileState(\.ownFile).write(OwnSettings(theme: "dark", size: 5))
         case .sync: try await Application.syncState(\.ownSync).write(OwnSettings(theme: "dark", size: 5))
         case .secure: try Application.secureState(\.ownSecret).write("five!")
+        case .dependency: OwnWrite.override.withLock { $0 = Application.override(\.ownClient, with: OwnSettings(theme: "overridden")) }
         }
     }
+
+    /// The override ``prepare()`` installs for `dependencyOverrideCancel`.
+    static let override = Locked<Application.DependencyOverride?>(nil)
 
     /// Performs the write (on the calling thread, or for async paths on whichever thread runs it).
     func perform(syncStore: InMemorySyncStore) async throws {
@@ -162,6 +171,14 @@ fileprivate enum OwnWrite: String, CaseIterable, CustomTestStringConvertible {
         case .secureSetter: var secret = Application.secureState(\.ownSecret); secret.value = "two"
         case .secureWrite: try Application.secureState(\.ownSecret).write("two")
         case .secureReset: Application.secureState(\.ownSecret).reset()
+
+        case .dependencyOverride:
+            let override = Application.override(\.ownClient, with: OwnSettings(theme: "overridden"))
+            withExtendedLifetime(override) {}
+        case .dependencyOverrideCancel: OwnWrite.override.withLock { $0 }?.cancel()
+        case .dependencyPromote: Application.promote(\.ownClient, with: OwnSettings(theme: "promoted"))
+        case .dependencySliceHandle: var theme = Application.dependencySlice(\.ownClient, \.theme); theme.value = "dark"
+        case .dependencySliceWrapper: view.clientTheme = "dark"
         }
     }
 }
