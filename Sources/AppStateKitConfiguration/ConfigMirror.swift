@@ -1,4 +1,5 @@
 #if Configuration
+import AppStateKit
 import Configuration
 import Synchronization
 
@@ -7,7 +8,7 @@ import Synchronization
 ///
 /// The providers feed it: the sync provider from its store's snapshot and change feed, the
 /// key-value provider from polls of its store; each provider's own writes go in at once.
-final class ConfigMirror: Sendable {
+final class ConfigMirror: Sendable, CustomReflectable {
     /// A key as the mirror holds it: its value (`nil`: removed, kept so that an older record
     /// can't bring the value back) and the store's version of it (0 for stores without
     /// versions).
@@ -27,6 +28,8 @@ final class ConfigMirror: Sendable {
 
     private struct Storage {
         var entries: [String: Entry]
+        /// The problems reported, so each is reported once until its key changes.
+        var reported: [String: String] = [:]
         var valueWatchers: [String: [UInt64: AsyncStream<StoredConfigValue?>.Continuation]] = [:]
         var snapshotWatchers: [UInt64: AsyncStream<StoreConfigSnapshot>.Continuation] = [:]
         var nextWatcher: UInt64 = 0
@@ -35,13 +38,36 @@ final class ConfigMirror: Sendable {
     let providerName: String
     let namespace: ConfigNamespace
     let secrets: SecretsSpecifier<String, ConfigContent>
+    /// The `\.logger` of the application that created the provider: a stored value that can't
+    /// be read as asked, or a damaged record, is reported there, not only thrown (a
+    /// `ConfigReader`'s `int(forKey:default:)` would otherwise return the default in silence).
+    let logger: ApplicationLogger
     private let storage: Mutex<Storage>
 
-    init(providerName: String, namespace: ConfigNamespace, secrets: SecretsSpecifier<String, ConfigContent>, entries: [String: Entry]) {
+    init(
+        providerName: String, namespace: ConfigNamespace, secrets: SecretsSpecifier<String, ConfigContent>, entries: [String: Entry],
+        logger: ApplicationLogger
+    ) {
         self.providerName = providerName
         self.namespace = namespace
         self.secrets = secrets
+        self.logger = logger
         self.storage = Mutex(Storage(entries: entries))
+    }
+
+    /// Reports `problem` about `storeKey` through ``logger``, unless it is the one reported
+    /// last for that key (a reader asking every second reports it once).
+    func report(_ problem: String, storeKey: String) {
+        let isNew = storage.withLock { storage in
+            defer { storage.reported[storeKey] = problem }
+            return storage.reported[storeKey] != problem
+        }
+        if isNew { logger.error(problem) }
+    }
+
+    /// The provider's name and the keys held, never a value.
+    var customMirror: Mirror {
+        Mirror(self, children: ["providerName": providerName, "keys": storeKeys.sorted()], displayStyle: .class)
     }
 
     // MARK: Reading
@@ -59,14 +85,21 @@ final class ConfigMirror: Sendable {
     func lookup(_ value: StoredConfigValue?, key: AbsoluteConfigKey, storeKey: String, type: ConfigType) throws -> LookupResult {
         guard let value else { return LookupResult(encodedKey: storeKey, value: nil) }
         guard let content = value.content(as: type) else {
-            switch value {
+            let error = switch value {
             case .unreadable, .unsupported:
-                throw ConfigStoreError(.unreadable, key: storeKey, detail: "the stored value is \(value.kind), which no configuration type reads")
+                ConfigStoreError(.unreadable, key: storeKey, detail: "the stored value is \(value.kind), which no configuration type reads")
             default:
-                throw ConfigStoreError(.typeMismatch, key: storeKey, detail: "the stored value is \(value.kind), which does not read as \(type.rawValue)")
+                ConfigStoreError(.typeMismatch, key: storeKey, detail: "the stored value is \(value.kind), which does not read as \(type.rawValue)")
             }
+            report(
+                "\(error); \(providerName) answers with an error, so a reader with a default uses the default. "
+                    + "Write a \(type.rawValue) value for the key (setValue) or remove it",
+                storeKey: storeKey
+            )
+            throw error
         }
-        let isSecret = secrets.isSecret(key: ConfigNamespace.dotted(key), value: content)
+        let dotted = ConfigNamespace.dotted(key)
+        let isSecret = secrets.isSecret(key: dotted, value: content) || SecureStateDeclarations.declares(feature: namespace.name, id: dotted)
         return LookupResult(encodedKey: storeKey, value: ConfigValue(content, isSecret: isSecret))
     }
 
@@ -77,6 +110,11 @@ final class ConfigMirror: Sendable {
 
     private func makeSnapshot(_ entries: [String: Entry]) -> StoreConfigSnapshot {
         StoreConfigSnapshot(mirror: self, values: entries.compactMapValues(\.value))
+    }
+
+    /// The held entry of a store key.
+    func entry(of storeKey: String) -> Entry? {
+        storage.withLock { $0.entries[storeKey] }
     }
 
     /// The held version of a store key (0: none).
@@ -99,6 +137,7 @@ final class ConfigMirror: Sendable {
                 let held = storage.entries[storeKey]
                 if precedence == .newerVersion, let held, incoming.version <= held.version { continue }
                 storage.entries[storeKey] = incoming
+                storage.reported[storeKey] = nil
                 guard (held?.value ?? nil) != incoming.value else { continue }
                 changedAny = true
                 // Yielding buffers the value and resumes a waiting watcher's task (its code runs
@@ -186,11 +225,27 @@ final class ConfigMirror: Sendable {
 }
 
 /// The values of a ``ConfigMirror`` at one moment.
-struct StoreConfigSnapshot: ConfigSnapshot {
+///
+/// Its description, debug description and mirror name the provider and the keys with what
+/// kind of value each holds, never a value: any of them may be a secret.
+struct StoreConfigSnapshot: ConfigSnapshot, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     let mirror: ConfigMirror
     let values: [String: StoredConfigValue]
 
     var providerName: String { mirror.providerName }
+
+    /// `<provider>[<n> values: <key> (<kind>), …]`, keys sorted; never a value.
+    var description: String {
+        let keys = values.keys.sorted().map { "\($0) (\(values[$0]?.kind ?? ""))" }
+        return "\(providerName)[\(values.count) values\(keys.isEmpty ? "" : ": " + keys.joined(separator: ", "))]"
+    }
+
+    var debugDescription: String { description }
+
+    /// The provider's name and the keys only.
+    var customMirror: Mirror {
+        Mirror(self, children: ["providerName": providerName, "keys": values.keys.sorted()], displayStyle: .struct)
+    }
 
     func value(forKey key: AbsoluteConfigKey, type: ConfigType) throws -> LookupResult {
         let storeKey = mirror.namespace.storeKey(key)

@@ -48,23 +48,41 @@ public final class KeyValueStoreConfigProvider: Sendable {
     ///   - pollInterval: How often the store is read for other processes' changes.
     ///   - secrets: Which values are secrets (by dotted key), so that swift-configuration
     ///     redacts them.
-    /// - Throws: The store's error when its keys or a value of the namespace can't be read.
+    /// Damage never stops the start: a value of the namespace that can't be read (a damaged
+    /// entry, kept by the store) is left out and reported — its key, the store's message (which
+    /// names the file) and what to do — through the `\.logger` of the current application; it
+    /// reads as absent until it is written again. A store too damaged to list its keys (a
+    /// ``AppStateKit/PersistenceError`` of kind `corruptData`) starts the provider empty, reported
+    /// the same way; the polls take its values once it is repaired.
+    ///
+    /// - Parameters:
+    ///   - store: The key-value store (often the application's `\.userDefaults` store).
+    ///   - namespace: The first part of every store key; non-empty, without `/` or `%`.
+    ///   - pollInterval: How often the store is read for other processes' changes.
+    ///   - secrets: Which values are secrets (by dotted key), so that swift-configuration
+    ///     redacts them. A key that an ``AppStateKit/Application/SecureState`` names (feature
+    ///     `namespace`, or the default feature, and id `"db.password"`) is a secret without
+    ///     being listed.
+    /// - Throws: The store's error when its keys can't be read for another reason than damage
+    ///   (permissions, I/O).
     public init(
         store: any ListableKeyValueStore, namespace: String = "Configuration", pollInterval: Duration = .seconds(1),
         secrets: SecretsSpecifier<String, ConfigContent> = .none
     ) throws {
         let configNamespace = ConfigNamespace(namespace)
-        let mirror = ConfigMirror(
-            providerName: "KeyValueStoreConfigProvider[\(namespace)]", namespace: configNamespace, secrets: secrets,
-            entries: try Self.read(store, configNamespace)
-        )
+        let providerName = "KeyValueStoreConfigProvider[\(namespace)]"
+        let logger = Application.logger
+        let (entries, damage) = try Self.read(store, configNamespace, startingOnDamage: true)
+        let mirror = ConfigMirror(providerName: providerName, namespace: configNamespace, secrets: secrets, entries: entries, logger: logger)
+        for (key, error) in damage {
+            mirror.report(Self.damageReport(error, key: key, providerName: providerName), storeKey: key)
+        }
         self.store = store
         self.namespace = namespace
         self.mirror = mirror
         // The poll runs in no task of the caller's: it reports to the logger and sleeps on the
         // poll clock of the application that created the provider.
         let clock = PollClock.current
-        let logger = Application.logger
         self.poll = Task.detached {
             var reported: String?
             while !Task.isCancelled {
@@ -74,7 +92,7 @@ public final class KeyValueStoreConfigProvider: Sendable {
                     return
                 }
                 do {
-                    mirror.replaceAll(with: try Self.read(store, configNamespace))
+                    try Self.refresh(mirror, from: store)
                     reported = nil
                 } catch {
                     let message = "\(error)"
@@ -90,22 +108,60 @@ public final class KeyValueStoreConfigProvider: Sendable {
         poll.cancel()
     }
 
-    /// Every value of `namespace` in `store`.
-    static func read(_ store: any ListableKeyValueStore, _ namespace: ConfigNamespace) throws -> [String: ConfigMirror.Entry] {
-        var entries: [String: ConfigMirror.Entry] = [:]
-        for key in try store.keys where namespace.contains(key) {
-            guard let object = try store.readObject(forKey: key) else { continue }
-            entries[key] = ConfigMirror.Entry(value: StoredConfigValue(propertyList: object), version: 0)
+    /// Every readable value of `namespace` in `store`, and the keys whose value can't be read
+    /// with why. With `startingOnDamage`, a store that can't list its keys for damage
+    /// (`corruptData`) reads as empty, with that error under the namespace's prefix.
+    ///
+    /// - Throws: The error listing the keys (except damage, with `startingOnDamage`).
+    static func read(
+        _ store: any ListableKeyValueStore, _ namespace: ConfigNamespace, startingOnDamage: Bool
+    ) throws -> (entries: [String: ConfigMirror.Entry], damage: [(String, any Error)]) {
+        let keys: [String]
+        do {
+            keys = try store.keys
+        } catch let error as PersistenceError where startingOnDamage && error.kind == .corruptData {
+            return ([:], [(namespace.prefix, error)])
         }
-        return entries
+        var entries: [String: ConfigMirror.Entry] = [:]
+        var damage: [(String, any Error)] = []
+        for key in keys where namespace.contains(key) {
+            do {
+                guard let object = try store.readObject(forKey: key) else { continue }
+                entries[key] = ConfigMirror.Entry(value: StoredConfigValue(propertyList: object), version: 0)
+            } catch {
+                damage.append((key, error))
+            }
+        }
+        return (entries, damage)
+    }
+
+    /// Replaces `mirror`'s values with the store's readable ones; a key that can't be read keeps
+    /// the value held and is reported (once).
+    ///
+    /// - Throws: The error listing the keys; `mirror` then keeps its values.
+    static func refresh(_ mirror: ConfigMirror, from store: any ListableKeyValueStore) throws {
+        var (entries, damage) = try read(store, mirror.namespace, startingOnDamage: false)
+        for (key, error) in damage {
+            mirror.report(damageReport(error, key: key, providerName: mirror.providerName), storeKey: key)
+            entries[key] = mirror.entry(of: key)
+        }
+        mirror.replaceAll(with: entries)
+    }
+
+    /// The report of a value that can't be read: the key, the store's message (naming the
+    /// file) and what to do.
+    static func damageReport(_ error: any Error, key: String, providerName: String) -> String {
+        "AppStateKitConfiguration: \(providerName) can't read \"\(key)\" (\(error)); it serves every other key, "
+            + "and this one as absent (readers get their default) or as the value it read before. To repair it, write "
+            + "the key (setValue(_:forKey:)) or restore the store's file; the next poll or refresh() takes the repaired value"
     }
 
     /// Reads the namespace from the store now and tells watchers of what changed (what each
-    /// poll does).
+    /// poll does). A value that can't be read keeps the one held and is reported.
     ///
-    /// - Throws: The store's error; the provider then keeps its values.
+    /// - Throws: The store's error listing its keys; the provider then keeps its values.
     public func refresh() throws {
-        mirror.replaceAll(with: try Self.read(store, mirror.namespace))
+        try Self.refresh(mirror, from: store)
     }
 }
 

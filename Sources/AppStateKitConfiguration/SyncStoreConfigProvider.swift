@@ -49,17 +49,36 @@ public final class SyncStoreConfigProvider: Sendable {
     ///   - namespace: The first part of every store key; non-empty, without `/` or `%`.
     ///   - secrets: Which values are secrets (by dotted key, `"db.password"`), so that
     ///     swift-configuration redacts them in logs and access reports.
-    /// - Throws: The store's error when its ``AppStateKit/SyncStore/snapshot()`` fails (for
-    ///   PostgreSQL: the database can't be reached).
+    /// Damage never stops the start: when the store reports a damaged record (a
+    /// ``AppStateKit/SyncStoreError`` of kind `corruptRecord`), the provider reads the namespace
+    /// key by key, serves every key it can read, and reports each damaged one — its key, the
+    /// store's message (which names the file) and what to do — through the `\.logger` of the
+    /// current application. A damaged key reads as absent until it is written again (a write
+    /// replaces the damaged record) or the store's feed brings its repair.
+    ///
+    /// - Parameters:
+    ///   - store: The sync store (the application's `\.syncStore`, a `PostgresSyncStore`, …).
+    ///   - namespace: The first part of every store key; non-empty, without `/` or `%`.
+    ///   - secrets: Which values are secrets (by dotted key, `"db.password"`), so that
+    ///     swift-configuration redacts them in logs and access reports. A key that an
+    ///     ``AppStateKit/Application/SecureState`` names (feature `namespace`, or the default
+    ///     feature, and id `"db.password"`) is a secret without being listed.
+    /// - Throws: The store's error when its ``AppStateKit/SyncStore/snapshot()`` fails for
+    ///   another reason than damage (for PostgreSQL: the database can't be reached).
     public init(store: any SyncStore, namespace: String = "Configuration", secrets: SecretsSpecifier<String, ConfigContent> = .none) async throws {
         let configNamespace = ConfigNamespace(namespace)
+        let providerName = "SyncStoreConfigProvider[\(namespace)]"
+        let logger = Application.logger
         // Subscribed before the snapshot, so nothing committed between the two is missed.
         let changes = store.changeFeed()
-        let records = try await store.snapshot()
+        let (records, damage) = try await Self.readNamespace(of: store, configNamespace)
         let mirror = ConfigMirror(
-            providerName: "SyncStoreConfigProvider[\(namespace)]", namespace: configNamespace, secrets: secrets,
-            entries: Self.entries(records, in: configNamespace)
+            providerName: providerName, namespace: configNamespace, secrets: secrets,
+            entries: Self.entries(records, in: configNamespace), logger: logger
         )
+        for (key, error) in damage {
+            mirror.report(Self.damageReport(error, key: key, providerName: providerName), storeKey: key)
+        }
         self.store = store
         self.namespace = namespace
         self.mirror = mirror
@@ -80,6 +99,48 @@ public final class SyncStoreConfigProvider: Sendable {
 
     deinit {
         feed.cancel()
+    }
+
+    /// The records of `namespace` in `store`, and the damaged keys with the store's error.
+    ///
+    /// A snapshot first; when the store reports damage instead, key by key (``SyncStore/keys()``
+    /// then each key's record), leaving out and returning the keys it reports damaged; when even
+    /// the keys can't be listed for damage, nothing, with that error under the key it names
+    /// (the namespace's prefix when it names none).
+    ///
+    /// - Throws: Every error other than damage.
+    static func readNamespace(of store: any SyncStore, _ namespace: ConfigNamespace) async throws -> (records: [SyncRecord], damage: [(String, SyncStoreError)]) {
+        let snapshotDamage: SyncStoreError
+        do {
+            return (try await store.snapshot(), [])
+        } catch let error as SyncStoreError where error.kind == .corruptRecord {
+            snapshotDamage = error
+        }
+        let keys: [String]
+        do {
+            keys = try await store.keys()
+        } catch let error as SyncStoreError where error.kind == .corruptRecord {
+            return ([], [(snapshotDamage.key.isEmpty ? namespace.prefix : snapshotDamage.key, snapshotDamage)])
+        }
+        var records: [SyncRecord] = []
+        var damage: [(String, SyncStoreError)] = []
+        for key in keys where namespace.contains(key) {
+            do {
+                if let record = try await store.fetchRecord(forKey: key) { records.append(record) }
+            } catch let error as SyncStoreError where error.kind == .corruptRecord {
+                damage.append((key, error))
+            }
+        }
+        return (records, damage)
+    }
+
+    /// The report of a damaged record (or store file): the key, the store's message (naming
+    /// the file) and what to do.
+    static func damageReport(_ error: SyncStoreError, key: String, providerName: String) -> String {
+        "AppStateKitConfiguration: \(providerName) started without the damaged record of \"\(key)\" (\(error)); "
+            + "it reads as absent (readers get their default). To repair it, write the key (setValue(_:forKey:), "
+            + "which replaces the damaged record after the store keeps it aside) or restore the store's file; "
+            + "the provider takes the repaired value from the store's change feed or at reload()"
     }
 
     /// The mirror entry of a record.
@@ -104,10 +165,20 @@ public final class SyncStoreConfigProvider: Sendable {
     /// take the store's values whatever their versions when the store can't tell its data was
     /// replaced.
     ///
-    /// - Throws: The store's error when its snapshot fails; the provider then keeps its values.
+    /// - Throws: The store's error when its snapshot fails for another reason than damage; the
+    ///   provider then keeps its values. A damaged record is reported, and its key keeps the
+    ///   value held.
     public func reload() async throws {
-        let records = try await store.snapshot()
-        mirror.replaceAll(with: Self.entries(records, in: mirror.namespace))
+        let (records, damage) = try await Self.readNamespace(of: store, mirror.namespace)
+        var entries = Self.entries(records, in: mirror.namespace)
+        for (key, error) in damage {
+            mirror.report(Self.damageReport(error, key: key, providerName: providerName), storeKey: key)
+            // The store could not even list its keys: every value held is kept.
+            if key == mirror.namespace.prefix { return }
+            // A damaged key keeps the value held: the provider knew it before the damage.
+            entries[key] = mirror.entry(of: key)
+        }
+        mirror.replaceAll(with: entries)
     }
 }
 

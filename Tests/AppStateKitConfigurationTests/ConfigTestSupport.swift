@@ -127,3 +127,41 @@ func firstMatching<Updates: AsyncSequence>(
     return nil
 }
 #endif
+
+#if Configuration
+import Testing
+
+/// Makes the isolated application a test runs in report to nowhere (to standard error only with
+/// `APPSTATEKIT_TEST_DIAGNOSTICS=1`), so the reports a test provokes on purpose — a value read
+/// as the wrong type — stay out of a green run. List it after `.isolatedApplication`; a test
+/// that overrides `\.logger` to check the reports replaces it.
+struct ReportsQuietlyTrait: TestTrait, SuiteTrait, TestScoping {
+    var isRecursive: Bool { true }
+
+    static let logger = ApplicationLogger(
+        debug: { ReportsQuietlyTrait.show($0) },
+        error: { (line: String) in ReportsQuietlyTrait.show(line) }
+    )
+
+    private static func show(_ line: String) {
+        guard ProcessInfo.processInfo.environment["APPSTATEKIT_TEST_DIAGNOSTICS"] == "1" else { return }
+        FileHandle.standardError.write(Data(("diagnostic: " + line + "\n").utf8))
+    }
+
+    func provideScope(for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void) async throws {
+        guard testCase != nil || !test.isSuite else {
+            try await function()
+            return
+        }
+        // Outside an isolated application the promotion would reach every other test.
+        try #require(Application.currentContext.isIsolated, "list .reportsQuietly after .isolatedApplication")
+        Application.promote(\.logger, with: Self.logger)
+        try await function()
+    }
+}
+
+extension Trait where Self == ReportsQuietlyTrait {
+    /// The isolated application's reports go nowhere (see ``ReportsQuietlyTrait``).
+    static var reportsQuietly: Self { ReportsQuietlyTrait() }
+}
+#endif

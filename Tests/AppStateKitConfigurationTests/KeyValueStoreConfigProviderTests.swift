@@ -12,7 +12,7 @@ extension Application {
     fileprivate var configuredPort: StoredState<Int> { storedState(initial: 80, feature: "Configuration", id: "http.port") }
 }
 
-@Suite("KeyValueStoreConfigProvider", .isolatedApplication, .timeLimit(.minutes(1)))
+@Suite("KeyValueStoreConfigProvider", .isolatedApplication, .reportsQuietly, .timeLimit(.minutes(1)))
 struct KeyValueStoreConfigProviderTests {
     @Test("values are property-list values under \"<namespace>/<dotted key>\", so a StoredState of that key is the same setting")
     func sharesKeysWithStoredState() async throws {

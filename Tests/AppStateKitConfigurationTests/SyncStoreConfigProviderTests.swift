@@ -11,7 +11,7 @@ extension Application {
     fileprivate var configuredRateLimit: SyncState<Int> { syncState(initial: 100, feature: "Configuration", id: "http.rateLimit") }
 }
 
-@Suite("SyncStoreConfigProvider", .isolatedApplication, .timeLimit(.minutes(1)))
+@Suite("SyncStoreConfigProvider", .isolatedApplication, .reportsQuietly, .timeLimit(.minutes(1)))
 struct SyncStoreConfigProviderTests {
     @Test("keys are \"<namespace>/<dotted key>\" and values natural JSON, so a SyncState of that key is the same setting")
     func sharesKeysAndJSONWithSyncState() async throws {

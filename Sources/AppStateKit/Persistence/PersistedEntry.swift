@@ -1,6 +1,6 @@
 /// The base class of the entries whose value lives outside the process (``StoredStateEntry``,
-/// ``FileStateEntry``): a subclass supplies ``read()``, ``write(_:)``, ``remove()`` and the
-/// compare-and-set ``update(_:storeFailure:)``; the handles' operations on them are written here.
+/// ``FileStateEntry``): a subclass supplies ``read()``, ``writeValue(_:)``, ``removeValue()`` and
+/// the compare-and-set ``update(_:storeFailure:)``; the handles' operations on them are here.
 ///
 /// Assignments and mutations in place hold ``modification``, so within this process no other
 /// write of the entry interleaves. Plain reads don't take it; they only check that they aren't
@@ -37,13 +37,14 @@ class PersistedEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked Senda
         preconditionFailure("AppStateKit: \(type(of: self)) must override read()")
     }
 
-    func write(_ newValue: Value) throws {
-        preconditionFailure("AppStateKit: \(type(of: self)) must override write(_:)")
+    /// Persists `newValue`; ``write(_:)`` and the setters notify observers, with no lock held.
+    func writeValue(_ newValue: Value) throws {
+        preconditionFailure("AppStateKit: \(type(of: self)) must override writeValue(_:)")
     }
 
-    /// Removes the persisted value, so reads return ``initial``.
-    func remove() throws {
-        preconditionFailure("AppStateKit: \(type(of: self)) must override remove()")
+    /// Removes the persisted value, so reads return ``initial``; ``remove()`` notifies.
+    func removeValue() throws {
+        preconditionFailure("AppStateKit: \(type(of: self)) must override removeValue()")
     }
 
     /// Reads, changes and writes the value as one step (a compare-and-set loop); calls
@@ -110,17 +111,20 @@ class PersistedEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked Senda
             return value
         }
         set {
-            let problem: (any Error)? = modification.withLock(self) {
-                do {
-                    try write(newValue)
-                    return nil
-                } catch {
-                    return error
+            let problem: (any Error)? = notifyingObservers {
+                modification.withLock(self) {
+                    do {
+                        try writeValue(newValue)
+                        return nil
+                    } catch {
+                        return error
+                    }
                 }
             }
             if let problem { report(problem) }
         }
         _modify {
+            willChange()
             modification.lock(self)
             var problems: [any Error] = []
             var current: Value
@@ -137,11 +141,12 @@ class PersistedEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked Senda
             // keeps its changes either way.
             defer {
                 do {
-                    if isWritable { try write(current) }
+                    if isWritable { try writeValue(current) }
                 } catch {
                     problems.append(error)
                 }
                 modification.unlock()
+                didChange()
                 for problem in problems { report(problem) }
             }
             yield &current
@@ -165,6 +170,20 @@ class PersistedEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked Senda
     /// The handles' `modify(_:)`: only `body`'s own errors are thrown.
     final func updateReportingFailure<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         try update(body, storeFailure: { report($0) })
+    }
+
+    // Observers hear of every change with no AppStateKit lock held (Observation.md): `onChange`
+    // runs before ``modification`` is taken and the change streams are woken after it is
+    // released, so either may read, or write, this very entry.
+
+    /// Persists `newValue`, notifying observers.
+    final func write(_ newValue: Value) throws {
+        try notifyingObservers { try writeValue(newValue) }
+    }
+
+    /// Removes the persisted value, so reads return ``initial``, notifying observers.
+    final func remove() throws {
+        try notifyingObservers { try removeValue() }
     }
 }
 

@@ -27,7 +27,7 @@ extension Application {
     static func installIsolatedKeychain(in application: Application, files: SandboxFileManager) {
         let key = keychainKey
         let keychain = Keychain(
-            sources: SecretSource.defaultSources, keys: [], environment: [:], files: .of(files),
+            sources: SecretSource.defaultSources, keys: [], environment: .given([:]), files: .of(files),
             storageName: { StorageName.current }, sizeLimit: Keychain.defaultSizeLimit
         )
         _ = application.registry.entry(for: key) { DependencyEntry<Keychain>(key: key, value: keychain) }

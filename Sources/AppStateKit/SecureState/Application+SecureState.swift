@@ -95,7 +95,8 @@ extension Application {
         id: String
     ) -> SecureState {
         let entry = registry.entry(for: EntryKey(kind: .secureState, valueType: String?.self, feature: feature, id: id), as: SecureStateEntry.self) {
-            Application.announcingCreation(SecureStateEntry(key: $0, feature: feature, id: id, initial: initial(), owner: EntryOwner(self)))
+            SecureStateDeclarations.declare(feature: feature, id: id)
+            return Application.announcingCreation(SecureStateEntry(key: $0, feature: feature, id: id, initial: initial(), owner: EntryOwner(self)))
         }
         return SecureState(entry: entry, application: KeepAlive(self))
     }

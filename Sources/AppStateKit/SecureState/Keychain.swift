@@ -16,11 +16,12 @@ import Foundation
 /// let token = try keychain.read("apiToken")
 /// ```
 ///
-/// Every read asks the sources again, so a rotated credential file is picked up. Values never
-/// appear in the keychain's description, in errors or in logs. The non-throwing AppState
+/// Every read asks the sources again, so a rotated credential file is picked up, and an
+/// environment variable is looked up when read: the keychain keeps no copy of the environment.
+/// Values never appear in the keychain's description, its mirror (`dump`), errors or logs. The non-throwing AppState
 /// methods (``get(_:as:)``, ``set(value:forKey:)``, ``remove(_:)``, …) report failures through
 /// `\.logger`; ``read(_:)``, ``write(_:forKey:)`` and ``delete(_:)`` throw them.
-public final class Keychain: Sendable, CustomStringConvertible {
+public final class Keychain: Sendable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// A key: the name of the secret's file (`dbPassword`, `Billing.apiKey`).
     public typealias Key = String
     /// A secret's value.
@@ -49,7 +50,9 @@ public final class Keychain: Sendable, CustomStringConvertible {
     ///   - keys: Keys ``values(ofType:)`` lists even when only an environment variable holds them.
     ///   - environment: The variables `.credentialsDirectory()`, `.environment()` and the default
     ///     `.fileStore()` directory read (`CREDENTIALS_DIRECTORY`, the secrets themselves,
-    ///     `XDG_CONFIG_HOME` and `HOME`); `nil` for the process's environment, read now.
+    ///     `XDG_CONFIG_HOME` and `HOME`); `nil` for the process's environment. The directories'
+    ///     variables are read now; `.environment()` looks each secret's variable up when it is
+    ///     read, keeping no copy of the process's environment.
     ///   - fileManager: Whose files to use: `nil` or a `FileManager` for the real file system,
     ///     `AppStateKitTesting`'s `InMemoryFileSystem` to keep every file in memory.
     ///   - sizeLimit: The largest secret accepted, in bytes.
@@ -61,7 +64,7 @@ public final class Keychain: Sendable, CustomStringConvertible {
         sizeLimit: Int = Keychain.defaultSizeLimit
     ) {
         self.init(
-            sources: sources, keys: keys, environment: environment ?? ProcessInfo.processInfo.environment,
+            sources: sources, keys: keys, environment: environment.map(SecretEnvironment.given) ?? .process,
             files: .of(fileManager), storageName: { StorageName.resolvedForDefaultLocation() }, sizeLimit: sizeLimit
         )
     }
@@ -84,7 +87,7 @@ public final class Keychain: Sendable, CustomStringConvertible {
     /// Application.override(\.keychain, with: Keychain(initialValues: ["apiToken": "test-token"]))
     /// ```
     public convenience init(initialValues: [Key: String]) {
-        self.init(sources: [.memory], keys: Set(initialValues.keys), environment: [:])
+        self.init(sources: [.memory], keys: Set(initialValues.keys), environment: [String: String]())
         for (key, value) in initialValues {
             for case let .memory(_, values) in writable {
                 values.withLock { $0[key] = value }
@@ -93,7 +96,7 @@ public final class Keychain: Sendable, CustomStringConvertible {
     }
 
     init(
-        sources: [SecretSource], keys: Set<Key>, environment: [String: String], files: SecretFiles,
+        sources: [SecretSource], keys: Set<Key>, environment: SecretEnvironment, files: SecretFiles,
         storageName: @escaping @Sendable () -> String, sizeLimit: Int
     ) {
         self.sources = sources
@@ -109,6 +112,15 @@ public final class Keychain: Sendable, CustomStringConvertible {
     /// `Keychain(<sources>)`; never any value.
     public var description: String {
         "Keychain(\(sources.map(\.description).joined(separator: ", ")))"
+    }
+
+    /// The same as ``description``.
+    public var debugDescription: String { description }
+
+    /// The sources and the size limit only, so `dump`, `Mirror` and debuggers never show a
+    /// secret or an environment variable.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["sources": sources.map(\.description), "sizeLimit": sizeLimit], displayStyle: .class)
     }
 
     // MARK: Throwing operations

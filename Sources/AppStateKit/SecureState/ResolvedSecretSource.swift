@@ -1,12 +1,12 @@
 import Foundation
 
-/// A ``SecretSource`` as a ``Keychain`` uses it: its directory resolved, its environment read,
-/// its store made.
-enum ResolvedSecretSource: Sendable {
+/// A ``SecretSource`` as a ``Keychain`` uses it: its directory resolved, its store made. It
+/// keeps no environment variable's value: `.environment()` looks each one up when read.
+enum ResolvedSecretSource: Sendable, CustomStringConvertible, CustomReflectable {
     /// A read-only directory of secret files (systemd credentials, `/run/secrets`).
     case directory(SecretSource, path: String, files: SecretFiles, isCredentials: Bool)
     /// Environment variables.
-    case environment(SecretSource, prefix: String, variables: [String: String])
+    case environment(SecretSource, prefix: String, variables: SecretEnvironment)
     /// The writable file store.
     case fileStore(SecretSource, SecretFileStore)
     /// The writable in-memory store.
@@ -14,7 +14,7 @@ enum ResolvedSecretSource: Sendable {
 
     /// `source` resolved; `nil` for `.credentialsDirectory()` when `$CREDENTIALS_DIRECTORY` is
     /// unset or empty (the process was not started with credentials).
-    init?(_ source: SecretSource, environment: [String: String], files: SecretFiles, storageName: @escaping @Sendable () -> String) {
+    init?(_ source: SecretSource, environment: SecretEnvironment, files: SecretFiles, storageName: @escaping @Sendable () -> String) {
         switch source.storage {
         case let .credentialsDirectory(directory):
             guard let path = directory ?? environment["CREDENTIALS_DIRECTORY"], !path.isEmpty else { return nil }
@@ -24,8 +24,10 @@ enum ResolvedSecretSource: Sendable {
         case let .environment(prefix):
             self = .environment(source, prefix: prefix, variables: environment)
         case let .fileStore(directory):
+            // The two variables the default directory needs, read now: nothing else is kept.
+            let (configHome, home) = (environment["XDG_CONFIG_HOME"], environment["HOME"])
             let store = SecretFileStore(files: files) {
-                directory ?? Self.defaultStoreDirectory(environment: environment, storageName: storageName())
+                directory ?? Self.defaultStoreDirectory(configHome: configHome, home: home, storageName: storageName())
             }
             self = .fileStore(source, store)
         case .memory:
@@ -34,14 +36,22 @@ enum ResolvedSecretSource: Sendable {
     }
 
     /// `$XDG_CONFIG_HOME/<storage name>/secrets`, or `$HOME/.config/<storage name>/secrets`.
-    static func defaultStoreDirectory(environment: [String: String], storageName: String) -> String {
+    static func defaultStoreDirectory(configHome: String?, home: String?, storageName: String) -> String {
         let base: String
-        if let configHome = environment["XDG_CONFIG_HOME"], configHome.hasPrefix("/") {
+        if let configHome, configHome.hasPrefix("/") {
             base = configHome
         } else {
-            base = ((environment["HOME"] ?? NSHomeDirectory()) as NSString).appendingPathComponent(".config")
+            base = ((home ?? NSHomeDirectory()) as NSString).appendingPathComponent(".config")
         }
         return ((base as NSString).appendingPathComponent(storageName) as NSString).appendingPathComponent("secrets")
+    }
+
+    /// The source as its constructor spells it: never a value.
+    var description: String { source.description }
+
+    /// The source only, so a `dump` shows no value (of the environment or the memory store).
+    var customMirror: Mirror {
+        Mirror(self, children: ["source": source.description], displayStyle: .enum)
     }
 
     var source: SecretSource {
@@ -70,7 +80,7 @@ enum ResolvedSecretSource: Sendable {
         switch self {
         case let .directory(_, path, files, _):
             let file = files.mapped((path as NSString).appendingPathComponent(key))
-            return try files.readSecret(at: file, key: key, source: origin(of: key), limit: limit, requirePrivate: false)
+            return try files.readSecret(at: file, key: key, source: origin(of: key), limit: limit, rule: .mounted)
         case let .environment(_, prefix, variables):
             guard let value = variables[EnvironmentVariableName.name(forKey: key, prefix: prefix)] else { return nil }
             if value.utf8.count > limit { throw SecretFiles.tooLarge(size: value.utf8.count, limit: limit, key: key, source: origin(of: key)) }

@@ -48,7 +48,7 @@ final class SecretFileStore: Sendable {
 
     /// The secret stored under `key`, or `nil`.
     func read(_ key: String, limit: Int) throws(SecureStateError) -> String? {
-        try files.readSecret(at: path(of: key), key: key, source: sourceDescription(of: key), limit: limit, requirePrivate: true)
+        try files.readSecret(at: path(of: key), key: key, source: sourceDescription(of: key), limit: limit, rule: .privateStore(directory: files.mapped(directory)))
     }
 
     /// Stores `value` under `key`, replacing the file atomically.
@@ -67,7 +67,8 @@ final class SecretFileStore: Sendable {
         if existing?.isDirectory == true {
             throw SecureStateError(.isDirectory, key: key, source: source, detail: "found a directory where the file holding the secret should be; nothing was written")
         }
-        let temporary = (directoryPath as NSString).appendingPathComponent(".\(key).tmp-\(UUID().uuidString)")
+        sweepAbandonedTemporaryFiles(in: directoryPath)
+        let temporary = (directoryPath as NSString).appendingPathComponent(SecretKey.temporaryName(forKey: key))
         do {
             _ = try fileSystem.createFile(temporary, contents: Data((value + "\n").utf8), datedAfter: nil, durable: files.isDurable, replacing: path)
         } catch {
@@ -115,6 +116,27 @@ final class SecretFileStore: Sendable {
         }
     }
 
+    /// How old a temporary file of the store must be before a write removes it: a write renames
+    /// its temporary file within moments, so one this old was left by a process that crashed.
+    static let abandonedTemporaryAge: Int64 = 15 * 60
+
+    /// Removes the temporary files (``SecretKey/isTemporaryName(_:)``) that a crash left in the
+    /// store, judged by age alone: a file of a write still in progress, in this process or
+    /// another one sharing the directory, is never that old. Best effort: a file that can't be
+    /// examined or removed stays until a later write, and the write goes on.
+    private func sweepAbandonedTemporaryFiles(in directoryPath: String) {
+        let fileSystem = files.fileSystem
+        guard let names = try? fileSystem.contentsOfDirectory(directoryPath) else { return }  // The write reports the directory's problems.
+        let now = Int64(Date().timeIntervalSince1970)
+        for name in names where SecretKey.isTemporaryName(name) {
+            let path = (directoryPath as NSString).appendingPathComponent(name)
+            guard let status = try? fileSystem.status(of: path), !status.isDirectory,
+                  now - status.stamp.modifiedSeconds >= Self.abandonedTemporaryAge
+            else { continue }
+            try? fileSystem.remove(path)  // Best effort, as above.
+        }
+    }
+
     /// Creates the store's directory (and missing parents) with mode `0700`, or checks that the
     /// existing one is a directory nobody else can access.
     private func prepareDirectory(_ directoryPath: String, key: String, source: String) throws(SecureStateError) {
@@ -131,11 +153,16 @@ final class SecretFileStore: Sendable {
             guard existing.isDirectory else {
                 throw SecureStateError(.writeFailed, key: key, source: directorySource, detail: "it is a file, not a directory; nothing was written")
             }
-            guard existing.permissions & 0o077 == 0 else {
-                throw SecureStateError(
-                    .insecurePermissions, key: key, source: directorySource,
-                    detail: "mode \(SecretFiles.octal(existing.permissions)) lets other users access it, so nothing was written; run chmod 700 \(directoryPath)"
-                )
+            var owner: UInt32?
+            if fileSystem is POSIXFileSystem {
+                do {
+                    owner = try SecretFileReader.ownerAndPermissions(of: directoryPath)?.owner
+                } catch {
+                    throw .fileSystem(error, kind: .writeFailed, key: key, source: directorySource)
+                }
+            }
+            if let problem = SecretFileRules.storeDirectoryProblem(permissions: existing.permissions, owner: owner, path: directoryPath, action: "written") {
+                throw SecureStateError(.insecurePermissions, key: key, source: directorySource, detail: problem)
             }
             return
         }

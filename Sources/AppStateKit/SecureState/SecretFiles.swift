@@ -36,47 +36,85 @@ struct SecretFiles: Sendable {
         return root + (path.hasPrefix("/") ? path : "/" + path)
     }
 
+    /// How a secret's file is opened and checked.
+    enum ReadRule {
+        /// A read-only mount (systemd credentials, Docker or Kubernetes secrets): links are
+        /// followed (Kubernetes makes every key a link), any owner and mode.
+        case mounted
+        /// The writable store whose directory (mapped) is `directory`: the directory checked as
+        /// writes check it, the file never followed if it is a link, owned by the effective
+        /// user, without group or other bits.
+        case privateStore(directory: String)
+    }
+
     /// The secret in the file at `path` (already mapped): its text without one trailing newline,
-    /// or `nil` when there is no such file.
+    /// or `nil` when there is no such file. The file must be a regular file (a FIFO, socket or
+    /// device is refused, never waited on) of at most `limit` bytes; no more than `limit + 1`
+    /// bytes are read. See ``SecretFileReader``.
     ///
     /// - Parameters:
     ///   - source: How errors name the file (`the secret file /run/secrets/dbPassword`).
-    ///   - requirePrivate: Refuse a file other users can access (the writable store's rule).
-    func readSecret(at path: String, key: String, source: String, limit: Int, requirePrivate: Bool) throws(SecureStateError) -> String? {
-        let status: FileStatus?
-        do {
-            status = try fileSystem.status(of: path)
-        } catch {
-            throw .fileSystem(error, kind: .unreadable, key: key, source: source)
+    ///   - rule: Whose rules apply: a read-only mount's or the writable store's.
+    func readSecret(at path: String, key: String, source: String, limit: Int, rule: ReadRule) throws(SecureStateError) -> String? {
+        let outcome: SecretFileReader.Outcome
+        if fileSystem is POSIXFileSystem {
+            switch rule {
+            case .mounted:
+                outcome = SecretFileReader.readMounted(path, limit: limit)
+            case let .privateStore(directory):
+                outcome = SecretFileReader.readStored((path as NSString).lastPathComponent, in: directory, limit: limit)
+            }
+        } else {
+            outcome = readThroughSeam(path, limit: limit, rule: rule)
         }
-        guard let status else { return nil }
-        if status.isDirectory {
-            throw SecureStateError(.isDirectory, key: key, source: source, detail: "found a directory where the file holding the secret should be")
-        }
-        if requirePrivate, status.permissions & 0o077 != 0 {
-            throw SecureStateError(
-                .insecurePermissions, key: key, source: source,
-                detail: "mode \(Self.octal(status.permissions)) lets other users access it, so it is not used; run chmod 600 \(path) if nobody else could have read it, otherwise replace the secret"
-            )
-        }
-        if status.stamp.size > Int64(limit) {
-            throw Self.tooLarge(size: Int(status.stamp.size), limit: limit, key: key, source: source)
-        }
-        let data: Data?
-        do {
-            data = try fileSystem.contents(of: path)
-        } catch {
+        let data: Data
+        switch outcome {
+        case .absent:
+            return nil
+        case let .contents(contents):
+            data = contents
+        case let .refused(kind, detail):
+            throw SecureStateError(kind, key: key, source: source, detail: detail)
+        case let .refusedDirectory(directory, detail):
+            throw SecureStateError(.insecurePermissions, key: key, source: "the secret store directory \(directory)", detail: detail)
+        case let .failed(error):
             if error.code == EISDIR {
                 throw SecureStateError(.isDirectory, key: key, source: source, detail: "found a directory where the file holding the secret should be")
             }
             throw .fileSystem(error, kind: .unreadable, key: key, source: source)
         }
-        guard let data else { return nil }
         if data.count > limit { throw Self.tooLarge(size: data.count, limit: limit, key: key, source: source) }
         guard let text = String(validating: data, as: UTF8.self) else {
             throw SecureStateError(.invalidUTF8, key: key, source: source, detail: "the file's \(data.count) bytes are not valid UTF-8 text")
         }
         return Self.trimmingOneNewline(text)
+    }
+
+    /// ``readSecret(at:key:source:limit:rule:)``'s checks through the ``FileSystem`` seam, for a
+    /// file system without descriptors (`InMemoryFileSystem`): the same rules, owners aside.
+    private func readThroughSeam(_ path: String, limit: Int, rule: ReadRule) -> SecretFileReader.Outcome {
+        do {
+            if case let .privateStore(directory) = rule {
+                guard let status = try fileSystem.status(of: directory) else { return .absent }
+                guard status.isDirectory else { return .refused(.unreadable, detail: "the store directory \(directory) is not a directory") }
+                if let problem = SecretFileRules.storeDirectoryProblem(permissions: status.permissions, owner: nil, path: directory, action: "read") {
+                    return .refusedDirectory(directory, detail: problem)
+                }
+                if try fileSystem.linkTarget(of: path) != nil { return .refused(.notRegularFile, detail: SecretFileRules.linkDetail) }
+            }
+            guard let status = try fileSystem.status(of: path) else { return .absent }
+            if status.isDirectory { return .refused(.isDirectory, detail: "found a directory where the file holding the secret should be") }
+            if case .privateStore = rule, let problem = SecretFileRules.storeFileProblem(permissions: status.permissions, owner: nil, path: path) {
+                return .refused(.insecurePermissions, detail: problem)
+            }
+            if status.stamp.size > Int64(limit) {
+                return .refused(.tooLarge, detail: Self.tooLargeDetail(size: Int(status.stamp.size), limit: limit))
+            }
+            guard let (data, _) = try fileSystem.contents(of: path, from: 0, limit: limit + 1, for: path) else { return .absent }
+            return .contents(data)
+        } catch {
+            return .failed(error)
+        }
     }
 
     /// `text` without one trailing newline (`\n` or `\r\n`), as credential files are written.
@@ -87,7 +125,11 @@ struct SecretFiles: Sendable {
     }
 
     static func tooLarge(size: Int, limit: Int, key: String, source: String) -> SecureStateError {
-        SecureStateError(.tooLarge, key: key, source: source, detail: "it holds \(size) bytes, more than the keychain's limit of \(limit)")
+        SecureStateError(.tooLarge, key: key, source: source, detail: tooLargeDetail(size: size, limit: limit))
+    }
+
+    static func tooLargeDetail(size: Int, limit: Int) -> String {
+        "it holds \(size) bytes, more than the keychain's limit of \(limit)"
     }
 
     /// `0o644` as `0644`.

@@ -5,7 +5,7 @@
 /// The entry never prints its value: its line in `Application.description` and every message
 /// it reports show `<redacted>` and the key.
 // @unchecked: restated, as Swift requires of a RegistryEntry subclass; its one mutable field is in a LockedBox.
-final class SecureStateEntry: RegistryEntry, @unchecked Sendable {
+final class SecureStateEntry: RegistryEntry, @unchecked Sendable, CustomReflectable {
     let secretKey: String
     let initial: String?
     let owner: EntryOwner
@@ -20,6 +20,11 @@ final class SecureStateEntry: RegistryEntry, @unchecked Sendable {
     }
 
     override var kindName: String { "SecureState" }
+
+    /// The key only: neither the initial value nor a reported message.
+    var customMirror: Mirror {
+        Mirror(self, children: ["key": secretKey, "value": SecretRedaction.placeholder], displayStyle: .class)
+    }
     override var valueTypeName: String { String(reflecting: String?.self) }
     override var valueDescription: String { SecretRedaction.placeholder }
 

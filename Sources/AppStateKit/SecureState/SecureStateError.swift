@@ -50,11 +50,15 @@ public struct SecureStateError: Error, CustomStringConvertible, Equatable, Senda
         public static let isDirectory = Kind("a directory instead of a file")
         /// The file exists but can't be read (or written): permissions, I/O errors.
         public static let unreadable = Kind("unreadable")
+        /// The file is not a regular file: a symbolic link in the writable store (never
+        /// followed), a FIFO, a socket or a device. It is not read, so a read never waits.
+        public static let notRegularFile = Kind("not a regular file")
         /// The file or variable does not hold valid UTF-8 text.
         public static let invalidUTF8 = Kind("invalid UTF-8")
         /// The value is larger than the keychain's size limit.
         public static let tooLarge = Kind("too large")
-        /// A file of the writable store, or its directory, can be read or written by other users.
+        /// A file of the writable store, or its directory, can be read or written by other users,
+        /// or belongs to another user than the process's effective user.
         public static let insecurePermissions = Kind("insecure permissions")
         /// The keychain has no writable source to store the value in.
         public static let noWritableSource = Kind("no writable source")

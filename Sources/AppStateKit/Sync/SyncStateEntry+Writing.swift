@@ -6,7 +6,9 @@ extension SyncStateEntry {
     /// ``SyncWriteQueue``). Transient failures are retried; other failures are reported, and the
     /// value then converges to the store's.
     func set(_ newValue: Value) {
-        let problem = modification.withLock(self) { assign(newValue) }
+        // Observers hear of the change with no lock held (Observation.md), so `onChange` may
+        // read or write this entry: before ``modification`` is taken and after it is released.
+        let problem = notifyingObservers { modification.withLock(self) { assign(newValue) } }
         if let problem { coordinator.report(problem) }
     }
 
@@ -24,6 +26,7 @@ extension SyncStateEntry {
     /// ``modification`` and returns the cached value, with why the store's record can't be used
     /// when it can't.
     func beginModification() -> (value: Value, problem: SyncStoreError?) {
+        willChange()
         modification.lock(self)
         return valueAndUnusableRecordProblem
     }
@@ -41,6 +44,7 @@ extension SyncStateEntry {
             assign(changed)
         }
         modification.unlock()
+        didChange()
         if let problem { coordinator.report(problem) }
     }
 
@@ -66,7 +70,7 @@ extension SyncStateEntry {
             coordinator.report("AppStateKit: SyncState \"\(storeKey)\" was not reset: \(keyProblem)")
             return
         }
-        let problem = modification.withLock(self) { queueWrite(initial, data: nil, completion: nil) }
+        let problem = notifyingObservers { modification.withLock(self) { queueWrite(initial, data: nil, completion: nil) } }
         if let problem { coordinator.report(problem) }
     }
 
@@ -75,8 +79,10 @@ extension SyncStateEntry {
         if let keyProblem { throw keyProblem }
         let data = try SyncValueCodec.encode(newValue, key: storeKey)
         return try await withCheckedThrowingContinuation { continuation in
-            let problem = modification.withLock(self) {
-                queueWrite(newValue, data: data) { continuation.resume(with: $0) }
+            let problem = notifyingObservers {
+                modification.withLock(self) {
+                    queueWrite(newValue, data: data) { continuation.resume(with: $0) }
+                }
             }
             if let problem { coordinator.report(problem) }
         }
@@ -88,8 +94,10 @@ extension SyncStateEntry {
     func delete() async throws -> SyncRecord {
         if let keyProblem { throw keyProblem }
         return try await withCheckedThrowingContinuation { continuation in
-            let problem = modification.withLock(self) {
-                queueWrite(initial, data: nil, deletes: true) { continuation.resume(with: $0) }
+            let problem = notifyingObservers {
+                modification.withLock(self) {
+                    queueWrite(initial, data: nil, deletes: true) { continuation.resume(with: $0) }
+                }
             }
             if let problem { coordinator.report(problem) }
         }

@@ -186,16 +186,15 @@ final class SyncStateEntry<Value: Codable & Sendable>: LockedValueEntry<Value>, 
     }
 
     /// Makes `newValue` the cached value now, as a write of `data` that is in flight, and
-    /// returns the unusable record it is about to replace, if the entry knows of one.
+    /// returns the unusable record it is about to replace, if the entry knows of one. Callers
+    /// notify observers, before and after ``modification`` (so with no lock held).
     func beginWrite(_ newValue: Value) -> SyncStoreError? {
-        notifyingObservers {
-            lock.withLock {
-                let replaced = state.problem
-                lockedValue = newValue
-                state.problem = nil
-                state.pendingWrites += 1
-                return replaced
-            }
+        lock.withLock {
+            let replaced = state.problem
+            lockedValue = newValue
+            state.problem = nil
+            state.pendingWrites += 1
+            return replaced
         }
     }
 

@@ -13,7 +13,7 @@ extension Application {
     var rateLimit: SyncState<Int> { syncState(initial: 100, feature: "Configuration", id: "http.rateLimit") }
 }
 
-@Suite("Configuration.md", .isolatedApplication, .timeLimit(.minutes(1)))
+@Suite("Configuration.md", .isolatedApplication, .reportsQuietly, .timeLimit(.minutes(1)))
 struct ConfigurationGuideSnippets {
     @Test("a fleet-wide setting in a ConfigReader, changed and watched")
     func fleetSetting() async throws {

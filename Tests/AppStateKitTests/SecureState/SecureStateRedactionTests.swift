@@ -53,6 +53,16 @@ private func exerciseEverythingThatPrints() {
     }
 }
 
+/// A configuration a dependency might hold, with a password (like `PostgresClient.Configuration`).
+struct RedactionDatabaseSettings: Sendable {
+    var host = "db.internal"
+    var password = "Pa55-in-config-e81d"
+}
+
+private extension Application {
+    var databaseSettings: Dependency<RedactionDatabaseSettings> { dependency(RedactionDatabaseSettings()) }
+}
+
 @Suite("SecureState never prints a secret", .isolatedApplication)
 struct SecureStateRedactionTests {
     @Test("with debug logging on, no description, log line or error contains the secret")
@@ -75,6 +85,16 @@ struct SecureStateRedactionTests {
         // The secret itself appears nowhere.
         #expect(!output.contains(secret))
         #expect(!output.contains("S3cr3t"))
+    }
+
+    @Test("Application.description shows a dependency by its type, so a configuration's password never appears")
+    func dependencyShownByType() {
+        #expect(Application.dependency(\.databaseSettings).password == "Pa55-in-config-e81d")
+        let description = Application.description
+        #expect(description.contains("Dependency<AppStateKitTests.RedactionDatabaseSettings> "))
+        #expect(description.contains(" = instance of AppStateKitTests.RedactionDatabaseSettings"))
+        #expect(!description.contains("Pa55-in-config-e81d"))
+        #expect(!description.contains("db.internal"))
     }
 
     @Test("descriptions show <redacted> and the key")

@@ -139,24 +139,23 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
         if !isKnown, generation?.increment() == nil { kept.withLock { check, _ in check.freshness.invalidate() } }
     }
 
-    override func write(_ newValue: Value) throws {
+    override func writeValue(_ newValue: Value) throws {
         try change(to: newValue)
     }
 
-    override func remove() throws {
+    override func removeValue() throws {
         try change(to: nil)
     }
 
-    /// Writes `newValue`, or deletes the file for `nil` (or an optional holding `nil`).
+    /// Writes `newValue`, or deletes the file for `nil` (or an optional holding `nil`). Callers
+    /// notify observers, outside ``modification``.
     private func change(to newValue: Value?) throws {
         if let filenameProblem { throw filenameProblem }
         let manager = fileManager
-        try notifyingObservers {
-            if let files = manager.localFiles {
-                try write(newValue, through: files, path: filePath)
-            } else {
-                try writeThrough(manager, newValue)
-            }
+        if let files = manager.localFiles {
+            try write(newValue, through: files, path: filePath)
+        } else {
+            try writeThrough(manager, newValue)
         }
     }
 

@@ -101,23 +101,21 @@ final class StoredStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, 
         }
     }
 
-    override func write(_ newValue: Value) throws {
+    override func writeValue(_ newValue: Value) throws {
         try persist(try StoredValueCodec.encode(newValue, key: storageKey))
     }
 
-    override func remove() throws {
+    override func removeValue() throws {
         try persist(nil)
     }
 
     /// Stores `object`; for `nil`, removes the key and the legacy key's value, if any, so it
-    /// can't reappear as a fallback.
+    /// can't reappear as a fallback. Callers notify observers, outside ``modification``.
     private func persist(_ object: Any?) throws {
         let store = activeStore
-        try notifyingObservers {
-            try store.writeObject(object, forKey: storageKey)
-            if object == nil, let legacyKey, try store.readObject(forKey: legacyKey) != nil {
-                try store.writeObject(nil, forKey: legacyKey)
-            }
+        try store.writeObject(object, forKey: storageKey)
+        if object == nil, let legacyKey, try store.readObject(forKey: legacyKey) != nil {
+            try store.writeObject(nil, forKey: legacyKey)
         }
     }
 
