@@ -70,6 +70,10 @@ struct LocalSyncFile: Sendable, Equatable {
         case corrupt(String)
         /// Written by a newer AppStateKit; left alone (reads and writes fail).
         case unsupportedFormat(Int)
+        /// Larger than the store's ``LocalSyncStore/maxFileBytes`` (`bytes`: at least this
+        /// many): not read; the next write keeps it aside (a hard link, no copy) and starts a new
+        /// file.
+        case tooLarge(bytes: Int64, limit: Int)
     }
 
     /// Every key's slot.
@@ -80,6 +84,9 @@ struct LocalSyncFile: Sendable, Equatable {
     var epoch: String?
     /// When each tombstone whose time is known was written, in seconds since 1970, by key.
     var removedAt: [String: Int64] = [:]
+    /// What is wrong with the file as a whole without stopping it from being read (a sequence
+    /// out of range), for the log.
+    var problems: [String] = []
 
     /// A new, random epoch.
     static func newEpoch() -> String {
@@ -122,7 +129,10 @@ struct LocalSyncFile: Sendable, Equatable {
                 continue
             }
             // A time in the future (a clock set back) waits until the clock passes it.
-            if now >= time, now - time >= retention {
+            // Times come from this process's clock or were checked when decoded (within 100
+            // years of now); the subtraction is checked all the same.
+            let (age, overflow) = now.subtractingReportingOverflow(time)
+            if now >= time, !overflow, age >= retention {
                 slots[candidate] = nil
                 removedAt[candidate] = nil
                 collected.append(candidate)
@@ -152,72 +162,207 @@ struct LocalSyncFile: Sendable, Equatable {
 
     // MARK: Decoding
 
-    /// Decodes a file's bytes.
+    /// The highest version a record may have: 2^62, far above what any number of commits
+    /// reaches (a million a second for 146,000 years), far enough below `Int64.max` that
+    /// assigning the next version never overflows. A record above it is damaged; a file whose
+    /// sequence reaches it is renumbered by the next commit (see ``renumbered()``).
+    static let maxVersion: Int64 = 1 << 62
+
+    /// How far from now a tombstone's `removedAt` may be: 100 years, in seconds. A time further
+    /// away damages its record, so no arithmetic ever sees it.
+    static let maxTimeDistance: Int64 = 100 * 366 * 24 * 3600
+
+    /// `date` in whole seconds since 1970 (0 for a date no `Int64` can hold).
+    static func seconds(_ date: Date) -> Int64 {
+        Int64(exactly: date.timeIntervalSince1970.rounded(.down)) ?? 0
+    }
+
+    /// Whether `time` is within ``maxTimeDistance`` of `now` (both in seconds since 1970).
+    static func isPlausible(time: Int64, now: Int64) -> Bool {
+        let (distance, overflow) = time.subtractingReportingOverflow(now)
+        return !overflow && distance.magnitude <= UInt64(maxTimeDistance)
+    }
+
+    /// Decodes a file's bytes; `now` (seconds since 1970) is what tombstone times are checked
+    /// against.
+    ///
+    /// Nothing in the bytes can trap or recurse without bound (see ``LocalSyncJSON``). A record
+    /// that is not what this code writes — a version outside 1 to ``maxVersion``, a `removedAt`
+    /// more than 100 years from `now`, a value larger than ``SyncLimits/maxValueBytes``, a field
+    /// of the wrong type, a number nothing can hold, a value nested too deeply — is a
+    /// ``Slot/damaged(_:)`` slot of its key alone.
     ///
     /// - Throws: ``Unusable`` when the bytes are not a store file at all; damaged records
     ///   don't throw.
-    static func decode(_ data: Data) throws(Unusable) -> LocalSyncFile {
-        let object: Any
-        do {
-            object = try JSONSerialization.jsonObject(with: data)
-        } catch {
-            throw .corrupt("not JSON (\(data.count) bytes): \(shortDescription(of: error))")
-        }
-        guard let top = object as? [String: Any] else {
-            throw .corrupt("the top level is not a JSON object")
-        }
-        if let format = top["format"] {
-            guard let number = format as? Int else { throw .corrupt("\"format\" is not an integer") }
-            guard number <= Self.format else { throw .unsupportedFormat(number) }
-        }
-        guard let records = top["records"] as? [String: Any] else {
-            throw .corrupt("\"records\" is missing or not a JSON object")
-        }
+    static func decode(_ data: Data, now: Int64 = seconds(Date())) throws(Unusable) -> LocalSyncFile {
         var file = LocalSyncFile()
-        for (key, object) in records {
-            let slot = try slot(key: key, decoding: object)
-            file.slots[key] = slot
-            // A time that isn't an integer is taken as unknown, like a missing one.
-            if case let .intact(record) = slot, record.value == nil,
-                let time = (object as? [String: Any])?["removedAt"] as? Int64 {
-                file.removedAt[key] = time
-            }
-        }
-        // A damaged or missing sequence is recovered from the versions it must exceed.
-        let highest = file.slots.values.compactMap(\.version).max() ?? 0
-        file.sequence = max(top["sequence"] as? Int64 ?? 0, highest)
-        file.epoch = top["epoch"] as? String
+        try decode(data, now: now, into: &file)
         return file
     }
 
-    /// Decodes one record, or keeps it as damaged.
-    ///
-    /// - Throws: ``Unusable/corrupt(_:)`` only if a damaged record can't be re-serialised (then
-    ///   the whole file is kept aside rather than losing its bytes).
-    private static func slot(key: String, decoding object: Any) throws(Unusable) -> Slot {
-        let fields = object as? [String: Any]
-        let version = (fields?["version"] as? Int64).flatMap { $0 > 0 ? $0 : nil }
-        func damaged(_ reason: String) throws(Unusable) -> Slot {
-            do {
-                let raw = try JSONSerialization.data(withJSONObject: object, options: [.fragmentsAllowed, .sortedKeys])
-                return .damaged(Damage(raw: raw, version: version, reason: reason))
-            } catch {
-                throw .corrupt("the damaged record of \"\(key)\" cannot be kept: \(error)")
+    /// What can be kept of bytes that ``decode(_:now:)`` rejects as corrupt: the records, epoch
+    /// and sequence read before the point where the bytes stop being a store file (all of them
+    /// for a file with garbage after its end, none for bytes that are not JSON at all). A
+    /// commit that replaces a corrupt file starts from these, so a truncated or partly
+    /// overwritten file loses only what the damage reached.
+    static func salvage(_ data: Data, now: Int64) -> LocalSyncFile {
+        var file = LocalSyncFile()
+        do {
+            try decode(data, now: now, into: &file)
+        } catch {
+            file.finish()
+        }
+        return file
+    }
+
+    /// Decodes into `file`, which holds what was read so far when this throws.
+    private static func decode(_ data: Data, now: Int64, into file: inout LocalSyncFile) throws(Unusable) {
+        var reader = LocalSyncJSON(data)
+        var sawRecords = false
+        do {
+            reader.skipWhitespace()
+            if reader.isAtEnd { throw Unusable.corrupt("not JSON (\(data.count) bytes): the file is empty") }
+            guard reader.consume(UInt8(ascii: "{")) else { throw Unusable.corrupt("the top level is not a JSON object") }
+            if !reader.consume(UInt8(ascii: "}")) {
+                repeat {
+                    reader.skipWhitespace()
+                    guard !reader.isAtEnd, reader.bytes[reader.position] == UInt8(ascii: "\"") else { throw reader.error("expected a member name") }
+                    let name = try reader.string()
+                    try reader.expect(UInt8(ascii: ":"), "\":\"")
+                    if name == "records" {
+                        guard reader.consume(UInt8(ascii: "{")) else { throw Unusable.corrupt("\"records\" is not a JSON object") }
+                        sawRecords = true
+                        try decodeRecords(&reader, now: now, into: &file)
+                        continue
+                    }
+                    let value = try reader.value(depth: 2)
+                    switch name {
+                    case "format":
+                        guard let number = value.integer else { throw Unusable.corrupt("\"format\" is not an integer") }
+                        guard number <= Self.format else { throw Unusable.unsupportedFormat(Int(clamping: number)) }
+                    case "epoch":
+                        if case let .string(epoch) = value { file.epoch = epoch }
+                    case "sequence":
+                        if let sequence = value.integer, (0...maxVersion).contains(sequence) {
+                            file.sequence = sequence
+                        } else {
+                            let what = if case .number = value { "out of range" } else { value.kind }
+                            file.problems.append("its \"sequence\" is \(what), not an integer from 0 to \(maxVersion); it is taken from the records' versions")
+                        }
+                    default:
+                        break
+                    }
+                } while reader.consume(UInt8(ascii: ","))
+                try reader.expect(UInt8(ascii: "}"), "\",\" or \"}\"")
+            }
+            reader.skipWhitespace()
+            guard reader.isAtEnd else { throw reader.error("unexpected bytes after the end") }
+        } catch let error as LocalSyncJSON.SyntaxError {
+            throw .corrupt("not JSON (\(data.count) bytes): \(error)")
+        } catch let error as Unusable {
+            throw error
+        } catch {
+            throw .corrupt("\(error)")
+        }
+        guard sawRecords else { throw .corrupt("\"records\" is missing or not a JSON object") }
+        file.finish()
+    }
+
+    /// Reads the members of the `records` object (its `{` already consumed) and its `}`.
+    private static func decodeRecords(_ reader: inout LocalSyncJSON, now: Int64, into file: inout LocalSyncFile) throws(LocalSyncJSON.SyntaxError) {
+        if reader.consume(UInt8(ascii: "}")) { return }
+        repeat {
+            reader.skipWhitespace()
+            guard !reader.isAtEnd, reader.bytes[reader.position] == UInt8(ascii: "\"") else { throw reader.error("expected a key") }
+            let key = try reader.string()
+            try reader.expect(UInt8(ascii: ":"), "\":\"")
+            reader.skipWhitespace()
+            let start = reader.position
+            let value = try reader.value(depth: 3)
+            let raw = Data(reader.bytes[start..<reader.position])
+            let (slot, removedAt) = slot(key: key, decoding: value, raw: raw, now: now)
+            file.slots[key] = slot
+            file.removedAt[key] = removedAt
+        } while reader.consume(UInt8(ascii: ","))
+        try reader.expect(UInt8(ascii: "}"), "\",\" or \"}\"")
+    }
+
+    /// Recovers the sequence from the versions it must reach.
+    private mutating func finish() {
+        let highest = slots.values.compactMap(\.version).max() ?? 0
+        sequence = max(sequence, highest)
+    }
+
+    /// Decodes one record, or keeps it as damaged (`raw`: its bytes in the file), with its
+    /// tombstone's time when known.
+    private static func slot(key: String, decoding object: LocalSyncJSON.Value, raw: Data, now: Int64) -> (Slot, removedAt: Int64?) {
+        let versionField = object["version"]
+        let version = versionField?.integer.flatMap { (1...maxVersion).contains($0) ? $0 : nil }
+        func damaged(_ reason: String) -> (Slot, removedAt: Int64?) {
+            (.damaged(Damage(raw: raw, version: version, reason: reason)), nil)
+        }
+        guard case .object = object else { return damaged("the record is \(object.kind), not a JSON object") }
+        guard let version else {
+            switch versionField {
+            case nil: return damaged("\"version\" is missing")
+            case let .number(text)?: return damaged("\"version\" \(text.prefix(30)) is not an integer from 1 to \(maxVersion)")
+            case let field?: return damaged("\"version\" is \(field.kind), not an integer from 1 to \(maxVersion)")
             }
         }
-        guard let fields else { return try damaged("the record is not a JSON object") }
-        guard let version else { return try damaged("\"version\" is missing or not a positive integer") }
-        switch (fields["value"], fields["base64"]) {
-        case (let text as String, nil):
-            return .intact(SyncRecord(key: key, value: Data(text.utf8), version: version))
-        case (is NSNull, nil):
-            return .intact(SyncRecord(key: key, value: nil, version: version))
-        case (nil, let encoded as String):
-            guard let bytes = Data(base64Encoded: encoded) else { return try damaged("\"base64\" is not valid base64") }
-            return .intact(SyncRecord(key: key, value: bytes, version: version))
+        let value: Data?
+        switch (object["value"], object["base64"]) {
+        case let (.string(text)?, nil):
+            value = Data(text.utf8)
+        case (.null?, nil):
+            value = nil
+        case let (nil, .string(encoded)?):
+            guard let bytes = Data(base64Encoded: encoded) else { return damaged("\"base64\" is not valid base64") }
+            value = bytes
         default:
-            return try damaged("the record needs exactly one of \"value\" (a string or null) and \"base64\" (a string)")
+            return damaged("the record needs exactly one of \"value\" (a string or null) and \"base64\" (a string)")
         }
+        if let value, value.count > SyncLimits.maxValueBytes {
+            return damaged("its value has \(value.count) bytes, more than the limit of \(SyncLimits.maxValueBytes)")
+        }
+        let record = SyncRecord(key: key, value: value, version: version)
+        guard value == nil, let time = object["removedAt"] else { return (.intact(record), nil) }
+        // A time that isn't an integer is taken as unknown, like a missing one; an integer too
+        // far from now would make the tombstone's age meaningless (and its arithmetic overflow).
+        guard let seconds = time.integer else { return (.intact(record), nil) }
+        guard isPlausible(time: seconds, now: now) else {
+            return damaged("\"removedAt\" \(seconds) is more than 100 years from now (\(now))")
+        }
+        return (.intact(record), seconds)
+    }
+
+    // MARK: Renumbering
+
+    /// The file with a new epoch and its intact records renumbered 1, 2, … in the order of
+    /// their versions, for a commit that finds the sequence at ``maxVersion`` (only a peer that
+    /// wrote such versions gets it there). Readers take the new epoch as a replacement. Damaged
+    /// records whose version is above the new sequence are left out (`dropped`, to be kept
+    /// aside), since they would bring it back.
+    func renumbered() -> (file: LocalSyncFile, dropped: [(key: String, damage: Damage)]) {
+        var file = LocalSyncFile()
+        file.epoch = Self.newEpoch()
+        let intact = slots.compactMap { key, slot -> SyncRecord? in
+            if case let .intact(record) = slot { record } else { nil }
+        }
+        for (index, record) in intact.sorted(by: { ($0.version, $0.key) < ($1.version, $1.key) }).enumerated() {
+            file.slots[record.key] = .intact(SyncRecord(key: record.key, value: record.value, version: Int64(index + 1)))
+            file.removedAt[record.key] = removedAt[record.key]
+        }
+        file.sequence = Int64(intact.count)
+        var dropped: [(key: String, damage: Damage)] = []
+        for (key, slot) in slots.sorted(by: { $0.key < $1.key }) {
+            guard case let .damaged(damage) = slot else { continue }
+            if let version = damage.version, version > file.sequence {
+                dropped.append((key, damage))
+            } else {
+                file.slots[key] = slot
+            }
+        }
+        return (file, dropped)
     }
 
     // MARK: Encoding

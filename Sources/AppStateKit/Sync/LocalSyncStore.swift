@@ -61,6 +61,15 @@ public final class LocalSyncStore: SyncStore {
     /// The default ``tombstoneRetention``: 7 days, enough for every running process to have
     /// read the removal.
     public static let defaultTombstoneRetention: Duration = .seconds(7 * 24 * 3600)
+    /// The largest file the store reads, in bytes. The file is shared with every process that
+    /// can write its directory, so its size is checked before anything is allocated for it: a
+    /// larger file is reported and not read (its keys read as errors), and the next write keeps
+    /// it aside, as a `.corrupt-<time>` sibling, and starts a new file. Processes that share
+    /// the file should agree on it.
+    public let maxFileBytes: Int
+    /// The default ``maxFileBytes``: 16 MiB, room for 16 values of the largest size
+    /// (``SyncLimits/maxValueBytes``) and thousands of typical ones.
+    public static let defaultMaxFileBytes = 16 << 20
 
     /// Where the file lives: the real file system unless a test passes another.
     let fileSystem: any FileSystem
@@ -87,19 +96,39 @@ public final class LocalSyncStore: SyncStore {
         self.init(path: path, changeDetection: changeDetection, tombstoneRetention: tombstoneRetention, fileSystem: POSIXFileSystem())
     }
 
+    /// Creates a store backed by the file at `path` that reads files of at most `maxFileBytes`
+    /// bytes (see ``maxFileBytes``).
+    ///
+    /// - Parameters:
+    ///   - path: The store's file.
+    ///   - changeDetection: How the store notices other processes' commits.
+    ///   - tombstoneRetention: How long a removed key's tombstone stays in the file.
+    ///   - maxFileBytes: The largest file the store reads (at least 1 KiB is used); processes
+    ///     that share the file should agree on it.
+    public convenience init(
+        path: String, changeDetection: ChangeDetection = .automatic, tombstoneRetention: Duration = LocalSyncStore.defaultTombstoneRetention,
+        maxFileBytes: Int
+    ) {
+        self.init(
+            path: path, changeDetection: changeDetection, tombstoneRetention: tombstoneRetention, maxFileBytes: maxFileBytes,
+            fileSystem: POSIXFileSystem()
+        )
+    }
+
     /// Creates a store whose file lives in `fileSystem`, telling time by `wallClock`. Other
     /// processes' writes are then noticed by polling every ``ChangeDetection/fallbackInterval``
     /// (file notifications only see the real file system), unless `changeDetection` polls already.
     package init(
         path: String, changeDetection: ChangeDetection = .automatic, tombstoneRetention: Duration = LocalSyncStore.defaultTombstoneRetention,
-        fileSystem: any FileSystem, wallClock: @escaping @Sendable () -> Date = { Date() }
+        maxFileBytes: Int = LocalSyncStore.defaultMaxFileBytes, fileSystem: any FileSystem, wallClock: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.path = path
         self.changeDetection = changeDetection
         self.tombstoneRetention = tombstoneRetention
+        self.maxFileBytes = max(maxFileBytes, 1024)
         self.fileSystem = fileSystem
         self.wallClock = wallClock
-        cache = LockedBox(LocalSyncCache(path: path, fileSystem: fileSystem))
+        cache = LockedBox(LocalSyncCache(path: path, fileSystem: fileSystem, maxFileBytes: self.maxFileBytes, wallClock: wallClock))
         commitQueue = DispatchQueue(label: "AppStateKit.LocalSyncStore.commits")
     }
 
@@ -281,6 +310,8 @@ public final class LocalSyncStore: SyncStore {
             SyncStoreError(.ioFailure, key: key, detail: "cannot read \(path): \(detail)")
         case let .unusable(.corrupt(detail)):
             SyncStoreError(.corruptRecord, key: key, detail: "the file \(path) cannot be decoded (\(detail)); it is kept and moved aside on the next write")
+        case let .unusable(.tooLarge(bytes, limit)):
+            SyncStoreError(.corruptRecord, key: key, detail: "the file \(path) has \(bytes) bytes or more, over this store's limit of \(limit) (maxFileBytes); it is not read, and the next write keeps it aside and starts a new file")
         case let .unusable(.unsupportedFormat(format)):
             SyncStoreError(.ioFailure, key: key, detail: "\(path) has format \(format), written by a newer AppStateKit; it is left untouched")
         }
