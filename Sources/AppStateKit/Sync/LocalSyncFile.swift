@@ -183,6 +183,13 @@ struct LocalSyncFile: Sendable, Equatable {
         return !overflow && distance.magnitude <= UInt64(maxTimeDistance)
     }
 
+    /// A key from the file as messages show it: quoted, with control characters escaped (a key
+    /// written by another program may hold newlines or terminal escapes), cut after 200
+    /// characters.
+    static func shown(_ key: String) -> String {
+        (key.count > 200 ? String(key.prefix(200)) + "…" : key).debugDescription
+    }
+
     /// Decodes a file's bytes; `now` (seconds since 1970) is what tombstone times are checked
     /// against.
     ///
@@ -247,7 +254,7 @@ struct LocalSyncFile: Sendable, Equatable {
                             file.sequence = sequence
                         } else {
                             let what = if case .number = value { "out of range" } else { value.kind }
-                            file.problems.append("its \"sequence\" is \(what), not an integer from 0 to \(maxVersion); it is taken from the records' versions")
+                            file.problems.append("has a \"sequence\" that is \(what), not an integer from 0 to \(maxVersion); it is taken from the records' versions")
                         }
                     default:
                         break

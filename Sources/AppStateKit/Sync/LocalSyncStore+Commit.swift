@@ -63,24 +63,22 @@ extension LocalSyncStore {
                     break
                 case .unreadable, .unusable(.unsupportedFormat):
                     throw error(for: loaded.failure!, key: key)
-                case .unusable(.corrupt):
-                    // Copied aside, not moved: the commit below renames the new file over the
-                    // undecodable one, so a reader never finds the store missing (which it
-                    // would take as a deletion and serve initial values until the new file).
-                    // The records read before the damage are kept (a truncated file loses only
-                    // what was cut off).
+                case .unusable(.corrupt), .unusable(.tooLarge):
+                    // Kept aside, not moved: the commit below renames the new file over the
+                    // unusable one, so a reader never finds the store missing (which it would
+                    // take as a deletion and serve initial values until the new file). A file
+                    // within the limit is copied; a larger one gets a second hard link (nothing
+                    // is read past the limit). The records read before the damage, or in the
+                    // first maxFileBytes bytes, are kept in the new file.
+                    let read = try PersistenceError.naming(path) { try fileSystem.contents(of: path, from: 0, limit: maxFileBytes + 1, for: path) }
                     file = .empty
-                    if let bytes = try LocalSyncCache.read(path, in: fileSystem, limit: maxFileBytes) {
-                        let aside = try keepAside(undecodable: bytes)
-                        file = LocalSyncFile.salvage(bytes, now: LocalSyncFile.seconds(wallClock()))
-                        reports.append("AppStateKit: the sync store \(path) could not be decoded; its bytes were kept at \(aside), and the \(file.slots.count) records read before the damage were kept in the new file")
+                    if let bytes = read?.data {
+                        let fits = bytes.count <= maxFileBytes
+                        let aside = try fits ? keepAside(undecodable: bytes) : keepOversizedAside()
+                        file = LocalSyncFile.salvage(fits ? bytes : bytes.prefix(maxFileBytes), now: LocalSyncFile.seconds(wallClock()))
+                        let problem = fits ? "could not be decoded" : "was larger than its limit of \(maxFileBytes) bytes (maxFileBytes)"
+                        reports.append("AppStateKit: the sync store \(path) \(problem); its bytes were kept at \(aside), and the \(file.slots.count) records read before the damage were kept in the new file")
                     }
-                    base = nil
-                case .unusable(.tooLarge):
-                    // Kept aside by a second link, without reading it.
-                    let aside = try keepOversizedAside()
-                    reports.append("AppStateKit: the sync store \(path) was larger than its limit of \(maxFileBytes) bytes (maxFileBytes); it was kept at \(aside) and a new file started")
-                    file = .empty
                     base = nil
                 }
 
@@ -151,7 +149,7 @@ extension LocalSyncStore {
         data.append(damage.raw)
         data.append(contentsOf: "}\n".utf8)
         try AtomicFileWriter.write(data, to: aside, durable: true, in: fileSystem)
-        return "AppStateKit: the damaged record of sync key \"\(key)\" in \(path) (\(damage.reason)) \(reason); it was kept at \(aside)"
+        return "AppStateKit: the damaged record of sync key \(LocalSyncFile.shown(key)) in \(path) (\(damage.reason)) \(reason); it was kept at \(aside)"
     }
 
     /// Saves the bytes of a store file that can't be decoded to a `.corrupt-<time>` sibling,
