@@ -10,8 +10,8 @@ import Foundation
 ///   "epoch" : "5F0C6A52-8D0B-4A4E-9C1D-2B7B0C1D9E11",
 ///   "sequence" : 42,
 ///   "records" : {
-///     "App/flags" : {"version":41,"value":"{\"beta\":true}"},
-///     "App/gone" : {"version":42,"value":null,"removedAt":1764316800}
+///     "App/flags" : {"version":41,"value":"{\"beta\":true}","crc":"a9e97e83"},
+///     "App/gone" : {"version":42,"value":null,"removedAt":1764316800,"crc":"4ca83c7b"}
 ///   }
 /// }
 /// ```
@@ -31,6 +31,9 @@ import Foundation
 /// tombstones older than the store's retention (see ``collectTombstones(now:retention:keeping:)``).
 /// A tombstone without one (written before tombstones were collected, or by an older
 /// AppStateKit, which ignores the field) gets the time of the first commit that finds it.
+///
+/// `crc` is the record's ``checksum(key:version:value:removedAt:)``; a record without one (written
+/// by hand or before checksums) is taken as it is.
 ///
 /// Records are decoded one by one: a record that doesn't decode is kept byte for byte as a
 /// ``Slot/damaged(_:)`` slot, so it damages only its own key.
@@ -85,8 +88,11 @@ struct LocalSyncFile: Sendable, Equatable {
     /// When each tombstone whose time is known was written, in seconds since 1970, by key.
     var removedAt: [String: Int64] = [:]
     /// What is wrong with the file as a whole without stopping it from being read (a sequence
-    /// out of range), for the log.
+    /// out of range, a key with two records), for the log.
     var problems: [String] = []
+    /// Whether reading left out a record the file holds (the second record of a key), so the
+    /// next commit must keep the file's bytes aside before it rewrites it.
+    var droppedRecords = false
 
     /// A new, random epoch.
     static func newEpoch() -> String {
@@ -216,10 +222,71 @@ struct LocalSyncFile: Sendable, Equatable {
         var file = LocalSyncFile()
         do {
             try decode(data, now: now, into: &file)
+            return file
         } catch {
-            file.finish()
+            // The epoch and sequence, when they come before the damage, are in `file`; the
+            // records are read again, skipping the damaged ones.
         }
+        salvageRecords(data, now: now, into: &file)
+        file.finish()
         return file
+    }
+
+    /// Reads every record of the `records` object that can be read, skipping damaged bytes: after
+    /// bytes that don't parse, reading resumes at the next quote indented like a record line
+    /// (three of the four bytes before it are spaces: ``encoded()`` writes one record per line,
+    /// indented by four), so a flipped byte loses at most the record it hit, not the ones after
+    /// it. When the `"records"` name itself is damaged, reading starts at the first such line.
+    /// Bounded: all attempts together read at most four times the file, plus 64 KiB.
+    private static func salvageRecords(_ data: Data, now: Int64, into file: inout LocalSyncFile) {
+        var reader = LocalSyncJSON(data)
+        file.slots = [:]
+        file.removedAt = [:]
+        if let found = reader.bytes.firstRange(of: Array("\"records\"".utf8)) {
+            reader.position = found.upperBound
+        }
+        if (try? reader.expect(UInt8(ascii: ":"), "\":\"")) == nil || !reader.consume(UInt8(ascii: "{")) {
+            guard let first = nextRecordStart(in: reader.bytes, after: -1) else { return }
+            reader.position = first
+        }
+        var budget = 4 * reader.bytes.count + (64 << 10)
+        while budget > 0 {
+            reader.skipWhitespace()
+            let start = reader.position
+            do throws(LocalSyncJSON.SyntaxError) {
+                if reader.consume(UInt8(ascii: "}")) || reader.isAtEnd { return }
+                guard reader.bytes[reader.position] == UInt8(ascii: "\"") else { throw reader.error("expected a key") }
+                let key = try reader.string()
+                try reader.expect(UInt8(ascii: ":"), "\":\"")
+                reader.skipWhitespace()
+                let valueStart = reader.position
+                let value = try reader.value(depth: 3)
+                let raw = Data(reader.bytes[valueStart..<reader.position])
+                let (slot, removedAt) = slot(key: key, decoding: value, raw: raw, now: now)
+                file.insert(slot, forKey: key, removedAt: removedAt)
+                budget -= reader.position - start
+                if reader.consume(UInt8(ascii: ",")) { continue }
+                if reader.consume(UInt8(ascii: "}")) { return }
+                throw reader.error("expected \",\" or \"}\"")
+            } catch {
+                budget -= max(reader.position - start, 1)
+                guard let next = nextRecordStart(in: reader.bytes, after: start) else { return }
+                reader.position = next
+            }
+        }
+    }
+
+    /// The first quote after `start` indented like a record line: three of the four bytes
+    /// before it are spaces.
+    private static func nextRecordStart(in bytes: [UInt8], after start: Int) -> Int? {
+        var position = max(start + 1, 4)
+        while position < bytes.count {
+            if bytes[position] == UInt8(ascii: "\""), bytes[position - 4..<position].count(where: { $0 == UInt8(ascii: " ") }) >= 3 {
+                return position
+            }
+            position += 1
+        }
+        return nil
     }
 
     /// Decodes into `file`, which holds what was read so far when this throws.
@@ -288,10 +355,27 @@ struct LocalSyncFile: Sendable, Equatable {
             let value = try reader.value(depth: 3)
             let raw = Data(reader.bytes[start..<reader.position])
             let (slot, removedAt) = slot(key: key, decoding: value, raw: raw, now: now)
-            file.slots[key] = slot
-            file.removedAt[key] = removedAt
+            file.insert(slot, forKey: key, removedAt: removedAt)
         } while reader.consume(UInt8(ascii: ","))
         try reader.expect(UInt8(ascii: "}"), "\",\" or \"}\"")
+    }
+
+    /// Adds a decoded record. A key can have only one: of two, the one that decoded is kept (the
+    /// newer one if both did) and the other is reported and left out — a bit flipped in a key
+    /// can make one record look like another key's.
+    private mutating func insert(_ slot: Slot, forKey key: String, removedAt time: Int64?) {
+        if let existing = slots[key] {
+            let keepsNew = switch (existing, slot) {
+            case (.intact, .damaged): false
+            case let (.intact(old), .intact(new)): new.version > old.version
+            case (.damaged, _): true
+            }
+            problems.append("holds two records of the key \(Self.shown(key)); the \(keepsNew ? "first" : "second") is left out and kept aside by the next write")
+            droppedRecords = true
+            guard keepsNew else { return }
+        }
+        slots[key] = slot
+        removedAt[key] = time
     }
 
     /// Recovers the sequence from the versions it must reach.
@@ -332,14 +416,50 @@ struct LocalSyncFile: Sendable, Equatable {
             return damaged("its value has \(value.count) bytes, more than the limit of \(SyncLimits.maxValueBytes)")
         }
         let record = SyncRecord(key: key, value: value, version: version)
-        guard value == nil, let time = object["removedAt"] else { return (.intact(record), nil) }
         // A time that isn't an integer is taken as unknown, like a missing one; an integer too
         // far from now would make the tombstone's age meaningless (and its arithmetic overflow).
-        guard let seconds = time.integer else { return (.intact(record), nil) }
-        guard isPlausible(time: seconds, now: now) else {
-            return damaged("\"removedAt\" \(seconds) is more than 100 years from now (\(now))")
+        var removedAt: Int64?
+        if value == nil, let seconds = object["removedAt"]?.integer {
+            guard isPlausible(time: seconds, now: now) else {
+                return damaged("\"removedAt\" \(seconds) is more than 100 years from now (\(now))")
+            }
+            removedAt = seconds
         }
-        return (.intact(record), seconds)
+        // Records written by hand (or by an AppStateKit before checksums) have none.
+        if let field = object["crc"] {
+            guard case let .string(text) = field, text.utf8.count == 8, text.allSatisfy(\.isHexDigit), let stored = UInt32(text, radix: 16) else {
+                return damaged("\"crc\" is not 8 hexadecimal digits")
+            }
+            guard stored == checksum(key: key, version: version, value: value, removedAt: removedAt) else {
+                return damaged("its checksum does not match its content: another program or the disk changed it")
+            }
+        }
+        return (.intact(record), removedAt)
+    }
+
+    /// The CRC-32 (IEEE) that ``encoded()`` writes as a record's `"crc"`: of its key, version,
+    /// value (or that it is a tombstone) and tombstone time, whatever the JSON's spacing or
+    /// escapes, so a bit the disk flipped in any of them is found.
+    static func checksum(key: String, version: Int64, value: Data?, removedAt: Int64?) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        func add(_ bytes: some Sequence<UInt8>) {
+            for byte in bytes { crc = crcTable[Int((crc ^ UInt32(byte)) & 0xFF)] ^ (crc >> 8) }
+        }
+        add(key.utf8)
+        add("\u{0}\(version)\u{0}".utf8)
+        if let value {
+            add(CollectionOfOne(UInt8(ascii: "v")))
+            add(value)
+        } else {
+            add("t\u{0}\(removedAt.map(String.init) ?? "")".utf8)
+        }
+        return crc ^ 0xFFFF_FFFF
+    }
+
+    private static let crcTable: [UInt32] = (0..<256).map { index in
+        var entry = UInt32(index)
+        for _ in 0..<8 { entry = entry & 1 != 0 ? 0xEDB8_8320 ^ (entry >> 1) : entry >> 1 }
+        return entry
     }
 
     // MARK: Renumbering
@@ -404,7 +524,8 @@ struct LocalSyncFile: Sendable, Equatable {
                     out.append(contentsOf: "\"value\":null".utf8)
                     if let time = removedAt[key] { out.append(contentsOf: ",\"removedAt\":\(time)".utf8) }
                 }
-                out.append(UInt8(ascii: "}"))
+                let crc = String(Self.checksum(key: key, version: record.version, value: record.value, removedAt: record.value == nil ? removedAt[key] : nil), radix: 16)
+                out.append(contentsOf: ",\"crc\":\"\(String(repeating: "0", count: 8 - crc.count))\(crc)\"}".utf8)
             case let .damaged(damage):
                 out.append(damage.raw)
             }

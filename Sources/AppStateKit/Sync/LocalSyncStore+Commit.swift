@@ -60,7 +60,11 @@ extension LocalSyncStore {
                 var base = loaded.stamp
                 switch loaded.failure {
                 case nil:
-                    break
+                    // A record reading left out (a key's second record) is kept with the file.
+                    if file.droppedRecords, let bytes = try LocalSyncCache.read(path, in: fileSystem, limit: maxFileBytes) {
+                        let aside = try keepAside(undecodable: bytes)
+                        reports.append("AppStateKit: the sync store \(path) held records that could not all be kept (two records of one key); its bytes were kept at \(aside)")
+                    }
                 case .unreadable, .unusable(.unsupportedFormat):
                     throw error(for: loaded.failure!, key: key)
                 case .unusable(.corrupt), .unusable(.tooLarge):
