@@ -78,7 +78,7 @@ struct LocalSyncCache {
         var messages = loaded.problems.map { "AppStateKit: the sync store \(path) \($0)" }
         for (key, slot) in loaded.slots.sorted(by: { $0.key < $1.key }) {
             if case let .damaged(damage) = slot {
-                messages.append("AppStateKit: the record of sync key \(LocalSyncFile.shown(key)) in \(path) is damaged (\(damage.reason)); it is kept as it is until the key is written again")
+                messages.append("AppStateKit: the record of sync key \(LocalSyncFile.shown(key)) in \(path) is damaged (\(damage.reason)); its key reads as an error and the record is kept as it is until the key is written again, which replaces it (its bytes are saved aside first)")
             }
         }
         install(loaded, stamp: current)

@@ -172,7 +172,7 @@ public final class LocalSyncStore: SyncStore {
         case let .intact(record):
             return record
         case let .damaged(damage):
-            throw SyncStoreError(.corruptRecord, key: key, detail: "the record in \(path) is damaged (\(damage.reason)); it is kept as it is until the key is written again")
+            throw SyncStoreError(.corruptRecord, key: key, detail: "the record in \(path) is damaged (\(damage.reason)); write the key to replace it (its bytes are saved aside first)")
         }
     }
 
