@@ -5,9 +5,9 @@
 # limits) or broken invariant fails the run. Uses the debug build `.ci/run` made: 66 s of CPU for
 # both (3 min 20 s of wall time on the 2-core machine shared with five other builds).
 set -euo pipefail
-if ! APPSTATEKIT_TEST_DIAGNOSTICS=1 APPSTATEKIT_FUZZ_INPUTS=100000 APPSTATEKIT_BITFLIP_STRIDE=1 swift test --skip-build --filter "LocalSyncFileFuzzTests|LocalSyncBitFlipTests" > .build-ci-sync-fuzz.log 2>&1; then
-    cat .build-ci-sync-fuzz.log
+if ! APPSTATEKIT_TEST_DIAGNOSTICS=1 APPSTATEKIT_FUZZ_INPUTS=100000 APPSTATEKIT_BITFLIP_STRIDE=1 swift test --skip-build --filter "LocalSyncFileFuzzTests|LocalSyncBitFlipTests" > .build/ci-sync-fuzz.log 2>&1; then
+    cat .build/ci-sync-fuzz.log
     echo "error: the sync file fuzzing or bit-flip test failed" >&2
     exit 1
 fi
-grep -E "LocalSyncFile fuzzing: |LocalSyncStore bit flips: " .build-ci-sync-fuzz.log
+grep -E "LocalSyncFile fuzzing: |LocalSyncStore bit flips: " .build/ci-sync-fuzz.log
