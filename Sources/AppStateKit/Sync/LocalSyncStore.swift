@@ -41,12 +41,16 @@ import Foundation
 ///   removal when it next reads the file.
 /// - **Status:** ``statusUpdates()`` says whether the file reads; ``SyncStore/waitUntilReady(timeout:)``
 ///   returns once it did.
-/// - **Never destroys data:** a file that is not a store file is reported through
-///   `\.logger`, its keys read as errors, and the next write moves it aside to a
-///   `.corrupt-<time>` sibling. A damaged record only affects its own key: it is kept as it is,
-///   its key reads as an error, and an unconditional write of that key first saves the damaged
-///   record to a `.corrupt-record-<time>` sibling. A file written by a newer AppStateKit is left
-///   untouched.
+/// - **Never destroys data:** a file that is not a store file (or is larger than
+///   ``maxFileBytes``) is reported through `\.logger`, its keys read as errors, and the next
+///   write keeps it aside as a `.corrupt-<time>` sibling and carries over every record it can
+///   still read. A damaged record — one whose checksum doesn't match, or whose version, time or
+///   value is out of bounds — only affects its own key: it is kept as it is, its key reads as
+///   an error, and an unconditional write of that key first saves the damaged record to a
+///   `.corrupt-record-<time>` sibling. A file written by a newer AppStateKit is left untouched.
+/// - **Hostile files:** any process that can write the directory can write the file, so the
+///   store reads it with a strict, bounded decoder of its own: nothing in it can trap, nest
+///   the decoder deeper than a few dozen frames, or make one record's damage another key's.
 ///
 /// Every commit rewrites the whole file and costs two `fsync`s, so the store suits the small,
 /// rarely written values SyncState is for (flags, switches, counters), not bulk data.
@@ -125,7 +129,7 @@ public final class LocalSyncStore: SyncStore {
         self.path = path
         self.changeDetection = changeDetection
         self.tombstoneRetention = tombstoneRetention
-        self.maxFileBytes = max(maxFileBytes, 1024)
+        self.maxFileBytes = min(max(maxFileBytes, 1024), Int.max / 2)
         self.fileSystem = fileSystem
         self.wallClock = wallClock
         cache = LockedBox(LocalSyncCache(path: path, fileSystem: fileSystem, maxFileBytes: self.maxFileBytes, wallClock: wallClock))
