@@ -162,4 +162,28 @@ struct LocalSyncDamagedNumberTests {
         #expect(try await store.write(Data("1".utf8), forKey: "App/bad").version == 6)
         #expect(files.contents(atPath: path)!.count < 1000)
     }
+    @Test("a file over maxFileBytes is not read (its keys read as errors naming the limit); the next write keeps it aside by a hard link and carries over the records in its first maxFileBytes bytes")
+    func fileOverTheLimit() async throws {
+        let messages = collectErrors()
+        let files = InMemoryFileSystem()
+        let pad = String(repeating: "z", count: 4000)
+        files.createFile(atPath: path, text: #"{"format":1,"epoch":"E","sequence":9,"records":{"#
+            + #"\#n    "App/a" : {"version":1,"value":"1"},\#n    "App/z" : {"version":9,"value":"\#(pad)"}\#n}}"#)
+        let store = LocalSyncStore(path: path, changeDetection: .polling(every: .seconds(3600)), maxFileBytes: 2048, fileSystem: files, wallClock: { Self.now })
+        #expect(store.maxFileBytes == 2048)
+        let error = #expect(throws: SyncStoreError.self) { _ = try store.cachedRecord(forKey: "App/a") }
+        #expect(error?.description.contains("limit of 2048") == true && error?.description.contains(path) == true, "\(String(describing: error))")
+        _ = try? store.cachedRecord(forKey: "App/a")
+        #expect(messages.messages.filter { $0.contains("over its limit of 2048") }.count == 1, "\(messages.messages)")
+
+        let written = try await store.write(Data("2".utf8), forKey: "App/b")
+        #expect(written.version == 10)
+        #expect(try store.cachedRecord(forKey: "App/a")?.value == Data("1".utf8))
+        #expect(try store.cachedRecord(forKey: "App/z") == nil)
+        let aside = try files.contentsOfDirectory("/data/app").filter { $0.hasPrefix("sync.json.corrupt-") }
+        #expect(aside.count == 1)
+        #expect(files.contents(atPath: "/data/app/" + (aside.first ?? "?"))?.count ?? 0 > 4000)
+        // The default is 16 MiB.
+        #expect(LocalSyncStore(path: path, fileSystem: files).maxFileBytes == 16 << 20)
+    }
 }
