@@ -70,6 +70,22 @@ enum SyncCommand {
                 acknowledge("seen \(record.version)")
                 return
             }
+        case "sync-survive":
+            // sync-survive <path> <key> <count>: writes 0, 1, … to <key> while another program
+            // damages the file, reading every key after each write (read errors are expected);
+            // any failed write ends the command with an error. Reports are counted, not
+            // printed; prints "done <count> writes, <reports> reports".
+            let reports = Locked(0)
+            Application.promote(\.logger, with: ApplicationLogger(debug: { _ in }, error: { (_: String) in reports.set(reports.get() + 1) }))
+            let key = arguments[2]
+            let count = Int(arguments[3])!
+            for value in 0..<count {
+                _ = try await store.write(Data("\(value)".utf8), forKey: key)
+                _ = try? await store.snapshot()
+                for other in ["App/a", "App/victim", "App/parent"] { _ = try? store.cachedRecord(forKey: other) }
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            acknowledge("done \(count) writes, \(reports.get()) reports")
         case "sync-state-increment":
             // sync-state-increment <path> <count>: `Application.syncState(\.childSyncCounter)
             // .update { $0 += 1 }` `count` times on this store; prints "done <value>".

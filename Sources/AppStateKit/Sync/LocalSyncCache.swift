@@ -13,6 +13,10 @@ import Foundation
 struct LocalSyncCache {
     let path: String
     let fileSystem: any FileSystem
+    /// The largest file read (see ``LocalSyncStore/maxFileBytes``).
+    let maxFileBytes: Int
+    /// What tombstone times in the file are checked against.
+    let wallClock: @Sendable () -> Date
     /// The file as last read (empty when there is none or it is unusable).
     var file = LocalSyncFile.empty
     /// The stamp of the file `file` was read from (`nil`: there was no file).
@@ -52,34 +56,64 @@ struct LocalSyncCache {
         do {
             current = try FileStamp.ofExistingFile(atPath: path, in: fileSystem)
             if isLoaded, current == stamp, !isUnreadable { return [] }
-            data = current == nil ? nil : try AtomicFileWriter.read(path, in: fileSystem)
         } catch {
-            failure = .unreadable("\(error)")
-            stamp = nil
-            setStatus(failing: "cannot read \(path): \(error)")
-            return report(["AppStateKit: cannot read the sync store \(path): \(error)"], replacing: false)
+            return unreadable(error)
+        }
+        do {
+            data = current == nil ? nil : try Self.read(path, in: fileSystem, limit: maxFileBytes)
+        } catch let error as LocalSyncFile.Unusable {
+            return unusable(error, stamp: current)
+        } catch {
+            return unreadable(error)
         }
         let loaded: LocalSyncFile
         do {
-            loaded = try data.map(LocalSyncFile.decode) ?? .empty
+            let now = LocalSyncFile.seconds(wallClock())
+            loaded = try data.map { data throws(LocalSyncFile.Unusable) in try LocalSyncFile.decode(data, now: now) } ?? .empty
         } catch {
-            failure = .unusable(error)
-            // Not a replacement: consumers keep the last values they had (the file's keys
-            // read as errors) until a write moves the file aside and starts a new one.
-            install(.empty, stamp: current, announce: false)
-            setStatus(failing: Self.message(for: error, path: path))
-            return report([Self.message(for: error, path: path)], replacing: false)
+            return unusable(error, stamp: current)
         }
         failure = nil
         if !(status.isLive) { setStatus(.live(since: Date())) }
-        var messages: [String] = []
+        var messages = loaded.problems.map { "AppStateKit: the sync store \(path) \($0)" }
         for (key, slot) in loaded.slots.sorted(by: { $0.key < $1.key }) {
             if case let .damaged(damage) = slot {
-                messages.append("AppStateKit: the record of sync key \"\(key)\" in \(path) is damaged (\(damage.reason)); it is kept as it is until the key is written again")
+                messages.append("AppStateKit: the record of sync key \(LocalSyncFile.shown(key)) in \(path) is damaged (\(damage.reason)); its key reads as an error and the record is kept as it is until the key is written again, which replaces it (its bytes are saved aside first)")
             }
         }
         install(loaded, stamp: current)
         return report(messages, replacing: true)
+    }
+
+    /// Records that reading the file failed (retried on every access).
+    private mutating func unreadable(_ error: any Error) -> [String] {
+        failure = .unreadable("\(error)")
+        stamp = nil
+        setStatus(failing: "cannot read \(path): \(error)")
+        return report(["AppStateKit: cannot read the sync store \(path): \(error)"], replacing: false)
+    }
+
+    /// Records that the file at `stamp` can't be used. Not a replacement: consumers keep the
+    /// last values they had (the file's keys read as errors) until a write moves the file aside
+    /// and starts a new one.
+    private mutating func unusable(_ problem: LocalSyncFile.Unusable, stamp current: FileStamp?) -> [String] {
+        failure = .unusable(problem)
+        install(.empty, stamp: current, announce: false)
+        setStatus(failing: Self.message(for: problem, path: path))
+        return report([Self.message(for: problem, path: path)], replacing: false)
+    }
+
+    /// The bytes of the file at `path` (`nil`: none), at most `limit` of them: a larger file
+    /// throws ``LocalSyncFile/Unusable/tooLarge(bytes:limit:)`` before more than `limit + 1`
+    /// bytes are allocated, whatever its size said when it was opened.
+    static func read(_ path: String, in fileSystem: any FileSystem, limit: Int) throws -> Data? {
+        if let size = try FileStamp.ofExistingFile(atPath: path, in: fileSystem)?.size, size > Int64(limit) {
+            throw LocalSyncFile.Unusable.tooLarge(bytes: size, limit: limit)
+        }
+        let read = try PersistenceError.naming(path) { try fileSystem.contents(of: path, from: 0, limit: limit + 1, for: path) }
+        guard let data = read?.data else { return nil }
+        if data.count > limit { throw LocalSyncFile.Unusable.tooLarge(bytes: Int64(data.count), limit: limit) }
+        return data
     }
 
     /// Replaces the cached file, handing the records that changed to the feeds (unless
@@ -146,6 +180,8 @@ struct LocalSyncCache {
         switch problem {
         case let .corrupt(detail):
             "AppStateKit: the sync store \(path) cannot be decoded (\(detail)); its values read as errors until the next write moves the file aside to a .corrupt-<time> sibling"
+        case let .tooLarge(bytes, limit):
+            "AppStateKit: the sync store \(path) has \(bytes) bytes or more, over its limit of \(limit) (LocalSyncStore maxFileBytes); it is not read, its values read as errors until the next write keeps it aside as a .corrupt-<time> sibling and starts a new file, or until it is replaced by a smaller one"
         case let .unsupportedFormat(format):
             "AppStateKit: the sync store \(path) has format \(format), written by a newer AppStateKit (this one reads format \(LocalSyncFile.format)); it is left untouched and cannot be read or written"
         }

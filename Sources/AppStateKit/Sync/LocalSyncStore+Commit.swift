@@ -60,18 +60,29 @@ extension LocalSyncStore {
                 var base = loaded.stamp
                 switch loaded.failure {
                 case nil:
-                    break
+                    // A record reading left out (a key's second record) is kept with the file.
+                    if file.droppedRecords, let bytes = try LocalSyncCache.read(path, in: fileSystem, limit: maxFileBytes) {
+                        let aside = try keepAside(undecodable: bytes)
+                        reports.append("AppStateKit: the sync store \(path) held records that could not all be kept (two records of one key); its bytes were kept at \(aside)")
+                    }
                 case .unreadable, .unusable(.unsupportedFormat):
                     throw error(for: loaded.failure!, key: key)
-                case .unusable(.corrupt):
-                    // Copied aside, not moved: the commit below renames the new file over the
-                    // undecodable one, so a reader never finds the store missing (which it
-                    // would take as a deletion and serve initial values until the new file).
-                    if let bytes = try AtomicFileWriter.read(path, in: fileSystem) {
-                        let aside = try keepAside(undecodable: bytes)
-                        reports.append("AppStateKit: the sync store \(path) could not be decoded; its bytes were kept at \(aside)")
-                    }
+                case .unusable(.corrupt), .unusable(.tooLarge):
+                    // Kept aside, not moved: the commit below renames the new file over the
+                    // unusable one, so a reader never finds the store missing (which it would
+                    // take as a deletion and serve initial values until the new file). A file
+                    // within the limit is copied; a larger one gets a second hard link (nothing
+                    // is read past the limit). The records read before the damage, or in the
+                    // first maxFileBytes bytes, are kept in the new file.
+                    let read = try PersistenceError.naming(path) { try fileSystem.contents(of: path, from: 0, limit: maxFileBytes + 1, for: path) }
                     file = .empty
+                    if let bytes = read?.data {
+                        let fits = bytes.count <= maxFileBytes
+                        let aside = try fits ? keepAside(undecodable: bytes) : keepOversizedAside()
+                        file = LocalSyncFile.salvage(fits ? bytes : bytes.prefix(maxFileBytes), now: LocalSyncFile.seconds(wallClock()))
+                        let problem = fits ? "could not be decoded" : "was larger than its limit of \(maxFileBytes) bytes (maxFileBytes)"
+                        reports.append("AppStateKit: the sync store \(path) \(problem); its bytes were kept at \(aside), and the \(file.slots.count) records read before the damage were kept in the new file")
+                    }
                     base = nil
                 }
 
@@ -89,13 +100,26 @@ extension LocalSyncStore {
                         break
                     }
                 } else if case let .damaged(damage) = current {
-                    reports.append(try keepAside(damage, key: key))
+                    reports.append(try keepAside(damage, key: key, because: "is replaced by a write"))
                 }
 
-                // 3. Write, collecting the tombstones past their retention.
-                let version = max(file.sequence, loaded.highestKnownVersion) + 1
+                // 3. Write, collecting the tombstones past their retention. Every version in the
+                // file is at most maxVersion (larger ones are damaged records), so the next one
+                // can't overflow; a file that reached it is renumbered under a new epoch.
+                var highest = max(file.sequence, loaded.highestKnownVersion)
+                if highest >= LocalSyncFile.maxVersion { highest = file.sequence }
+                if highest >= LocalSyncFile.maxVersion {
+                    let (renumbered, dropped) = file.renumbered()
+                    for (droppedKey, damage) in dropped where droppedKey != key {
+                        reports.append(try keepAside(damage, key: droppedKey, because: "is dropped from the file, renumbered below its version"))
+                    }
+                    file = renumbered
+                    highest = file.sequence
+                    reports.append("AppStateKit: the sync store \(path) reached the highest version, \(LocalSyncFile.maxVersion), which only versions written by another program reach; its records were renumbered from 1 under a new epoch, which every process takes as a replacement")
+                }
+                let version = highest + 1
                 let record = SyncRecord(key: key, value: value, version: version)
-                let now = Int64(wallClock().timeIntervalSince1970.rounded(.down))
+                let now = LocalSyncFile.seconds(wallClock())
                 file.collectTombstones(now: now, retention: tombstoneRetention.components.seconds, keeping: key)
                 file.commit(record, now: now)
                 if file.epoch == nil { file.epoch = LocalSyncFile.newEpoch() }
@@ -118,9 +142,9 @@ extension LocalSyncStore {
         }
     }
 
-    /// Saves a damaged record about to be replaced to a `.corrupt-record-<time>` sibling and
-    /// returns the message to log.
-    private func keepAside(_ damage: LocalSyncFile.Damage, key: String) throws -> String {
+    /// Saves a damaged record about to be replaced or dropped (`reason`) to a
+    /// `.corrupt-record-<time>` sibling and returns the message to log.
+    private func keepAside(_ damage: LocalSyncFile.Damage, key: String, because reason: String) throws -> String {
         let time = Int(Date().timeIntervalSince1970 * 1000)
         let aside = AtomicFileWriter.sibling(of: path, suffix: ".corrupt-record-\(time)-\(UInt32.random(in: 0...UInt32.max))")
         var data = Data("{\"key\":".utf8)
@@ -129,7 +153,7 @@ extension LocalSyncStore {
         data.append(damage.raw)
         data.append(contentsOf: "}\n".utf8)
         try AtomicFileWriter.write(data, to: aside, durable: true, in: fileSystem)
-        return "AppStateKit: the damaged record of sync key \"\(key)\" in \(path) (\(damage.reason)) is replaced by a write; it was kept at \(aside)"
+        return "AppStateKit: the damaged record of sync key \(LocalSyncFile.shown(key)) in \(path) (\(damage.reason)) \(reason); it was kept at \(aside)"
     }
 
     /// Saves the bytes of a store file that can't be decoded to a `.corrupt-<time>` sibling,
@@ -138,6 +162,22 @@ extension LocalSyncStore {
         let time = Int(Date().timeIntervalSince1970 * 1000)
         let aside = AtomicFileWriter.sibling(of: path, suffix: ".corrupt-\(time)-\(UInt32.random(in: 0...UInt32.max))")
         try AtomicFileWriter.write(bytes, to: aside, durable: true, in: fileSystem)
+        return aside
+    }
+
+    /// Keeps the file, too large to read, as a `.corrupt-<time>` sibling by a second hard link
+    /// (nothing is copied) and returns the sibling's path. The commit then renames a new file
+    /// over the old name.
+    private func keepOversizedAside() throws -> String {
+        let time = Int(Date().timeIntervalSince1970 * 1000)
+        let target = try AtomicFileWriter.resolvingLinks(path, in: fileSystem)
+        let aside = AtomicFileWriter.sibling(of: target, suffix: ".corrupt-\(time)-\(UInt32.random(in: 0...UInt32.max))")
+        do {
+            try fileSystem.link(target, to: aside)
+            try fileSystem.synchronizeDirectory(AtomicFileWriter.directory(of: aside))
+        } catch {
+            throw PersistenceError.system(error.code, subject: target, operation: "link to \(aside)")
+        }
         return aside
     }
 

@@ -41,12 +41,16 @@ import Foundation
 ///   removal when it next reads the file.
 /// - **Status:** ``statusUpdates()`` says whether the file reads; ``SyncStore/waitUntilReady(timeout:)``
 ///   returns once it did.
-/// - **Never destroys data:** a file that is not a store file is reported through
-///   `\.logger`, its keys read as errors, and the next write moves it aside to a
-///   `.corrupt-<time>` sibling. A damaged record only affects its own key: it is kept as it is,
-///   its key reads as an error, and an unconditional write of that key first saves the damaged
-///   record to a `.corrupt-record-<time>` sibling. A file written by a newer AppStateKit is left
-///   untouched.
+/// - **Never destroys data:** a file that is not a store file (or is larger than
+///   ``maxFileBytes``) is reported through `\.logger`, its keys read as errors, and the next
+///   write keeps it aside as a `.corrupt-<time>` sibling and carries over every record it can
+///   still read. A damaged record — one whose checksum doesn't match, or whose version, time or
+///   value is out of bounds — only affects its own key: it is kept as it is, its key reads as
+///   an error, and an unconditional write of that key first saves the damaged record to a
+///   `.corrupt-record-<time>` sibling. A file written by a newer AppStateKit is left untouched.
+/// - **Hostile files:** any process that can write the directory can write the file, so the
+///   store reads it with a strict, bounded decoder of its own: nothing in it can trap, nest
+///   the decoder deeper than a few dozen frames, or make one record's damage another key's.
 ///
 /// Every commit rewrites the whole file and costs two `fsync`s, so the store suits the small,
 /// rarely written values SyncState is for (flags, switches, counters), not bulk data.
@@ -61,6 +65,15 @@ public final class LocalSyncStore: SyncStore {
     /// The default ``tombstoneRetention``: 7 days, enough for every running process to have
     /// read the removal.
     public static let defaultTombstoneRetention: Duration = .seconds(7 * 24 * 3600)
+    /// The largest file the store reads, in bytes. The file is shared with every process that
+    /// can write its directory, so its size is checked before anything is allocated for it: a
+    /// larger file is reported and not read (its keys read as errors), and the next write keeps
+    /// it aside, as a `.corrupt-<time>` sibling, and starts a new file. Processes that share
+    /// the file should agree on it.
+    public let maxFileBytes: Int
+    /// The default ``maxFileBytes``: 16 MiB, room for 16 values of the largest size
+    /// (``SyncLimits/maxValueBytes``) and thousands of typical ones.
+    public static let defaultMaxFileBytes = 16 << 20
 
     /// Where the file lives: the real file system unless a test passes another.
     let fileSystem: any FileSystem
@@ -87,19 +100,39 @@ public final class LocalSyncStore: SyncStore {
         self.init(path: path, changeDetection: changeDetection, tombstoneRetention: tombstoneRetention, fileSystem: POSIXFileSystem())
     }
 
+    /// Creates a store backed by the file at `path` that reads files of at most `maxFileBytes`
+    /// bytes (see ``maxFileBytes``).
+    ///
+    /// - Parameters:
+    ///   - path: The store's file.
+    ///   - changeDetection: How the store notices other processes' commits.
+    ///   - tombstoneRetention: How long a removed key's tombstone stays in the file.
+    ///   - maxFileBytes: The largest file the store reads (at least 1 KiB is used); processes
+    ///     that share the file should agree on it.
+    public convenience init(
+        path: String, changeDetection: ChangeDetection = .automatic, tombstoneRetention: Duration = LocalSyncStore.defaultTombstoneRetention,
+        maxFileBytes: Int
+    ) {
+        self.init(
+            path: path, changeDetection: changeDetection, tombstoneRetention: tombstoneRetention, maxFileBytes: maxFileBytes,
+            fileSystem: POSIXFileSystem()
+        )
+    }
+
     /// Creates a store whose file lives in `fileSystem`, telling time by `wallClock`. Other
     /// processes' writes are then noticed by polling every ``ChangeDetection/fallbackInterval``
     /// (file notifications only see the real file system), unless `changeDetection` polls already.
     package init(
         path: String, changeDetection: ChangeDetection = .automatic, tombstoneRetention: Duration = LocalSyncStore.defaultTombstoneRetention,
-        fileSystem: any FileSystem, wallClock: @escaping @Sendable () -> Date = { Date() }
+        maxFileBytes: Int = LocalSyncStore.defaultMaxFileBytes, fileSystem: any FileSystem, wallClock: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.path = path
         self.changeDetection = changeDetection
         self.tombstoneRetention = tombstoneRetention
+        self.maxFileBytes = min(max(maxFileBytes, 1024), Int.max / 2)
         self.fileSystem = fileSystem
         self.wallClock = wallClock
-        cache = LockedBox(LocalSyncCache(path: path, fileSystem: fileSystem))
+        cache = LockedBox(LocalSyncCache(path: path, fileSystem: fileSystem, maxFileBytes: self.maxFileBytes, wallClock: wallClock))
         commitQueue = DispatchQueue(label: "AppStateKit.LocalSyncStore.commits")
     }
 
@@ -143,7 +176,7 @@ public final class LocalSyncStore: SyncStore {
         case let .intact(record):
             return record
         case let .damaged(damage):
-            throw SyncStoreError(.corruptRecord, key: key, detail: "the record in \(path) is damaged (\(damage.reason)); it is kept as it is until the key is written again")
+            throw SyncStoreError(.corruptRecord, key: key, detail: "the record in \(path) is damaged (\(damage.reason)); write the key to replace it (its bytes are saved aside first)")
         }
     }
 
@@ -281,6 +314,8 @@ public final class LocalSyncStore: SyncStore {
             SyncStoreError(.ioFailure, key: key, detail: "cannot read \(path): \(detail)")
         case let .unusable(.corrupt(detail)):
             SyncStoreError(.corruptRecord, key: key, detail: "the file \(path) cannot be decoded (\(detail)); it is kept and moved aside on the next write")
+        case let .unusable(.tooLarge(bytes, limit)):
+            SyncStoreError(.corruptRecord, key: key, detail: "the file \(path) has \(bytes) bytes or more, over this store's limit of \(limit) (maxFileBytes); it is not read, and the next write keeps it aside and starts a new file")
         case let .unusable(.unsupportedFormat(format)):
             SyncStoreError(.ioFailure, key: key, detail: "\(path) has format \(format), written by a newer AppStateKit; it is left untouched")
         }

@@ -19,8 +19,8 @@ struct LocalSyncStoreGuideFileFormat {
               "epoch" : "5F0C6A52-8D0B-4A4E-9C1D-2B7B0C1D9E11",
               "sequence" : 42,
               "records" : {
-                "App/flags" : {"version":41,"value":"{\"beta\":true}"},
-                "App/gone" : {"version":42,"value":null,"removedAt":1764316800}
+                "App/flags" : {"version":41,"value":"{\"beta\":true}","crc":"a9e97e83"},
+                "App/gone" : {"version":42,"value":null,"removedAt":1764316800,"crc":"4ca83c7b"}
               }
             }
 

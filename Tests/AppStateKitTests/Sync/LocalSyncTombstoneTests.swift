@@ -31,7 +31,7 @@ struct LocalSyncTombstoneTests {
         _ = try await store.write(Data("1".utf8), forKey: "App/kept")
         let removed = try await store.delete(forKey: "App/gone")
         #expect(removed.version == 3)
-        #expect(files.text(atPath: path)?.contains(#""App/gone" : {"version":3,"value":null,"removedAt":1000000}"#) == true, "\(files.text(atPath: path) ?? "no file")")
+        #expect(files.text(atPath: path)?.contains(#""App/gone" : {"version":3,"value":null,"removedAt":1000000,"crc":"#) == true, "\(files.text(atPath: path) ?? "no file")")
 
         clock.advance(bySeconds: 99)
         _ = try await store.write(Data("2".utf8), forKey: "App/kept")   // one second short
@@ -82,7 +82,7 @@ struct LocalSyncTombstoneTests {
         let clock = SetClock()
         let store = store(files, clock)
         _ = try await store.write(Data("1".utf8), forKey: "App/other")
-        #expect(files.text(atPath: path)?.contains(#""App/old" : {"version":7,"value":null,"removedAt":1000000}"#) == true, "\(files.text(atPath: path) ?? "no file")")
+        #expect(files.text(atPath: path)?.contains(#""App/old" : {"version":7,"value":null,"removedAt":1000000,"crc":"#) == true, "\(files.text(atPath: path) ?? "no file")")
         clock.advance(bySeconds: 100)
         let other = try await store.write(Data("2".utf8), forKey: "App/other")
         #expect(try await store.snapshot() == [other])
