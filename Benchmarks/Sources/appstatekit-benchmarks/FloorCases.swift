@@ -17,6 +17,19 @@ enum FloorCases {
         ]
     }
 
+    /// The floor on two threads and a loop that shares nothing, on one thread and on two: what
+    /// this machine's two cores give at all (a read that scales can't beat the control's ratio).
+    static func scalingControls() -> [BenchmarkCase] {
+        resolveOnTwoThreads() + [
+            BenchmarkCase(name: "control: no shared state", group: "control") { n in
+                for index in 0..<n { blackHole(index) }
+            },
+            BenchmarkCase(name: "control: no shared state ×2 threads", group: "control") { n in
+                onThreads(2, n) { count in for index in 0..<count { blackHole(index) } }
+            },
+        ]
+    }
+
     static func state() -> [BenchmarkCase] {
         [
             BenchmarkCase(name: "floor: locked write", group: "state") { n in

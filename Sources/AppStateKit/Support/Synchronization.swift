@@ -257,6 +257,11 @@ struct AtomicWord: ~Copyable, @unchecked Sendable {
         }
 
         @inlinable
+        func loadAcquiring() -> UInt64 {
+            pointer.pointee.load(ordering: .acquiring)
+        }
+
+        @inlinable
         func storeRelaxed(_ value: UInt64) {
             pointer.pointee.store(value, ordering: .relaxed)
         }
