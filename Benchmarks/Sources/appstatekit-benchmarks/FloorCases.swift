@@ -22,10 +22,16 @@ enum FloorCases {
     static func scalingControls() -> [BenchmarkCase] {
         resolveOnTwoThreads() + [
             BenchmarkCase(name: "control: no shared state", group: "control") { n in
-                for index in 0..<n { blackHole(index) }
+                var sum = 0
+                for index in 0..<n { sum &+= controlStep(index) }
+                blackHole(sum)
             },
             BenchmarkCase(name: "control: no shared state ×2 threads", group: "control") { n in
-                onThreads(2, n) { count in for index in 0..<count { blackHole(index) } }
+                onThreads(2, n) { count in
+                    var sum = 0
+                    for index in 0..<count { sum &+= controlStep(index) }
+                    blackHole(sum)
+                }
             },
         ]
     }
@@ -37,4 +43,10 @@ enum FloorCases {
             },
         ]
     }
+}
+
+/// One step of the control loop: a call the optimiser can neither inline nor drop.
+@inline(never) @_optimize(none)
+func controlStep(_ value: Int) -> Int {
+    value &+ 1
 }
