@@ -21,6 +21,9 @@ class EntryView: @unchecked Sendable {
     @usableFromInline let entry: RegistryEntry
     /// The thread whose ``ThreadViews`` made the view (`pthread_self`).
     @usableFromInline let owner: UInt
+    /// Never read: it keeps the next allocation (another thread's view, say) off the cache line
+    /// of this view's reference count, which a State handle's retain writes on every read.
+    private let padding: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
 
     @usableFromInline
     init(entry: RegistryEntry, owner: UInt) {
