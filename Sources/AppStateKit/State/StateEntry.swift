@@ -14,8 +14,9 @@ final class StateEntry<Value: Sendable>: LockedValueEntry<Value>, @unchecked Sen
     @usableFromInline let initial: Value
     /// The thread running an in-place mutation of this entry, or 0.
     @usableFromInline let updatingThread = AtomicWord(0)
-    /// Moves (with the lock held) on every write and at the start of every in-place mutation,
-    /// so a thread's view whose copy was read at the current version holds the current value.
+    /// Moves (with the lock held, so a plain releasing store) on every write and at the start of
+    /// every in-place mutation, so a thread's view whose copy was read at the current version
+    /// holds the current value.
     @usableFromInline let version = AtomicWord(0)
 
     @usableFromInline
@@ -72,7 +73,7 @@ final class StateEntry<Value: Sendable>: LockedValueEntry<Value>, @unchecked Sen
             notifyingObservers {
                 lockDetectingReentry()
                 lockedValue = newValue
-                version.incrementReleasing()
+                version.advanceReleasing()
                 lock.unlock()
             }
         }
@@ -92,7 +93,7 @@ final class StateEntry<Value: Sendable>: LockedValueEntry<Value>, @unchecked Sen
         updatingThread.storeRelaxed(UInt64(ThreadID.current.rawValue))
         // Before the value changes: a read of this entry from inside the mutation misses its
         // view's copy and stops in `lockDetectingReentry`.
-        version.incrementReleasing()
+        version.advanceReleasing()
     }
 
     /// Ends what ``beginModification()`` began.
