@@ -5,6 +5,9 @@ extension Application {
     var benchService: Dependency<BenchService> { dependency(BenchService()) }
     var benchCounter: State<Int> { state(initial: 0) }
     var benchSettings: Dependency<BenchSettings> { dependency(BenchSettings()) }
+    // Second entries, so two threads can each read their own (the "distinct entries" cases).
+    var benchCounter2: State<Int> { state(initial: 0) }
+    var benchSettings2: Dependency<BenchSettings> { dependency(BenchSettings()) }
 }
 
 /// A value-type dependency: reading it writes no reference count, so it shows how the lookup
@@ -47,6 +50,37 @@ enum AppStateKitCases {
             },
             BenchmarkCase(name: "AppStateKit Application.dependency (struct value) ×2 threads", group: "resolve-2t") { n in
                 onThreads(2, n) { count in for _ in 0..<count { blackHole(Application.dependency(\.benchSettings)) } }
+            },
+            BenchmarkCase(name: "AppStateKit Application.dependency (struct value, distinct entries) ×2 threads", group: "resolve-2t") { n in
+                onThreads(2, n) { count, thread in
+                    if thread == 0 {
+                        for _ in 0..<count { blackHole(Application.dependency(\.benchSettings)) }
+                    } else {
+                        for _ in 0..<count { blackHole(Application.dependency(\.benchSettings2)) }
+                    }
+                }
+            },
+        ]
+    }
+
+    /// A State read on one thread and on two at once: the same entry from both threads (the case
+    /// that counts: a hot config or flag), and each thread its own entry beside it.
+    static func stateReadScaling() -> [BenchmarkCase] {
+        [
+            BenchmarkCase(name: "AppStateKit State read", group: "state-2t") { n in
+                for _ in 0..<n { blackHole(Application.state(\.benchCounter).value) }
+            },
+            BenchmarkCase(name: "AppStateKit State read ×2 threads", group: "state-2t") { n in
+                onThreads(2, n) { count in for _ in 0..<count { blackHole(Application.state(\.benchCounter).value) } }
+            },
+            BenchmarkCase(name: "AppStateKit State read (distinct entries) ×2 threads", group: "state-2t") { n in
+                onThreads(2, n) { count, thread in
+                    if thread == 0 {
+                        for _ in 0..<count { blackHole(Application.state(\.benchCounter).value) }
+                    } else {
+                        for _ in 0..<count { blackHole(Application.state(\.benchCounter2).value) }
+                    }
+                }
             },
         ]
     }

@@ -70,13 +70,18 @@ func measureInterleaved(_ cases: [BenchmarkCase], rounds: Int, roundNanoseconds:
 
 /// Runs `operation(n)` split across `threads` threads started together; `n` is the total count.
 func onThreads(_ threads: Int, _ n: Int, _ operation: @escaping @Sendable (Int) -> Void) {
+    onThreads(threads, n) { count, _ in operation(count) }
+}
+
+/// Like `onThreads(_:_:_:)`, telling each thread its number (0 ..< threads).
+func onThreads(_ threads: Int, _ n: Int, _ operation: @escaping @Sendable (_ count: Int, _ thread: Int) -> Void) {
     let group = DispatchGroup()
     let start = DispatchSemaphore(value: 0)
-    for _ in 0..<threads {
+    for index in 0..<threads {
         group.enter()
         let thread = Thread {
             start.wait()
-            operation(n / threads)
+            operation(n / threads, index)
             group.leave()
         }
         thread.stackSize = 1 << 20

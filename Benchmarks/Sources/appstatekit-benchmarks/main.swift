@@ -1,7 +1,7 @@
 import AppStateKit
 import Foundation
 
-// Usage: appstatekit-benchmarks [--quick] [filter]   (filter: a case name, creation, pers[istence], reads, writers, server, async, sync)
+// Usage: appstatekit-benchmarks [--quick] [filter]   (filter: a case name, scaling, core, creation, pers[istence], reads, writers, server, async, sync)
 if CommandLine.arguments.dropFirst().first == "--sync-child" { SyncStoreBenchmark.runChild(Array(CommandLine.arguments.dropFirst(2))) }
 let arguments = CommandLine.arguments.dropFirst()
 let quick = arguments.contains("--quick")
@@ -10,6 +10,9 @@ let rounds = quick ? 7 : 31
 let roundNanoseconds: UInt64 = quick ? 2_000_000 : 5_000_000
 
 func selected(_ cases: [BenchmarkCase]) -> [BenchmarkCase] {
+    // "scaling": section 2 alone, every case of it; "core": sections 1-4, every case.
+    if filter == "scaling" { return cases.contains { $0.name.hasSuffix(" ×2 threads") } ? cases : [] }
+    if filter == "core" { return cases }
     guard let filter else { return cases }
     return cases.filter { $0.name.localizedCaseInsensitiveContains(filter) || $0.name.hasPrefix("floor") }
 }
@@ -21,8 +24,8 @@ let sections: [(String, [BenchmarkCase])] = [
     ("1. Resolve a cached dependency", FloorCases.resolve() + AppStateKitCases.resolve() + PeerCases.resolve()),
     (
         "2. The same on 2 threads at once (aggregate time per op)",
-        FloorCases.resolveOnTwoThreads() + AppStateKitCases.resolveOnOneThread() + AppStateKitCases.resolveOnTwoThreads()
-            + PeerCases.resolveOnTwoThreads()
+        FloorCases.scalingControls() + AppStateKitCases.resolveOnOneThread() + AppStateKitCases.resolveOnTwoThreads()
+            + AppStateKitCases.stateReadScaling() + PeerCases.resolveOnTwoThreads()
     ),
     ("3. State read, write, update", FloorCases.resolve() + FloorCases.state() + AppStateKitCases.state()),
     ("3b. SyncState read (local cache) vs State read", FloorCases.resolve() + AppStateKitCases.state().prefix(1) + SyncStateCases.read()),

@@ -26,11 +26,8 @@ final class DependencyEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable
         var instance: Value?
         var overrides: [(token: UInt64, value: Value)] = []
         var nextToken: UInt64 = 0
-        /// The newest override or the instance, boxed (the registry's table keeps the box);
-        /// `nil` while the entry has no value.
+        /// The newest override or the instance, boxed; `nil` while the entry has no value.
         @usableFromInline var current: ValueBox<Value>?
-        /// The registry whose table keeps `current` (see ``didJoin(_:)``).
-        weak var registry: Registry?
     }
 
     @usableFromInline
@@ -81,12 +78,27 @@ final class DependencyEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable
         state.withLock { $0.current?.value }
     }
 
-    override var tableSnapshot: (AnyObject & Sendable)? { state.withLock { $0.current } }
+    override func makeView(owner: UInt) -> EntryView {
+        ValueView<Value>(entry: self, owner: owner, version: version.view)
+    }
 
-    override func didJoin(_ registry: Registry) {
-        state.withLock { $0.registry = registry }
-        // A change between the table's insertion and now refreshed nothing.
-        registry.refreshSnapshot(of: self)
+    /// The current instance through the calling thread's `view` of this entry (access reported
+    /// to Observation): the view's copy while ``version`` is unchanged, else read under the
+    /// entry's lock and kept. `nil` while the entry has no value.
+    @inlinable
+    static func value(through view: EntryView) -> (Value, EntryReference)? {
+        view.entry.trackAccess()
+        let reference = EntryReference(fastHash: view.entry.key.fastHash, object: ObjectIdentifier(view.entry))
+        if let value = Registry.valueView(view, as: Value.self).current { return (value, reference) }
+        return Registry.entry(of: view, as: DependencyEntry<Value>.self).refresh(Registry.valueView(view, as: Value.self)).map { ($0, reference) }
+    }
+
+    /// Reads the current instance and version under the lock into `view`; returns the instance.
+    @usableFromInline
+    func refresh(_ view: ValueView<Value>) -> Value? {
+        let (value, version) = state.withLock { storage in (storage.current?.value, self.version.loadRelaxed()) }
+        if view.owner == ThreadID.current.rawValue { view.keep(value, at: version) }
+        return value
     }
 
     /// Runs the factory for an entry without a value; inside a scope, a factory that depends on
@@ -197,19 +209,17 @@ final class DependencyEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable
     /// Unless the entry has moved past version `expected` (`nil`: any), applies `body` to the
     /// storage under the entry's lock and makes what it returns the current instance (`nil`:
     /// no value); returns whether it did. Every change bumps the version under the lock, so an
-    /// unchanged version means an unchanged storage. The registry's table then picks up the
-    /// new box, after the entry's lock is released (the table's lock comes first).
+    /// unchanged version means an unchanged storage, and a thread's view whose copy was read at
+    /// the current version holds the current instance.
     @discardableResult
     private func change(ifVersion expected: UInt64? = nil, _ body: (inout Storage) -> Value?) -> Bool {
-        let (changed, registry) = state.withLock { storage -> (Bool, Registry?) in
-            if let expected, version.loadRelaxed() != expected { return (false, nil) }
+        state.withLock { storage in
+            if let expected, version.loadRelaxed() != expected { return false }
             let value = body(&storage)
             storage.current = value.map { ValueBox($0) }
             lacksValue.storeSequentiallyConsistent(value == nil ? 1 : 0)
             version.incrementReleasing()
-            return (true, storage.registry)
+            return true
         }
-        registry?.refreshSnapshot(of: self)
-        return changed
     }
 }

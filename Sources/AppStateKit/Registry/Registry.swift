@@ -19,7 +19,9 @@ final class Registry: @unchecked Sendable {
     /// `table`), so a creation's bookkeeping and the table agree.
     @usableFromInline let table = LockedBox(EntryTable())
     /// Distinguishes this registry from every other one; never reused, unlike an address.
-    let identity: UInt64
+    @usableFromInline let identity: UInt64
+    /// 1 once this is the shared application's registry (see ``readThroughViews()``), else 0.
+    @usableFromInline let readsThroughViews = AtomicWord(0)
     /// Moves to a fresh, larger number on every removal (written with `lock` held), so whoever
     /// remembers a resolution made through this registry can tell it may be stale.
     @usableFromInline let stamp: Atomic<UInt64>
@@ -41,6 +43,19 @@ final class Registry: @unchecked Sendable {
         stamp = Atomic(identity)
     }
 
+    deinit {
+        ThreadViews.forget(registry: identity)
+    }
+
+    /// Has lookups go through the calling threads' views (``ThreadViews``) from now on: for the
+    /// shared application's registry, which lives as long as the process. Other registries (an
+    /// isolated application's, made and released per scope or test) are read under the table's
+    /// lock, so releasing one releases its entries at once instead of when each thread that
+    /// read them lets its views go.
+    func readThroughViews() {
+        readsThroughViews.storeSequentiallyConsistent(1)
+    }
+
     /// Returns the entry for `key`, creating it with `create` (at most once per key, never with
     /// a lock held) on first access. The key names the entry's kind and value type, so the entry
     /// is of the subclass the caller asks for (checked in debug builds).
@@ -50,11 +65,46 @@ final class Registry: @unchecked Sendable {
         as type: Entry.Type = Entry.self,
         create: (EntryKey) -> RegistryEntry
     ) -> Entry {
-        let entry = existingEntry(for: key) ?? createdEntry(for: key, create: create)
+        let entry = readsThroughViews.loadRelaxed() != 0 ? view(for: key, create: create).entry : (existingEntry(for: key) ?? createdEntry(for: key, create: create))
         #if DEBUG
         Registry.checkType(of: entry, is: Entry.self, for: key)
         #endif
         return unsafeDowncast(entry, to: Entry.self)
+    }
+
+    /// The calling thread's view of the entry for `key` (see ``ThreadViews``), creating the
+    /// entry with `create` on first access as ``entry(for:as:create:)`` does.
+    @inlinable
+    func view(for key: EntryKey, create: (EntryKey) -> RegistryEntry) -> EntryView {
+        if readsThroughViews.loadRelaxed() != 0, let view = ThreadViews.withCurrent({ $0.withView(in: self, for: key) { $0 } }) {
+            return view
+        }
+        return createdView(for: key, create: create)
+    }
+
+    /// ``view(for:create:)`` when the calling thread has no view yet: the table's entry (under
+    /// its lock) or a new one, filed in the thread's views.
+    @usableFromInline
+    func createdView(for key: EntryKey, create: (EntryKey) -> RegistryEntry) -> EntryView {
+        // Read before the lookup: a removal after it leaves the view's slot unusable.
+        let stamp = self.stamp.load(ordering: .acquiring)
+        let entry = existingEntry(for: key) ?? createdEntry(for: key, create: create)
+        return view(of: entry, stamp: stamp)
+    }
+
+    /// The calling thread's view of the entry for `key` if the entry exists; creates nothing.
+    @usableFromInline
+    func existingView(for key: EntryKey) -> EntryView? {
+        let stamp = self.stamp.load(ordering: .acquiring)
+        guard let entry = existingEntry(for: key) else { return nil }
+        return view(of: entry, stamp: stamp)
+    }
+
+    /// The calling thread's view of `entry`, filed in its views; for a registry read without
+    /// them, a view of no thread (whose reads take the entry's lock).
+    private func view(of entry: RegistryEntry, stamp: UInt64) -> EntryView {
+        guard readsThroughViews.loadRelaxed() != 0 else { return entry.makeView(owner: 0) }
+        return ThreadViews.withCurrent { $0.keep(entry, of: self, stamp: stamp) }
     }
 
     #if DEBUG
@@ -64,6 +114,22 @@ final class Registry: @unchecked Sendable {
     static func checkType<Expected: AnyObject>(of object: AnyObject, is type: Expected.Type, for key: borrowing EntryKey) {
         precondition(object is Expected, "AppStateKit: internal error: the registry holds a \(Swift.type(of: object)) for \(key.readable), not a \(Expected.self)")
     }
+
+    /// Stops unless `view`, found in the calling thread's views for `key`, belongs to the
+    /// calling thread and is of the entry the table holds for `key` (unless a removal moved the
+    /// stamp meanwhile, which the next lookup sees). Skipped while either lock is busy (a
+    /// removal holds both until the stamp has moved), so a read under them stays possible.
+    @usableFromInline
+    func checkView(_ view: EntryView, for key: borrowing EntryKey) {
+        precondition(view.owner == ThreadID.current.rawValue, "AppStateKit: internal error: a thread found another thread's view of \(key.readable)")
+        let before = stamp.load(ordering: .acquiring)
+        guard lock.tryLock() else { return }
+        defer { lock.unlock() }
+        guard table.lock.tryLock() else { return }
+        let held = table.value.pointee.find(key)
+        table.lock.unlock()
+        precondition(held === view.entry || stamp.load(ordering: .acquiring) != before, "AppStateKit: internal error: a thread's view of \(key.readable) is not the registry's entry")
+    }
     #endif
 
     /// ``entry(for:as:create:)`` for callers that make the entry themselves.
@@ -71,26 +137,38 @@ final class Registry: @unchecked Sendable {
         entry(for: key, as: Entry.self) { _ in create() }
     }
 
-    /// The current instance of the dependency entry for `key`, read under the table's lock
-    /// alone (access reported to Observation); `nil` without an entry or value.
+    /// Runs `body` with the calling thread's view of the entry for `key` (see ``ThreadViews``);
+    /// `nil` without an entry (nothing is created).
     @inlinable
-    func dependencyValue<Value: Sendable>(for key: borrowing EntryKey, as type: Value.Type) -> (Value, EntryReference)? {
-        table.withLock { table in
-            guard let index = table.index(of: key), let value = table.snapshotValue(at: index, as: Value.self) else { return nil }
-            let entry = table.entries[index]!
-            entry.trackAccess()
-            return (value, EntryReference(fastHash: key.fastHash, object: ObjectIdentifier(entry)))
+    func withExistingView<Result>(for key: borrowing EntryKey, _ body: (EntryView) -> Result?) -> Result? {
+        if readsThroughViews.loadRelaxed() != 0, let found = ThreadViews.withCurrent({ $0.withView(in: self, for: key, { body($0) }) }) {
+            return found
         }
+        guard let view = existingView(for: copy key) else { return nil }
+        return body(view)
+    }
+
+    /// `view` as the value view it is: the key of its entry names the value type (checked in
+    /// debug builds).
+    @inlinable @inline(__always)
+    static func valueView<Value>(_ view: EntryView, as value: Value.Type) -> ValueView<Value> {
+        #if DEBUG
+        checkType(of: view, is: ValueView<Value>.self, for: view.entry.key)
+        #endif
+        return unsafeDowncast(view, to: ValueView<Value>.self)
+    }
+
+    /// `view`'s entry as the subclass its key names (checked in debug builds).
+    @inlinable @inline(__always)
+    static func entry<Entry: RegistryEntry>(of view: EntryView, as type: Entry.Type) -> Entry {
+        #if DEBUG
+        checkType(of: view.entry, is: Entry.self, for: view.entry.key)
+        #endif
+        return unsafeDowncast(view.entry, to: Entry.self)
     }
 
     func existingEntry(for reference: EntryReference) -> RegistryEntry? {
         table.withLock { $0.find(reference) }
-    }
-
-    /// Has the table pick up `entry`'s current ``RegistryEntry/tableSnapshot``; call with no
-    /// entry lock held.
-    func refreshSnapshot(of entry: RegistryEntry) {
-        table.withLock { $0.refreshSnapshot(of: entry) }
     }
 
     @usableFromInline
@@ -107,7 +185,6 @@ final class Registry: @unchecked Sendable {
         }
         // Created by another thread; if removed again since, create it anew.
         guard let created else { return existingEntry(for: key) ?? createdEntry(for: key, create: create) }
-        created.didJoin(self)
         return created
     }
 
@@ -117,11 +194,14 @@ final class Registry: @unchecked Sendable {
     /// user code).
     @discardableResult
     func remove(_ entry: RegistryEntry) -> Bool {
-        lock.withLock {
+        let removed = lock.withLock {
             guard table.withLock({ $0.remove(entry) }) else { return false }
-            stamp.store(Registry.nextSerial.add(1, ordering: .relaxed).newValue, ordering: .relaxed)
+            stamp.store(Registry.nextSerial.add(1, ordering: .relaxed).newValue, ordering: .releasing)
             return true
         }
+        // Other threads' views of it stop being used (the stamp moved) and go when their slot does.
+        if removed { ThreadViews.forget(registry: identity, entry: entry) }
+        return removed
     }
 
     /// Every created entry, in no particular order.
@@ -264,16 +344,12 @@ final class Registry: @unchecked Sendable {
 
 /// The registry's created entries: an open-addressing table over ``EntryKey/fastHash``, probed
 /// linearly. A probe compares stored hashes and looks at an entry's key only when its hash
-/// matches, so a lookup neither hashes nor copies a key. Next to each entry the table keeps its
-/// ``RegistryEntry/tableSnapshot``, so a dependency read takes the table's lock alone. Removal
-/// shifts the following entries back (no tombstones): a lookup stops at the first empty bucket.
+/// matches, so a lookup neither hashes nor copies a key. Removal shifts the following entries back (no tombstones): a lookup stops at the first empty bucket.
 @usableFromInline
 struct EntryTable: Sendable {
     /// Each bucket's entry's ``EntryKey/fastHash``; `nil` for an empty bucket.
     @usableFromInline var hashes: [Int?] = Array(repeating: nil, count: 16)
     @usableFromInline var entries: [RegistryEntry?] = Array(repeating: nil, count: 16)
-    /// Each entry's ``RegistryEntry/tableSnapshot`` as of its last refresh.
-    @usableFromInline var snapshots: [(AnyObject & Sendable)?] = Array(repeating: nil, count: 16)
     private(set) var count = 0
 
     /// `body` applied to the entry of the occupied bucket `index`, borrowed from the array's
@@ -281,17 +357,6 @@ struct EntryTable: Sendable {
     @inlinable @inline(__always)
     func withEntry<Result>(at index: Int, _ body: (RegistryEntry) -> Result) -> Result {
         entries.withUnsafeBufferPointer { body($0[index]!) }
-    }
-
-    /// The value in the ``RegistryEntry/tableSnapshot`` kept for bucket `index` (a dependency's
-    /// boxed instance); `nil` if the entry has none.
-    @inlinable
-    func snapshotValue<Value: Sendable>(at index: Int, as type: Value.Type) -> Value? {
-        guard let snapshot = snapshots[index] else { return nil }
-        #if DEBUG
-        Registry.checkType(of: snapshot, is: ValueBox<Value>.self, for: entries[index]!.key)
-        #endif
-        return unsafeDowncast(snapshot, to: ValueBox<Value>.self).value
     }
 
     @inlinable
@@ -323,15 +388,8 @@ struct EntryTable: Sendable {
     mutating func insert(_ entry: RegistryEntry) {
         assert(find(entry.key) == nil, "AppStateKit: internal error: \(entry.key.readable) was added to the registry twice")
         if (count + 1) * 4 > hashes.count * 3 { grow() }
-        place(entry, snapshot: entry.tableSnapshot)
+        place(entry)
         count += 1
-    }
-
-    /// Replaces the snapshot kept for `entry` (the very object) with its current one; does
-    /// nothing if the table doesn't hold it (a removed entry).
-    mutating func refreshSnapshot(of entry: RegistryEntry) {
-        guard let index = index(of: entry.key), entries[index] === entry else { return }
-        snapshots[index] = entry.tableSnapshot
     }
 
     /// Removes `entry` if the table holds it (the very object); returns whether it did.
@@ -356,7 +414,6 @@ struct EntryTable: Sendable {
             if (gap - home) & mask < (index - home) & mask {
                 hashes[gap] = hash
                 entries[gap] = entries[index]
-                snapshots[gap] = snapshots[index]
                 clear(index)
                 gap = index
             }
@@ -367,26 +424,23 @@ struct EntryTable: Sendable {
     private mutating func clear(_ index: Int) {
         hashes[index] = nil
         entries[index] = nil
-        snapshots[index] = nil
     }
 
-    private mutating func place(_ entry: RegistryEntry, snapshot: (AnyObject & Sendable)?) {
+    private mutating func place(_ entry: RegistryEntry) {
         let mask = hashes.count - 1
         var index = entry.key.fastHash & mask
         while hashes[index] != nil { index = (index + 1) & mask }
         hashes[index] = entry.key.fastHash
         entries[index] = entry
-        snapshots[index] = snapshot
     }
 
     private mutating func grow() {
-        let (oldEntries, oldSnapshots) = (entries, snapshots)
+        let oldEntries = entries
         let size = hashes.count * 2
         hashes = Array(repeating: nil, count: size)
         entries = Array(repeating: nil, count: size)
-        snapshots = Array(repeating: nil, count: size)
-        for (entry, snapshot) in zip(oldEntries, oldSnapshots) {
-            if let entry { place(entry, snapshot: snapshot) }
+        for entry in oldEntries {
+            if let entry { place(entry) }
         }
     }
 }

@@ -5,8 +5,7 @@ import Observation
 /// Subclasses are generic over their value and their type is part of the ``EntryKey``, so the
 /// registry hands back the exact subclass without a dynamic cast. Subclasses protect their own
 /// mutable fields. Lock order: the registry calls into an entry under its own locks only to read
-/// its immutable key and ``tableSnapshot`` (which may take the entry's lock, never the
-/// registry's); an entry calls the registry only with no lock of its own held.
+/// its immutable key; an entry calls the registry only with no lock of its own held.
 ///
 /// Each entry is its own `Observable` subject, so `withObservationTracking` registers interest in
 /// exactly the entries a closure reads.
@@ -64,14 +63,11 @@ class RegistryEntry: Observable, @unchecked Sendable {
     /// would create a missing entry.
     var awaitsValue: Bool { false }
 
-    /// What the registry's table keeps next to the entry for reads under the table's lock alone
-    /// (a dependency's boxed instance); `nil` for kinds read through the entry. Read with the
-    /// table's lock held.
-    var tableSnapshot: (AnyObject & Sendable)? { nil }
-
-    /// Called once the entry is in `registry`'s table (before anyone else can find it), so an
-    /// entry with a ``tableSnapshot`` can have the table refresh it after each change.
-    func didJoin(_ registry: Registry) {}
+    /// A view of this entry for the thread `owner` (see ``ThreadViews``): a ``ValueView`` for the
+    /// kinds whose value a view keeps a copy of.
+    func makeView(owner: UInt) -> EntryView {
+        EntryView(entry: self, owner: owner)
+    }
 
     /// The member observers register interest in; it stands for the entry's value.
     @usableFromInline

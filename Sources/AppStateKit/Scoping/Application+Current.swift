@@ -129,11 +129,13 @@ enum SharedApplication {
     @usableFromInline
     static func publishInitial() -> Application {
         let instance = initial
+        instance.registry.readThroughViews()
         return retired.withLock { _ in Reference.publishIfAbsent(instance, in: bits) }
     }
 
     @usableFromInline
     static func replace(with application: Application) {
+        application.registry.readThroughViews()
         retired.withLock { retired in
             if let old = Reference.replace(with: application, in: bits) { retired.append(old) }
         }

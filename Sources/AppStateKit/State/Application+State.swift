@@ -14,12 +14,19 @@ extension Application {
     /// Application.state(\.username).value // "leif"
     /// ```
     public struct State<Value: Sendable>: MutableApplicationState, Sendable {
-        /// The registry entry.
-        @usableFromInline let entry: StateEntry<Value>
+        /// The view of the registry entry made for the thread that looked it up (see
+        /// `ThreadViews`); it holds the entry.
+        @usableFromInline let view: EntryView
 
         @inlinable
-        init(entry: StateEntry<Value>) {
-            self.entry = entry
+        init(view: EntryView) {
+            self.view = view
+        }
+
+        /// The registry entry.
+        @inlinable
+        var entry: StateEntry<Value> {
+            Registry.entry(of: view, as: StateEntry<Value>.self)
         }
 
         /// The current value. Setting it replaces the shared value atomically.
@@ -32,7 +39,7 @@ extension Application {
         /// hold the lock across the suspension.
         @inlinable
         public var value: Value {
-            get { entry.value }
+            get { StateEntry<Value>.value(through: view) }
             set { entry.value = newValue }
             _modify {
                 let entry = self.entry
@@ -108,7 +115,7 @@ extension Application {
 
     @inlinable
     func state<Value: Sendable>(key: EntryKey, initial: () -> Value) -> State<Value> {
-        State(entry: registry.entry(for: key) { Application.announcingCreation(StateEntry(key: $0, initial: initial())) })
+        State(view: registry.view(for: key) { Application.announcingCreation(StateEntry(key: $0, initial: initial())) })
     }
 }
 

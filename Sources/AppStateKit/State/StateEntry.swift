@@ -14,6 +14,10 @@ final class StateEntry<Value: Sendable>: LockedValueEntry<Value>, @unchecked Sen
     @usableFromInline let initial: Value
     /// The thread running an in-place mutation of this entry, or 0.
     @usableFromInline let updatingThread = AtomicWord(0)
+    /// Moves (with the lock held, so a plain releasing store) on every write and at the start of
+    /// every in-place mutation, so a thread's view whose copy was read at the current version
+    /// holds the current value.
+    @usableFromInline let version = AtomicWord(0)
 
     @usableFromInline
     init(key: EntryKey, initial: Value) {
@@ -25,18 +29,51 @@ final class StateEntry<Value: Sendable>: LockedValueEntry<Value>, @unchecked Sen
     override var valueTypeName: String { String(reflecting: Value.self) }
     override var valueDescription: String { String(describing: value) }
 
+    override func makeView(owner: UInt) -> EntryView {
+        ValueView<Value>(entry: self, owner: owner, version: version.view)
+    }
+
+    /// The value read through `view`: on the thread that owns it, its copy while ``version``
+    /// is unchanged (no lock, and the entry object untouched but for its Observation report),
+    /// else read under the lock (and kept, on the owning thread).
+    @inlinable
+    static func value(through view: EntryView) -> Value {
+        view.entry.trackAccess()
+        if let value = Registry.valueView(view, as: Value.self).current { return value }
+        return Registry.entry(of: view, as: StateEntry<Value>.self).refresh(Registry.valueView(view, as: Value.self))
+    }
+
+    /// Reads the value under the lock; on the thread that owns `view`, keeps it there with the
+    /// version it was read at.
+    @usableFromInline
+    func refresh(_ view: ValueView<Value>) -> Value {
+        lockDetectingReentry()
+        defer { lock.unlock() }
+        if view.owner == ThreadID.current.rawValue {
+            view.keep(lockedValue, at: version.loadRelaxed())
+        }
+        return lockedValue
+    }
+
+    /// The value, read under the lock.
+    @inlinable
+    func lockedRead() -> Value {
+        lockDetectingReentry()
+        defer { lock.unlock() }
+        return lockedValue
+    }
+
     @inlinable
     var value: Value {
         get {
             trackAccess()
-            lockDetectingReentry()
-            defer { lock.unlock() }
-            return lockedValue
+            return lockedRead()
         }
         set {
             notifyingObservers {
                 lockDetectingReentry()
                 lockedValue = newValue
+                version.advanceReleasing()
                 lock.unlock()
             }
         }
@@ -54,6 +91,9 @@ final class StateEntry<Value: Sendable>: LockedValueEntry<Value>, @unchecked Sen
     func beginModification() {
         lockDetectingReentry()
         updatingThread.storeRelaxed(UInt64(ThreadID.current.rawValue))
+        // Before the value changes: a read of this entry from inside the mutation misses its
+        // view's copy and stops in `lockDetectingReentry`.
+        version.advanceReleasing()
     }
 
     /// Ends what ``beginModification()`` began.

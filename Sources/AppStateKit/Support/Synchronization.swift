@@ -235,6 +235,13 @@ struct AtomicWord: ~Copyable, @unchecked Sendable {
         view.incrementReleasing()
     }
 
+    /// Moves the word to the next number with a releasing store, not a read-modify-write: for
+    /// words only one thread at a time writes (under a lock that guards them).
+    @inlinable
+    func advanceReleasing() {
+        pointer.pointee.store(pointer.pointee.load(ordering: .relaxed) &+ 1, ordering: .releasing)
+    }
+
     /// A view of this word for another object, valid while this word's owner lives.
     @inlinable
     var view: View { View(pointer: pointer) }
@@ -254,6 +261,11 @@ struct AtomicWord: ~Copyable, @unchecked Sendable {
         @inlinable
         func loadRelaxed() -> UInt64 {
             pointer.pointee.load(ordering: .relaxed)
+        }
+
+        @inlinable
+        func loadAcquiring() -> UInt64 {
+            pointer.pointee.load(ordering: .acquiring)
         }
 
         @inlinable
