@@ -1,7 +1,8 @@
 // Checks that every ```swift block of the guides is compiled by the test suite.
 //
 //   swift .ci/tools/DocSnippets.swift check            every Swift block appears in a test file
-//   swift .ci/tools/DocSnippets.swift manifests DIR    writes each Package.swift block to DIR/<n>.swift
+//   swift .ci/tools/DocSnippets.swift manifests DIR    writes each Package.swift block as a package
+//                                                     DIR/<n>/, with the guide's other blocks in it
 //
 // Documents: README.md, Documentation/*.md and the DocC catalogs' articles. A block is a
 // Package.swift snippet when its first line is `// swift-tools-version…` (a whole manifest); those
@@ -238,9 +239,14 @@ func check() throws -> Int {
     var failures = ruleErrors.count
     var checked = 0
     for document in documents() {
-        for block in try blocks(of: document) where !block.isManifest {
+        let documentBlocks = try blocks(of: document)
+        // The reader's own modules: the targets the guide's Package.swift declares. Their imports
+        // (`@testable import MyTool`) can't be compiled here; 26-doc-manifests.sh compiles those
+        // blocks in that package instead.
+        let readerModules = Set(documentBlocks.filter(\.isManifest).flatMap { targets(in: $0.lines.joined(separator: "\n")).map(\.name) })
+        for block in documentBlocks where !block.isManifest {
             checked += 1
-            let lines = block.lines.compactMap(normalized)
+            let lines = block.lines.compactMap(normalized).filter { !(isImport($0) && readerModules.contains(moduleName($0))) }
             if lines.contains(where: { $0.hasPrefix(".package(") || $0.hasPrefix(".testTarget(") || $0 == "import PackageDescription" }) {
                 print("\(document):\(block.line): error: a Package.swift snippet must be a whole manifest, starting with `// swift-tools-version:…`")
                 failures += 1
@@ -304,9 +310,39 @@ func writeManifests(to directory: String) throws -> Int {
                 }
                 try source.write(toFile: "\(folder)/\(target.isExecutable ? "main" : target.name).swift", atomically: true, encoding: .utf8)
             }
+            try placeSnippets(of: document, in: package, targets: targets(in: manifest))
         }
     }
     return count
+}
+
+/// Puts the guide's other Swift blocks where a reader of the guide puts them, in the package its
+/// Package.swift sets up: a block that imports Testing or XCTest is a file of the first test
+/// target; the others, together, are the first executable target's main.swift (imports first).
+func placeSnippets(of document: String, in package: String, targets: [(name: String, isTest: Bool, isExecutable: Bool, products: [String])]) throws {
+    let snippets = try blocks(of: document).filter { !$0.isManifest }
+    let isTestBlock = { (block: Block) in block.lines.contains { $0.hasPrefix("import Testing") || $0.hasPrefix("import XCTest") } }
+    if let test = targets.first(where: \.isTest) {
+        for (index, block) in snippets.filter(isTestBlock).enumerated() {
+            try (block.lines.joined(separator: "\n") + "\n").write(
+                toFile: "\(package)/Tests/\(test.name)/GuideSnippet\(index + 1).swift", atomically: true, encoding: .utf8)
+        }
+    }
+    if let executable = targets.first(where: \.isExecutable) {
+        let code = snippets.filter { !isTestBlock($0) }
+        var imports = executable.products.map { "import \($0)" }
+        var body: [String] = []
+        for block in code {
+            for line in block.lines {
+                let trimmed = line.trimmingCharacters(in: .whitespaces)
+                if isImport(trimmed) { if !imports.contains(trimmed) { imports.append(trimmed) } } else { body.append(line) }
+            }
+            body.append("")
+        }
+        guard !code.isEmpty else { return }
+        try ((imports + [""] + body).joined(separator: "\n")).write(
+            toFile: "\(package)/Sources/\(executable.name)/main.swift", atomically: true, encoding: .utf8)
+    }
 }
 
 /// The targets a manifest declares, with the library products each one names.

@@ -91,6 +91,13 @@ extension Application {
     /// `object` if the entry has no value.
     @usableFromInline
     func registeredDependency<Value: Sendable>(key: EntryKey, _ object: () -> Value) -> Dependency<Value> {
+        registeredDependency(key: key, object, testValue: nil)
+    }
+
+    /// ``registeredDependency(key:_:)``, with every instance made through `LiveDependencyCheck`
+    /// (the `.noLiveDependencies` trait's seam, which may return `testValue` instead).
+    func registeredDependency<Value: Sendable>(key: EntryKey, _ live: () -> Value, testValue: (() -> Value)?) -> Dependency<Value> {
+        func object() -> Value { LiveDependencyCheck.instance(of: key, live: live, testValue: testValue) }
         if let scoped = ScopedOverride.scopedDependency(
             for: key,
             in: registry,

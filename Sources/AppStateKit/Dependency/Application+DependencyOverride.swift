@@ -11,8 +11,11 @@ extension Application {
     /// ```swift
     /// let override = Application.override(\.api, with: MockAPIClient())
     /// // … exercise code that uses \.api …
-    /// override.cancel()      // `await override.cancel()` compiles too
+    /// override.cancel()
     /// ```
+    ///
+    /// In an `async` function write `await override.cancel()`, as with AppState, whose `cancel()`
+    /// is `async`; from synchronous code (including `defer` blocks) the call needs no `await`.
     public final class DependencyOverride: Sendable {
         private let restore: @Sendable () -> Void
         private let isCancelled = Atomic<Bool>(false)
@@ -27,7 +30,23 @@ extension Application {
         }
 
         /// Removes the override. Calling it again does nothing.
+        ///
+        /// Inside an `async` function Swift picks the `async` form instead, so there the call is
+        /// written `await override.cancel()`.
         public func cancel() {
+            removeOverride()
+        }
+
+        /// Removes the override: the form an `async` function calls, written
+        /// `await override.cancel()` as with AppState. Calling it again does nothing.
+        ///
+        /// It suspends nowhere; it exists so that AppState code, whose `cancel()` is `async`,
+        /// compiles without a "no 'async' operations occur within 'await'" warning.
+        public func cancel() async {
+            removeOverride()
+        }
+
+        private func removeOverride() {
             guard !isCancelled.exchange(true, ordering: .acquiringAndReleasing) else { return }
             restore()
             Application.logDebug("cancelled an override of \(DependencyOverride.subject(entry))")
@@ -39,7 +58,7 @@ extension Application {
         }
 
         deinit {
-            cancel()
+            removeOverride()
         }
     }
 }

@@ -64,7 +64,6 @@ extension Application {
     /// must not read that entry: that would stop the process as a dependency cycle.
     @usableFromInline
     static func announceCreation(of entry: RegistryEntry) {
-        LiveDependencyCheck.noteCreation(of: entry)
         guard Diagnostics.isDebugEnabled.load(ordering: .relaxed),
             !(entry is DependencyEntry<ApplicationLogger>)
         else { return }

@@ -6,14 +6,32 @@
 ///     func toggle() { theme = theme == .dark ? .light : .dark }   // atomic member update
 /// }
 /// ```
+///
+/// `KeyPaths` is inferred: ``SendableKeyPaths`` for key paths that are `Sendable` (the wrapper is
+/// then `Sendable`), ``NonSendableKeyPaths`` for one to an actor-isolated member.
 @propertyWrapper
-public struct Slice<SlicedState: MutableApplicationState, Value, SliceValue>: Sendable
+public struct Slice<SlicedState: MutableApplicationState, Value, SliceValue, KeyPaths>
 where SlicedState.Value == Value {
-    private let stateKeyPath: KeyPath<Application, SlicedState> & Sendable
-    private let valueKeyPath: WritableKeyPath<Value, SliceValue> & Sendable
+    private let stateKeyPath: KeyPath<Application, SlicedState>
+    private let valueKeyPath: WritableKeyPath<Value, SliceValue>
 
     /// Creates the wrapper for the member `valueKeyPath` of the state at `stateKeyPath`.
-    public init(_ stateKeyPath: KeyPath<Application, SlicedState> & Sendable, _ valueKeyPath: WritableKeyPath<Value, SliceValue> & Sendable) {
+    public init(
+        _ stateKeyPath: KeyPath<Application, SlicedState> & Sendable,
+        _ valueKeyPath: WritableKeyPath<Value, SliceValue> & Sendable
+    ) where KeyPaths == SendableKeyPaths {
+        self.stateKeyPath = stateKeyPath
+        self.valueKeyPath = valueKeyPath
+    }
+
+    /// Creates the wrapper from key paths that aren't `Sendable`, such as one to a member of a
+    /// `@MainActor` type; the wrapper stays in the isolation domain that made it.
+    // Generic only so that overload resolution prefers the initializer above whenever both key
+    // paths are `Sendable` (a non-generic candidate wins a tie).
+    public init<StateKeyPath: KeyPath<Application, SlicedState>>(
+        _ stateKeyPath: StateKeyPath,
+        _ valueKeyPath: WritableKeyPath<Value, SliceValue>
+    ) where KeyPaths == NonSendableKeyPaths {
         self.stateKeyPath = stateKeyPath
         self.valueKeyPath = valueKeyPath
     }
@@ -33,3 +51,6 @@ where SlicedState.Value == Value {
         }
     }
 }
+
+// Safe: only the initializer taking `Sendable` key paths makes a `Slice<…, SendableKeyPaths>`.
+extension Slice: @unchecked Sendable where KeyPaths == SendableKeyPaths {}

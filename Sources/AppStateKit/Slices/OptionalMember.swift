@@ -1,7 +1,10 @@
 /// The member an optional slice or constant reads: optional or not.
-enum OptionalMember<Value, SliceValue>: Sendable {
-    case value(KeyPath<Value, SliceValue> & Sendable)
-    case optional(KeyPath<Value, SliceValue?> & Sendable)
+///
+/// Not `Sendable`: a key path to an actor-isolated member isn't. The wrappers that hold one are
+/// `Sendable` only when it was made from `Sendable` key paths.
+enum OptionalMember<Value, SliceValue> {
+    case value(KeyPath<Value, SliceValue>)
+    case optional(KeyPath<Value, SliceValue?>)
 
     func read(from parent: Value?) -> SliceValue? {
         switch self {

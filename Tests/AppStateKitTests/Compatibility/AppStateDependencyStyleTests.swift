@@ -1,6 +1,5 @@
 // Dependencies used the way AppState 3.0 code uses them: a bare protocol type, a main-actor
-// class as a dependency that itself uses @AppDependency, promote in setUp, `await cancel()`
-// replaced by its synchronous call.
+// class as a dependency that itself uses @AppDependency, promote in setUp, `await cancel()`.
 import XCTest
 import AppStateKit
 
@@ -60,7 +59,7 @@ final class AppStateDependencyStyleTests: XCTestCase {
         let mockNetworking = Application.dependency(\.compatFetching)
         XCTAssertNotNil(mockNetworking as? CompatMockFetching)
         XCTAssertEqual(CompatDependencyWrapper().fetch(), "mock")
-        networkingOverride.cancel()
+        await networkingOverride.cancel()
         XCTAssertNotNil(Application.dependency(\.compatFetching) as? CompatNetworkService)
     }
 }

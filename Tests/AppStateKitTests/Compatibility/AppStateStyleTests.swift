@@ -132,7 +132,7 @@ final class AppStateStyleTests: XCTestCase {
 
         await withTaskGroup(of: Void.self) { group in
             for override in overrides {
-                group.addTask { override.cancel() }
+                group.addTask { await override.cancel() }
             }
         }
         XCTAssertEqual(Application.dependency(\.compatNetworking).fetch(), "live")

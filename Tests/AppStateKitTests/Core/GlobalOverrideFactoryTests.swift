@@ -203,7 +203,7 @@ struct GlobalOverrideFactoryTests {
         let runs = FactoryRuns()
         let override = Application.override(\.[slowDatabase: runs], with: Database(label: "fake"))
         #expect(Application.dependency(\.[slowDatabase: runs]).label == "fake")
-        override.cancel()
+        await override.cancel()
         #expect(runs.value == 0)
         let read = await onThreads(8) { _ in Application.dependency(\.[slowDatabase: runs]) }
         #expect(read.count == 8)
@@ -221,7 +221,7 @@ struct GlobalOverrideFactoryTests {
             if index.isMultiple(of: 2) { override.cancel() }
             return Application.dependency(\.[slowDatabase: runs])
         }
-        override.cancel()
+        await override.cancel()
         let after = Application.dependency(\.[slowDatabase: runs])
         #expect(after.label == "live")
         #expect(read.allSatisfy { $0 === fake || $0 === after })

@@ -45,9 +45,14 @@ final class Logger: Sendable {
 protocol Payments: Sendable { func charge() -> Bool }
 struct LivePayments: Payments { func charge() -> Bool { false } }
 struct MockPayments: Payments { func charge() -> Bool { true } }
+struct RefusingPayments: Payments { func charge() -> Bool { false } }
+
+// Testing.md's declaration with a test value, verbatim.
+extension Application {
+    var payments: Dependency<any Payments> { dependency(LivePayments(), testValue: RefusingPayments()) }
+}
 
 extension Application {
-    var payments: Dependency<any Payments> { dependency(LivePayments()) }
     var orders: State<[Int]> { state(initial: []) }
 }
 

@@ -53,3 +53,4 @@ func greets() {
     #expect(Application.dependency(\.greeter).greet("Ada") == "Hi, Ada!")
     #expect(Application.state(\.launches).value == 0)   // fresh for this test
 }
+

@@ -199,8 +199,9 @@ struct FileStateTests {
     }
 
     @Test("file names that are not one path component are refused and nothing outside the directory is touched", .realFileSystem,
-          arguments: ["", ".", "..", "../escape.json", "a/b.json", "nul\u{0}.json"])
-    func invalidFilenames(filename: String) throws {
+          arguments: ["", ".", "..", "../escape.json", "a/b.json", "nul\u{0}.json"] as [PrintableArgument])
+    func invalidFilenames(filename argument: PrintableArgument) throws {
+        let filename = argument.value
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let inner = directory.file("inner")

@@ -8,11 +8,11 @@ struct SecureStateBadInputTests {
     @Test("exactly one trailing newline is removed", arguments: [
         ("secret\n", "secret"), ("secret\r\n", "secret"), ("secret\n\n", "secret\n"), ("secret", "secret"),
         (" spaced secret \n", " spaced secret "), ("\n", ""),
-    ])
-    func trimming(contents: String, expected: String) throws {
+    ] as [(PrintableArgument, PrintableArgument)])
+    func trimming(contents: PrintableArgument, expected: PrintableArgument) throws {
         let files = InMemoryFileSystem()
-        files.createFile(atPath: "/run/secrets/token", text: contents)
-        #expect(try testKeychain(files).read("token") == expected)
+        files.createFile(atPath: "/run/secrets/token", text: contents.value)
+        #expect(try testKeychain(files).read("token") == expected.value)
     }
 
     @Test("a value over the size limit is refused, reading and writing")

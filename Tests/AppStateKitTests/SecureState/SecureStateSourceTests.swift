@@ -139,10 +139,10 @@ struct SecureStateSourceTests {
         #expect(error?.description == "no writable source for secret \"token\": the keychain's sources (.secretsDirectory(\"/run/secrets\")) are all read-only")
     }
 
-    @Test("keys that can't name a file are refused", arguments: ["", ".hidden", "a/b", "nul\u{0}"])
-    func invalidKeys(key: String) throws {
+    @Test("keys that can't name a file are refused", arguments: ["", ".hidden", "a/b", "nul\u{0}"] as [PrintableArgument])
+    func invalidKeys(key: PrintableArgument) throws {
         let keychain = Keychain(initialValues: [:])
-        let error = #expect(throws: SecureStateError.self) { try keychain.read(key) }
+        let error = #expect(throws: SecureStateError.self) { try keychain.read(key.value) }
         #expect(error?.kind == .invalidKey)
     }
 }

@@ -92,7 +92,7 @@ struct SyncStateIsolationTests {
         #expect(Application.syncState(\.isolatedFlag).value == false)
         let override = Application.override(\.syncStore, with: overriding)
         #expect(await eventually { Application.syncState(\.isolatedFlag).value == true })
-        override.cancel()
+        await override.cancel()
         #expect(await eventually { Application.syncState(\.isolatedFlag).value == false })
         try await Application.syncState(\.isolatedFlag).write(true)
         #expect(try promoted.cachedRecord(forKey: "Isolation/flag")?.value == Data("true".utf8))

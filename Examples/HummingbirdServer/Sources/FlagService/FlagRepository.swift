@@ -8,11 +8,10 @@ public protocol FlagRepository: Sendable {
     func save(_ flag: Flag) async throws
 }
 
-/// Flags in a FileState (human-readable JSON), changed under a lock so concurrent requests
-/// never lose each other's writes.
+/// Flags in a FileState (human-readable JSON). A save is one atomic read-change-write of the
+/// file, so concurrent requests never lose each other's writes, and it suspends the request's
+/// task instead of blocking its event loop while the file is made durable.
 public final class FileFlagRepository: FlagRepository {
-    private let lock = NSLock()
-
     public init() {}
 
     public func all() throws -> [Flag] {
@@ -23,13 +22,8 @@ public final class FileFlagRepository: FlagRepository {
         try AppStateKit.Application.fileState(\.flagsFile).read()[name]
     }
 
-    public func save(_ flag: Flag) throws {
-        try lock.withLock {
-            let file = AppStateKit.Application.fileState(\.flagsFile)
-            var flags = try file.read()
-            flags[flag.name] = flag
-            try file.write(flags)
-        }
+    public func save(_ flag: Flag) async throws {
+        try await AppStateKit.Application.fileState(\.flagsFile).updateDurably { $0[flag.name] = flag }
     }
 }
 

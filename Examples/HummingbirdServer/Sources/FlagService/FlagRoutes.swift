@@ -72,7 +72,9 @@ public func buildRouter() -> Router<BasicRequestContext> {
     }
     api.put("config/default") { request, context -> HTTPResponse.Status in
         let update = try await request.decode(as: FlagUpdate.self, context: context)
-        try AppStateKit.Application.storedState(\.defaultFlagValue).write(update.enabled)
+        // The server form: the task suspends while one of AppStateKit's threads makes the write
+        // durable; the blocking `write(_:)` would hold this event loop for the fsync.
+        try await AppStateKit.Application.storedState(\.defaultFlagValue).writeDurably(update.enabled)
         return .noContent
     }
     addVisitRoutes(to: api)
