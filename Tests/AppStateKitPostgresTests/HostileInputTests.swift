@@ -313,7 +313,7 @@ struct HostileInputTests {
         print("fuzz last-known-good decoder: \(Self.fuzzCount) inputs, seed 0x\(String(FuzzRandom.seed &+ 2, radix: 16)), \(served) decoded, 0 crashes")
     }
 
-    @Test("a last-known-good record with an absurd version or key is skipped, the others served")
+    @Test("a last-known-good record with an absurd version or key is left out, the others served")
     func lastKnownGoodDamagedRecord() throws {
         let data = try LastKnownGoodFile.encode(
             [SyncRecord(key: "good", value: Data("1".utf8), version: 1), SyncRecord(key: "bad", value: Data("1".utf8), version: .max)],
