@@ -193,7 +193,8 @@ struct PostgresHostilePeerTests {
             let snapshot = try await first.snapshot()
             #expect(snapshot.map(\.key) == ["small"])
             #expect(try first.cachedRecord(forKey: "huge") == nil)
-            #expect(errors.all.contains { $0.contains("\"huge\"") && $0.contains("it was not transferred") })
+            _ = try await first.snapshot()
+            #expect(errors.all.filter { $0.contains("\"huge\"") && $0.contains("it was not transferred") }.count == 1, "reported once: \(errors.all)")
             // The notification of another instance's write of a small key still arrives.
             try await Self.expectPropagation("small", "2", from: second, to: first)
             // The copy, saved after that change, holds the small key and not the huge one.
