@@ -119,11 +119,16 @@ extension PostgresSyncStore: Service {
     /// unreadable (reported).
     private func serveLastKnownGood(_ file: LastKnownGoodFile, reason: String) -> Bool {
         do {
-            guard let (savedAt, records) = try file.load(table: tableDescription, namespace: namespaceValue) else { return false }
-            cache.apply(records.map { StampedRecord($0, stamp: nil) })
-            connection.set(.servingLastKnownGood(savedAt: savedAt, since: Date(), reason: reason))
+            guard let loaded = try file.load(table: tableDescription, namespace: namespaceValue) else { return false }
+            for (key, why) in loaded.damaged {
+                damage.report(key: key, reason: "last-known-good: \(why)") {
+                    "AppStateKit: PostgresSyncStore skipped the record of key \"\(SyncInputBounds.escapedPrefix(key))\" in its last-known-good file \(file.url.path): \(why); the other keys are served, and the next snapshot replaces the file"
+                }
+            }
+            cache.apply(loaded.records.map { StampedRecord($0, stamp: nil) })
+            connection.set(.servingLastKnownGood(savedAt: loaded.savedAt, since: Date(), reason: reason))
             valuesLoaded.open()
-            Application.logger.error("AppStateKit: PostgresSyncStore cannot reach PostgreSQL (table \(tableDescription)): \(reason); serving the last-known-good copy \(file.url.path) saved at \(savedAt) until it answers")
+            Application.logger.error("AppStateKit: PostgresSyncStore cannot reach PostgreSQL (table \(tableDescription)): \(reason); serving the last-known-good copy \(file.url.path) saved at \(loaded.savedAt) until it answers")
             return true
         } catch {
             Application.logger.error("AppStateKit: PostgresSyncStore could not read its last-known-good file \(file.url.path): \(error); serving initial values until PostgreSQL answers")
@@ -156,61 +161,105 @@ extension PostgresSyncStore: Service {
         }
     }
 
-    private enum RoundEvent: Sendable {
-        case notification(String)
-        case tick
-        case ended((any Error)?)
-    }
-
     /// Handles notifications and timer ticks one at a time, each within the operation deadline;
     /// a failure abandons the round (the connection may be dead, so nothing waits on it).
+    ///
+    /// Notifications are hints from anyone who can log in, so what the forwarder hears goes
+    /// into a bounded ``NotificationBuffer`` (coalesced per key; when full, "reconcile soon")
+    /// and the loop is woken through a one-element stream: a flood costs a bounded amount of
+    /// memory and at most one read per buffered key or one reconciliation per wake.
     private func serve(
         _ notifications: PostgresNotificationSequence,
         on connection: PostgresConnection,
         abandon: @escaping @Sendable (any Error) -> Void
     ) async throws {
-        let (events, continuation) = AsyncStream.makeStream(of: RoundEvent.self, bufferingPolicy: .unbounded)
+        let (wakes, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let signals = RoundSignals()
+        let buffer = notificationBuffer
         let forwarder = Task {
             do {
-                for try await notification in notifications { continuation.yield(.notification(notification.payload)) }
-                continuation.yield(.ended(nil))
+                for try await notification in notifications {
+                    self.hear(notification.payload, into: buffer)
+                    wake.yield()
+                }
+                signals.end(nil)
             } catch {
-                continuation.yield(.ended(error))
+                signals.end(error)
             }
+            wake.yield()
         }
         let tick = min(heartbeatInterval, configuration.reconcileInterval)
         let ticker = Task {
             while true {
                 do { try await Task.sleep(for: tick) } catch { return }
-                continuation.yield(.tick)
+                signals.tick()
+                wake.yield()
             }
         }
         defer {
             forwarder.cancel()
             ticker.cancel()
-            continuation.finish()
+            wake.finish()
         }
+        // What the buffer held before this round is covered by the round's snapshot.
+        _ = buffer.take()
         var lastReconciliation = ContinuousClock.now
-        for await event in events {
+        for await _ in wakes {
             do {
-                switch event {
-                case .notification(let payload):
-                    try await bounded { try await self.refresh(from: payload, on: connection) }
-                case .tick:
-                    if ContinuousClock.now - lastReconciliation >= configuration.reconcileInterval {
-                        try await bounded { try await self.reconcile(on: connection) }
-                        lastReconciliation = .now
-                    } else {
-                        try await bounded {
-                            _ = try await connection.query("SELECT 1", logger: self.queryLogger)
-                        }
+                if let ended = signals.ended {
+                    throw ended ?? SyncStoreError(.unavailable, key: "", detail: "the notification stream ended")
+                }
+                let (pending, overflowed) = buffer.take()
+                // More keys than a few reads are worth: one reconciliation reads them all.
+                let reconcileSoon = overflowed || pending.count > Self.refreshBatchLimit
+                let reconciliationDue = ContinuousClock.now - lastReconciliation >= configuration.reconcileInterval
+                if reconcileSoon || reconciliationDue {
+                    if !reconciliationDue {
+                        // A flood: at most one reconciliation per Self.floodReconcileSpacing.
+                        let spacing = min(Self.floodReconcileSpacing, configuration.reconcileInterval)
+                        let ready = lastReconciliation + spacing
+                        if ready > .now { try await Task.sleep(until: ready) }
+                        _ = buffer.take()
                     }
-                case .ended(let error):
-                    throw error ?? SyncStoreError(.unavailable, key: "", detail: "the notification stream ended")
+                    try await bounded { try await self.reconcile(on: connection, collectingTombstones: reconciliationDue) }
+                    lastReconciliation = .now
+                    _ = signals.takeTick()
+                } else if !pending.isEmpty {
+                    for notification in pending {
+                        try await bounded { try await self.refresh(from: notification, on: connection) }
+                    }
+                    _ = signals.takeTick()
+                } else if signals.takeTick() {
+                    try await bounded {
+                        _ = try await connection.query("SELECT 1", logger: self.queryLogger)
+                    }
                 }
             } catch {
                 abandon(error)
                 throw error
+            }
+        }
+    }
+
+    /// The shortest pause between two reconciliations a notification flood asks for.
+    static let floodReconcileSpacing: Duration = .milliseconds(250)
+    /// The most keys one wake reads one by one; more, and it reconciles instead.
+    static let refreshBatchLimit = 32
+
+    /// Parses one payload into `buffer`; a malformed one is counted, and reported (escaped and
+    /// cut) at most once per ``NotificationBuffer/reportInterval``.
+    private func hear(_ payload: String, into buffer: NotificationBuffer) {
+        let now = SyncInputBounds.nowMicroseconds()
+        switch SyncNotification.parse(payload, now: now) {
+        case .success(let notification):
+            metrics.notificationLag.recordMicroseconds(notification.lagMicroseconds(now: now))
+            let dropped = buffer.droppedCount
+            buffer.offer(notification)
+            if buffer.droppedCount != dropped { metrics.droppedNotifications.increment() }
+        case .failure(let malformed):
+            metrics.malformedNotifications.increment()
+            if let count = buffer.noteMalformed() {
+                Application.logger.error("AppStateKit: PostgresSyncStore ignored \(count) malformed notification\(count == 1 ? "" : "s") on channel \(channel) (anyone who can log in can send them; reported at most every \(NotificationBuffer.reportInterval)); the latest \(malformed): \"\(SyncInputBounds.escapedPrefix(payload))\"")
             }
         }
     }
@@ -278,25 +327,29 @@ extension PostgresSyncStore: Service {
         return found
     }
 
-    /// Compares the cache with the table and takes the table's rows as authoritative; counts the
-    /// repairs (after the first load), and deletes the namespace's expired tombstones.
-    func reconcile(on connection: PostgresConnection?) async throws {
+    /// Compares the cache with the table and takes the table's rows as authoritative (damaged
+    /// rows aside: the cache keeps what it knew of their keys); counts the repairs (after the
+    /// first load), and deletes the namespace's expired tombstones. The first load saves the
+    /// last-known-good copy before it lets waiting callers through.
+    func reconcile(on connection: PostgresConnection?, collectingTombstones: Bool = true) async throws {
         let started = ContinuousClock.now
         let token = cache.token()
-        let records = try await transaction(on: connection) { connection in
+        let read = try await transaction(on: connection) { connection in
             try await self.selectAll(on: connection)
         }
-        let repairs = cache.replaceAll(with: records, since: token)
+        let repairs = cache.replaceAll(with: read.records, since: token, keeping: read.damaged)
         let elapsed = (ContinuousClock.now - started).components
         metrics.reconciliationDuration.recordNanoseconds(elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000)
-        metrics.snapshotRecords.record(records.count)
+        metrics.snapshotRecords.record(read.records.count)
         if databaseLoaded.isOpen {
             if repairs > 0 {
                 metrics.reconciliationRepairs.increment(by: Int64(repairs))
                 Application.logger.debug("AppStateKit: PostgresSyncStore's reconciliation of table \(tableDescription) repaired \(repairs) keys")
             }
-            try await collectTombstones(on: connection)
+            if collectingTombstones { try await collectTombstones(on: connection) }
         } else {
+            // A process that becomes ready and exits at once still leaves a copy.
+            if let lastKnownGood { await save(lastKnownGood) }
             databaseLoaded.open()
             valuesLoaded.open()
         }
@@ -315,24 +368,16 @@ extension PostgresSyncStore: Service {
         }
     }
 
-    /// Applies one notification (`"<version> <stamp> <key>"`): fetches the key unless the cache
-    /// already holds that very write, and takes the row as authoritative.
-    private func refresh(from payload: String, on connection: PostgresConnection) async throws {
-        let parts = payload.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
-        guard parts.count == 3, let version = Int64(parts[0]), let stamp = Int64(parts[1]) else {
-            Application.logger.error("AppStateKit: PostgresSyncStore ignored a notification on channel \(channel) that is not \"<version> <stamp> <key>\": \(payload.prefix(300))")
-            return
-        }
-        let key = String(parts[2])
-        let lag = Int64(Date().timeIntervalSince1970 * 1_000_000) - stamp
-        metrics.notificationLag.recordMicroseconds(max(0, lag))
-        if let cached = cache.stamped(forKey: key), cached.record.version == version, cached.stamp == stamp { return }
+    /// Applies one notification: fetches the key unless the cache already holds that very
+    /// write, and takes the row as authoritative (a damaged row is reported and leaves the
+    /// cache as it was).
+    private func refresh(from notification: SyncNotification, on connection: PostgresConnection) async throws {
+        if let cached = cache.stamped(forKey: notification.key), cached.record.version == notification.version, cached.stamp == notification.stamp { return }
         let token = cache.token()
-        do {
-            let record = try await selectRecord(key: key, on: connection)
-            cache.replace(key: key, with: record, since: token)
-        } catch let error as SyncStoreError where error.kind == .corruptRecord {
-            Application.logger.error("AppStateKit: PostgresSyncStore: \(error)")
+        switch try await readRow(key: notification.key, on: connection) {
+        case .absent: cache.replace(key: notification.key, with: nil, since: token)
+        case .record(let record): cache.replace(key: notification.key, with: record, since: token)
+        case .damaged: break
         }
     }
 
@@ -341,11 +386,58 @@ extension PostgresSyncStore: Service {
     private func keepSaving(_ file: LastKnownGoodFile) async {
         for await _ in lastKnownGoodRequests.stream {
             guard databaseLoaded.isOpen else { continue }
-            do {
-                try file.save(cache.allRecords(), table: tableDescription, namespace: namespaceValue)
-            } catch {
-                Application.logger.error("AppStateKit: PostgresSyncStore could not save its last-known-good file \(file.url.path): \(error)")
+            await save(file)
+        }
+    }
+
+    /// Saves the cache as the last-known-good copy, on the copy's own queue (blocking file I/O
+    /// stays off the cooperative pool); a failure is reported, not fatal.
+    func save(_ file: LastKnownGoodFile) async {
+        let records = cache.allRecords()
+        let table = tableDescription
+        let namespace = namespaceValue
+        let failure: (any Error)? = await withCheckedContinuation { continuation in
+            file.queue.async {
+                do {
+                    try file.save(records, table: table, namespace: namespace)
+                    continuation.resume(returning: nil)
+                } catch {
+                    continuation.resume(returning: error)
+                }
             }
+        }
+        if let failure {
+            Application.logger.error("AppStateKit: PostgresSyncStore could not save its last-known-good file \(file.url.path): \(failure)")
+        }
+    }
+}
+
+/// What the notification forwarder and the ticker tell a listening round's loop.
+private final class RoundSignals: Sendable {
+    private struct State {
+        var ended: (any Error)??
+        var ticked = false
+    }
+
+    private let state = NIOLockedValueBox(State())
+
+    /// The notification stream ended (with its error, if any).
+    func end(_ error: (any Error)?) {
+        state.withLockedValue { $0.ended = .some(error) }
+    }
+
+    /// `nil` while the stream runs; then `.some(error)`.
+    var ended: (any Error)?? { state.withLockedValue { $0.ended } }
+
+    func tick() {
+        state.withLockedValue { $0.ticked = true }
+    }
+
+    /// Whether a tick came since the last call.
+    func takeTick() -> Bool {
+        state.withLockedValue { state in
+            defer { state.ticked = false }
+            return state.ticked
         }
     }
 }

@@ -16,8 +16,11 @@ extension PostgresSyncStore {
     /// The store needs this one table and nothing else (no sequence, function or trigger). With
     /// ``Configuration/createsTable`` set, ``run()`` runs the same statement when `to_regclass`
     /// finds no table.
+    ///
+    /// - Precondition: the table and schema follow their rules, as in ``init(client:configuration:)``.
     public static func migrationSQL(configuration: Configuration) -> String {
-        """
+        validateNames(configuration)
+        return """
         CREATE TABLE IF NOT EXISTS \(qualifiedName(configuration)) (
             namespace text NOT NULL DEFAULT '',
             key text NOT NULL,
@@ -32,7 +35,11 @@ extension PostgresSyncStore {
     /// The `GRANT`s the application's role `role` needs on `configuration`'s table: `USAGE`
     /// on the schema (when one is set) and `SELECT, INSERT, UPDATE, DELETE` on the table. With
     /// these and ``Configuration/createsTable`` off, the role runs every operation of the store.
+    ///
+    /// - Precondition: the table and schema follow their rules, as in ``init(client:configuration:)``
+    ///   (`role` is quoted, so any role name works).
     public static func grantSQL(configuration: Configuration, role: String) -> String {
+        validateNames(configuration)
         let quotedRole = "\"" + role.replacingOccurrences(of: "\"", with: "\"\"") + "\""
         var statements: [String] = []
         if let schema = configuration.schema {
@@ -62,27 +69,48 @@ extension PostgresSyncStore {
     /// The notification's payload: `<version> <stamp> <key>`.
     private static let payloadSQL = "version::text || ' ' || \(stampSQL)::text || ' ' || key"
 
-    /// Upsert with `version + 1` and the notification, one statement.
+    /// The version a write gives a row that held `version`: one more, or 1 when the row's
+    /// version is outside the usable range (a peer wrote it), so a write repairs such a row
+    /// instead of overflowing `bigint`.
+    private static func nextVersionSQL(_ version: String) -> String {
+        "CASE WHEN \(version) BETWEEN 1 AND \(SyncInputBounds.maxVersion - 1) THEN \(version) + 1 ELSE 1 END"
+    }
+
+    /// Whether the row `alias` is damaged: a version outside the usable range, an `updated_at`
+    /// that is NULL, infinite or more than 100 years from now, or a value over the size limit.
+    /// Such a row reads as absent, so an insert-if-absent may replace it.
+    private static func damagedSQL(_ alias: String) -> String {
+        """
+        NOT COALESCE(\(alias).version BETWEEN 1 AND \(SyncInputBounds.maxVersion) \
+        AND \(alias).updated_at BETWEEN now() - interval '100 years' AND now() + interval '100 years' \
+        AND COALESCE(octet_length(\(alias).value::text), 0) <= \(SyncLimits.maxValueBytes), false)
+        """
+    }
+
+    /// Upsert with the next version and the notification, one statement; repairs a damaged row.
     func upsertQuery(key: String, value: String?) -> PostgresQuery {
         """
         WITH written AS (
             INSERT INTO \(unescaped: qualifiedTable) AS t (namespace, key, value, version, updated_at)
             VALUES (\(namespaceValue), \(key), \(value)::json, 1, now())
             ON CONFLICT (namespace, key) DO UPDATE
-                SET value = EXCLUDED.value, version = COALESCE(t.version, 0) + 1, updated_at = now()
+                SET value = EXCLUDED.value, version = \(unescaped: Self.nextVersionSQL("t.version")), updated_at = now()
             RETURNING key, version, updated_at
         )
         SELECT version, \(unescaped: Self.stampSQL), pg_notify(\(channel), \(unescaped: Self.payloadSQL))::text FROM written
         """
     }
 
-    /// Compare-and-set for a key that must not exist yet (expected version 0).
+    /// Compare-and-set for a key that must not exist yet (expected version 0); a damaged row
+    /// counts as absent (readers skip it) and is replaced.
     func insertIfAbsentQuery(key: String, value: String?) -> PostgresQuery {
         """
         WITH written AS (
-            INSERT INTO \(unescaped: qualifiedTable) (namespace, key, value, version, updated_at)
+            INSERT INTO \(unescaped: qualifiedTable) AS t (namespace, key, value, version, updated_at)
             VALUES (\(namespaceValue), \(key), \(value)::json, 1, now())
-            ON CONFLICT (namespace, key) DO NOTHING
+            ON CONFLICT (namespace, key) DO UPDATE
+                SET value = EXCLUDED.value, version = \(unescaped: Self.nextVersionSQL("t.version")), updated_at = now()
+                WHERE \(unescaped: Self.damagedSQL("t"))
             RETURNING key, version, updated_at
         )
         SELECT version, \(unescaped: Self.stampSQL), pg_notify(\(channel), \(unescaped: Self.payloadSQL))::text FROM written
@@ -94,7 +122,7 @@ extension PostgresSyncStore {
         """
         WITH written AS (
             UPDATE \(unescaped: qualifiedTable)
-                SET value = \(value)::json, version = version + 1, updated_at = now()
+                SET value = \(value)::json, version = \(unescaped: Self.nextVersionSQL("version")), updated_at = now()
                 WHERE namespace = \(namespaceValue) AND key = \(key) AND version = \(expectedVersion)
             RETURNING key, version, updated_at
         )
@@ -134,7 +162,11 @@ extension PostgresSyncStore {
         _ body: @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
         let logger = queryLogger
-        let milliseconds = String(max(1, operationTimeout.components.seconds * 1000 + operationTimeout.components.attoseconds / 1_000_000_000_000_000))
+        // Saturating: PostgreSQL takes at most Int32.max milliseconds (about 24 days).
+        let (whole, overflow) = operationTimeout.components.seconds.multipliedReportingOverflow(by: 1000)
+        let sum = whole.addingReportingOverflow(operationTimeout.components.attoseconds / 1_000_000_000_000_000)
+        let total = overflow || sum.overflow ? Int64.max : sum.partialValue
+        let milliseconds = String(min(max(1, total), Int64(Int32.max)))
         try await connection.query("BEGIN ISOLATION LEVEL READ COMMITTED", logger: logger)
         let result: Result
         do {
@@ -167,39 +199,77 @@ extension PostgresSyncStore {
         return written
     }
 
+    /// The columns a read selects, for ``SyncRow``: the value only when PostgreSQL measured it
+    /// within the size limit (a larger one is never transferred), its size, the version, and
+    /// `updated_at` as text (`Infinity` for an infinite time: no row can fail the query).
+    private static let rowColumnsSQL = """
+        key, CASE WHEN octet_length(value::text) <= \(SyncLimits.maxValueBytes) THEN value::text END, \
+        octet_length(value::text)::bigint, version, trunc(extract(epoch from updated_at) * 1000000)::text
+        """
+
+    /// The outcome of reading one key's row.
+    enum RowRead: Sendable {
+        case absent
+        case record(StampedRecord)
+        case damaged(SyncRow.Damage)
+    }
+
     /// Reads one key's row on `connection`; `lockingRow` adds `FOR UPDATE`, which holds other
-    /// writers of the row off until the caller's transaction ends.
-    ///
-    /// - Throws: `corruptRecord` when the row has no version.
-    func selectRecord(key: String, on connection: PostgresConnection, lockingRow: Bool = false) async throws -> StampedRecord? {
+    /// writers of the row off until the caller's transaction ends. A damaged row is reported
+    /// (once) and returned as such.
+    func readRow(key: String, on connection: PostgresConnection, lockingRow: Bool = false) async throws -> RowRead {
         let query: PostgresQuery = lockingRow
-            ? "SELECT key, value::text, version, \(unescaped: Self.stampSQL) FROM \(unescaped: qualifiedTable) WHERE namespace = \(namespaceValue) AND key = \(key) FOR UPDATE"
-            : "SELECT key, value::text, version, \(unescaped: Self.stampSQL) FROM \(unescaped: qualifiedTable) WHERE namespace = \(namespaceValue) AND key = \(key)"
+            ? "SELECT \(unescaped: Self.rowColumnsSQL) FROM \(unescaped: qualifiedTable) WHERE namespace = \(namespaceValue) AND key = \(key) FOR UPDATE"
+            : "SELECT \(unescaped: Self.rowColumnsSQL) FROM \(unescaped: qualifiedTable) WHERE namespace = \(namespaceValue) AND key = \(key)"
         let rows = try await connection.query(query, logger: queryLogger)
-        var found: StampedRecord?
-        for try await (rowKey, text, version, stamp) in rows.decode((String, String?, Int64?, Int64).self) {
-            guard let version, version > 0 else {
-                throw SyncStoreError(.corruptRecord, key: rowKey, detail: corruptVersionDetail(version))
+        var found = RowRead.absent
+        let now = SyncInputBounds.nowMicroseconds()
+        for try await (rowKey, text, size, version, stamp) in rows.decode((String, String?, Int64?, Int64?, String?).self) {
+            switch SyncRow(key: rowKey, value: text, valueBytes: size, version: version, stamp: stamp).decode(now: now) {
+            case .success(let record):
+                damage.forget(key: rowKey)
+                found = .record(record)
+            case .failure(let reason):
+                reportDamage(key: rowKey, reason)
+                found = .damaged(reason)
             }
-            found = StampedRecord(SyncRecord(key: rowKey, value: text.map { Data($0.utf8) }, version: version), stamp: stamp)
         }
         return found
     }
 
-    /// Reads every row of the namespace; rows without a usable version are reported and left out.
-    func selectAll(on connection: PostgresConnection) async throws -> [StampedRecord] {
-        let query: PostgresQuery = "SELECT key, value::text, version, \(unescaped: Self.stampSQL) FROM \(unescaped: qualifiedTable) WHERE namespace = \(namespaceValue)"
+    /// Reads one key's row on `connection`: `nil` when it has none or it is damaged (reported).
+    func selectRecord(key: String, on connection: PostgresConnection, lockingRow: Bool = false) async throws -> StampedRecord? {
+        if case .record(let record) = try await readRow(key: key, on: connection, lockingRow: lockingRow) { return record }
+        return nil
+    }
+
+    /// Reads every row of the namespace, row by row: damaged rows (see ``SyncRow``) are
+    /// reported once and returned apart, so the cache keeps what it knew of their keys.
+    func selectAll(on connection: PostgresConnection) async throws -> (records: [StampedRecord], damaged: Set<String>) {
+        let query: PostgresQuery = "SELECT \(unescaped: Self.rowColumnsSQL) FROM \(unescaped: qualifiedTable) WHERE namespace = \(namespaceValue)"
         let rows = try await connection.query(query, logger: queryLogger)
         var records: [StampedRecord] = []
-        for try await (key, text, version, stamp) in rows.decode((String, String?, Int64?, Int64).self) {
-            guard let version, version > 0 else {
-                let error = SyncStoreError(.corruptRecord, key: key, detail: corruptVersionDetail(version))
-                Application.logger.error("AppStateKit: PostgresSyncStore skipped a row in the snapshot: \(error)")
-                continue
+        var damaged: Set<String> = []
+        let now = SyncInputBounds.nowMicroseconds()
+        for try await (key, text, size, version, stamp) in rows.decode((String, String?, Int64?, Int64?, String?).self) {
+            switch SyncRow(key: key, value: text, valueBytes: size, version: version, stamp: stamp).decode(now: now) {
+            case .success(let record):
+                records.append(record)
+            case .failure(let reason):
+                reportDamage(key: key, reason)
+                damaged.insert(key)
             }
-            records.append(StampedRecord(SyncRecord(key: key, value: text.map { Data($0.utf8) }, version: version), stamp: stamp))
         }
-        return records
+        damage.keepOnly(damaged)
+        return (records, damaged)
+    }
+
+    /// Reports (once per key and reason) that `key`'s row is damaged, with what to do.
+    func reportDamage(key: String, _ reason: SyncRow.Damage) {
+        metrics.damagedRecords.increment()
+        damage.report(key: key, reason: reason.description) {
+            "AppStateKit: PostgresSyncStore skipped the row of key \"\(SyncInputBounds.escapedPrefix(key))\" in table \(tableDescription), namespace \"\(namespaceValue)\": \(reason); every other key keeps working and this instance keeps the value it last knew for it. Any write of the key (write(_:forKey:)) replaces the row, or fix or delete it as the table's owner"
+        }
     }
 
     /// The namespace's keys that hold a value, sorted.
@@ -209,10 +279,6 @@ extension PostgresSyncStore {
         var keys: [String] = []
         for try await key in rows.decode(String.self) { keys.append(key) }
         return keys
-    }
-
-    private func corruptVersionDetail(_ version: Int64?) -> String {
-        "the row in table \(tableDescription) has version \(version.map(String.init) ?? "NULL"); versions start at 1 (the row is ignored until a write(_:forKey:) replaces it)"
     }
 }
 #endif

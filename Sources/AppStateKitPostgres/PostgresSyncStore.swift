@@ -77,6 +77,10 @@ public final class PostgresSyncStore: SyncStore, Sendable {
     /// Opens once a snapshot from the database is loaded.
     let databaseLoaded = OneShotSignal()
     let metrics: PostgresSyncStoreMetrics
+    /// Notifications heard and not yet handled (bounded, coalesced per key).
+    let notificationBuffer = NotificationBuffer()
+    /// Damaged rows, each reported once.
+    let damage = DamageReporter { Application.logger.error($0) }
     /// Coalesced requests to save the last-known-good copy.
     let lastKnownGoodRequests = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     let lastKnownGood: LastKnownGoodFile?
@@ -87,22 +91,7 @@ public final class PostgresSyncStore: SyncStore, Sendable {
     ///   ``Configuration``), and the channel they make (`schema.table/namespace`) has at most
     ///   63 bytes, PostgreSQL's limit (a programmer error otherwise).
     public init(client: PostgresClient, configuration: Configuration) {
-        precondition(
-            Self.isValidIdentifier(configuration.table),
-            "AppStateKit: PostgresSyncStore's table name \"\(configuration.table)\" is not usable: use 1 to 50 characters of a-z, 0-9 and _, not starting with a digit"
-        )
-        if let schema = configuration.schema {
-            precondition(
-                Self.isValidIdentifier(schema),
-                "AppStateKit: PostgresSyncStore's schema name \"\(schema)\" is not usable: use 1 to 50 characters of a-z, 0-9 and _, not starting with a digit"
-            )
-        }
-        if let namespace = configuration.namespace {
-            precondition(
-                Self.isValidNamespace(namespace),
-                "AppStateKit: PostgresSyncStore's namespace \"\(namespace)\" is not usable: use 1 to 40 characters of A-Z, a-z, 0-9, _, - and ."
-            )
-        }
+        Self.validateNames(configuration)
         self.client = client
         self.configuration = configuration
         self.qualifiedTable = (configuration.schema.map { "\"\($0)\"." } ?? "") + "\"\(configuration.table)\""
@@ -144,6 +133,27 @@ public final class PostgresSyncStore: SyncStore, Sendable {
         configuration.heartbeatInterval = heartbeatInterval
         configuration.queryLogger = queryLogger
         self.init(client: client, configuration: configuration)
+    }
+
+    /// Stops with a message when `configuration`'s table, schema or namespace breaks its rule
+    /// (see ``Configuration``): `init` and the static SQL helpers check the same way.
+    static func validateNames(_ configuration: Configuration) {
+        precondition(
+            isValidIdentifier(configuration.table),
+            "AppStateKit: PostgresSyncStore's table name \"\(SyncInputBounds.escapedPrefix(configuration.table))\" is not usable: use 1 to 50 characters of a-z, 0-9 and _, not starting with a digit"
+        )
+        if let schema = configuration.schema {
+            precondition(
+                isValidIdentifier(schema),
+                "AppStateKit: PostgresSyncStore's schema name \"\(SyncInputBounds.escapedPrefix(schema))\" is not usable: use 1 to 50 characters of a-z, 0-9 and _, not starting with a digit"
+            )
+        }
+        if let namespace = configuration.namespace {
+            precondition(
+                isValidNamespace(namespace),
+                "AppStateKit: PostgresSyncStore's namespace \"\(SyncInputBounds.escapedPrefix(namespace))\" is not usable: use 1 to 40 characters of A-Z, a-z, 0-9, _, - and ."
+            )
+        }
     }
 
     static func isValidIdentifier(_ name: String) -> Bool {
@@ -198,18 +208,32 @@ public final class PostgresSyncStore: SyncStore, Sendable {
     ///
     /// - Throws: ``AppStateKit/SyncStoreError`` of kind `invalidKey`, `unavailable` (no answer
     ///   within ``Configuration/operationTimeout``, or not connected), `refused` (the role or
-    ///   the table is not set up: the message says what to do) or `corruptRecord` (the row has
-    ///   no version).
+    ///   the table is not set up: the message says what to do) or `corruptRecord` (the row is
+    ///   damaged — a version, time or size outside the bounds, written by someone else: the
+    ///   message says why and that a write replaces it; the cache keeps what it knew).
     public func fetchRecord(forKey key: String) async throws -> SyncRecord? {
         try SyncLimits.check(key: key, value: nil)
         let token = cache.token()
-        let record = try await perform("read", key: key, writes: false) { [self] in
+        let read = try await perform("read", key: key, writes: false) { [self] in
             try await transaction(on: nil) { connection in
-                try await self.selectRecord(key: key, on: connection)
+                try await self.readRow(key: key, on: connection)
             }
         }
-        cache.replace(key: key, with: record, since: token)
-        return record?.record
+        switch read {
+        case .absent:
+            cache.replace(key: key, with: nil, since: token)
+            return nil
+        case .record(let record):
+            cache.replace(key: key, with: record, since: token)
+            return record.record
+        case .damaged(let reason):
+            throw damagedRowError(key: key, reason)
+        }
+    }
+
+    /// The error for a read that met `key`'s damaged row.
+    func damagedRowError(key: String, _ reason: SyncRow.Damage) -> SyncStoreError {
+        SyncStoreError(.corruptRecord, key: key, detail: "the row in table \(tableDescription) is damaged: \(reason); it is skipped (the cache keeps what it knew). Any write of the key (write(_:forKey:)) replaces the row, or fix or delete it as the table's owner")
     }
 
     /// Writes `value` (`nil` removes the key) whatever the current version, in one transaction
@@ -251,7 +275,11 @@ public final class PostgresSyncStore: SyncStore, Sendable {
                 if let written = try await self.writtenVersion(of: query, on: connection) {
                     return (true, StampedRecord(SyncRecord(key: key, value: value, version: written.version), stamp: written.stamp))
                 }
-                return (false, try await self.selectRecord(key: key, on: connection))
+                switch try await self.readRow(key: key, on: connection) {
+                case .absent: return (false, nil)
+                case .record(let record): return (false, record)
+                case .damaged(let reason): throw self.damagedRowError(key: key, reason)
+                }
             }
         }
         metrics.countWrite(outcome.committed ? .committed : .conflict)
@@ -262,20 +290,21 @@ public final class PostgresSyncStore: SyncStore, Sendable {
         return .conflict(current: outcome.record?.record)
     }
 
-    /// Every row of the store's namespace, tombstones included; rows the store cannot read (no
-    /// version) are reported through the logger and left out. The cache takes it as
-    /// authoritative (see ``run()``).
+    /// Every row of the store's namespace, tombstones included; damaged rows (a version, time or
+    /// size outside the bounds) are reported once through the logger and left out, and the
+    /// cache keeps what it knew of their keys. The cache takes the rest as authoritative (see
+    /// ``run()``).
     ///
     /// - Throws: ``AppStateKit/SyncStoreError`` of kind `unavailable` or `refused`.
     public func snapshot() async throws -> [SyncRecord] {
         let token = cache.token()
-        let records = try await perform("snapshot", key: "", writes: false) { [self] in
+        let read = try await perform("snapshot", key: "", writes: false) { [self] in
             try await transaction(on: nil) { connection in
                 try await self.selectAll(on: connection)
             }
         }
-        cache.replaceAll(with: records, since: token)
-        return records.map(\.record)
+        cache.replaceAll(with: read.records, since: token, keeping: read.damaged)
+        return read.records.map(\.record)
     }
 
     /// The keys of the store's namespace that hold a value (tombstones left out), sorted, as the

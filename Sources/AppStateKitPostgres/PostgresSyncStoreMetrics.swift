@@ -20,6 +20,9 @@ struct PostgresSyncStoreMetrics: Sendable {
     let notificationLag: CoreMetrics.Timer
     let pendingWrites: Gauge
     let snapshotRecords: Gauge
+    let damagedRecords: Counter
+    let malformedNotifications: Counter
+    let droppedNotifications: Counter
     private let pending = PendingCount()
 
     init(factory: (any MetricsFactory)?, table: String, namespace: String) {
@@ -34,6 +37,9 @@ struct PostgresSyncStoreMetrics: Sendable {
         notificationLag = CoreMetrics.Timer(label: "appstatekit_sync_notification_lag", dimensions: dimensions, factory: factory)
         pendingWrites = Gauge(label: "appstatekit_sync_pending_writes", dimensions: dimensions, factory: factory)
         snapshotRecords = Gauge(label: "appstatekit_sync_snapshot_records", dimensions: dimensions, factory: factory)
+        damagedRecords = Counter(label: "appstatekit_sync_damaged_records_total", dimensions: dimensions, factory: factory)
+        malformedNotifications = Counter(label: "appstatekit_sync_malformed_notifications_total", dimensions: dimensions, factory: factory)
+        droppedNotifications = Counter(label: "appstatekit_sync_dropped_notifications_total", dimensions: dimensions, factory: factory)
     }
 
     /// Counts one write (`write`, compare-and-set or exclusive update) under `result`.

@@ -6,11 +6,11 @@ import NIOConcurrencyHelpers
 /// A record with the write stamp of its row (`updated_at` in microseconds; `nil` when unknown):
 /// version and stamp together identify one write, also when a version is reused after rows were
 /// deleted.
-struct StampedRecord: Sendable, Equatable {
-    var record: SyncRecord
-    var stamp: Int64?
+package struct StampedRecord: Sendable, Equatable {
+    package var record: SyncRecord
+    package var stamp: Int64?
 
-    init(_ record: SyncRecord, stamp: Int64?) {
+    package init(_ record: SyncRecord, stamp: Int64?) {
         self.record = record
         self.stamp = stamp
     }
@@ -115,20 +115,22 @@ final class SyncRecordCache: Sendable {
     }
 
     /// Takes `records` as the whole content of the store as of `token` (see the type's
-    /// documentation); returns the number of keys repaired (changed, added or removed).
+    /// documentation), except the keys in `keeping` (rows that were there but damaged: the
+    /// cache keeps what it knew of them); returns the number of keys repaired (changed, added
+    /// or removed).
     @discardableResult
-    func replaceAll(with records: [StampedRecord], since token: UInt64) -> Int {
-        replace(records, removingOthers: true, onlyKey: nil, since: token)
+    func replaceAll(with records: [StampedRecord], since token: UInt64, keeping: Set<String> = []) -> Int {
+        replace(records, removingOthers: true, onlyKey: nil, since: token, keeping: keeping)
     }
 
     /// Takes `record` as `key`'s row as of `token` (`nil`: no row); returns whether the cache
     /// changed.
     @discardableResult
     func replace(key: String, with record: StampedRecord?, since token: UInt64) -> Bool {
-        replace(record.map { [$0] } ?? [], removingOthers: true, onlyKey: key, since: token) > 0
+        replace(record.map { [$0] } ?? [], removingOthers: true, onlyKey: key, since: token, keeping: []) > 0
     }
 
-    private func replace(_ records: [StampedRecord], removingOthers: Bool, onlyKey: String?, since token: UInt64) -> Int {
+    private func replace(_ records: [StampedRecord], removingOthers: Bool, onlyKey: String?, since token: UInt64, keeping: Set<String>) -> Int {
         let (event, feeds, repairs) = storage.withLockedValue { storage -> (Event?, [@Sendable (Event) -> Void], Int) in
             var differing: [SyncRecord] = []
             var removed = 0
@@ -154,7 +156,7 @@ final class SyncRecordCache: Sendable {
             }
             if removingOthers {
                 let candidates = onlyKey.map { [$0] } ?? Array(storage.entries.keys)
-                for key in candidates where !seen.contains(key) && storage.entries[key] != nil && !storage.changedSince(token, key: key) {
+                for key in candidates where !seen.contains(key) && !keeping.contains(key) && storage.entries[key] != nil && !storage.changedSince(token, key: key) {
                     storage.entries[key] = nil
                     storage.removals[key] = storage.nextStamp()
                     removed += 1

@@ -135,7 +135,7 @@ struct PostgresSyncStoreContractTests {
             #expect(bad == nil)
             let error = await #expect(throws: SyncStoreError.self) { _ = try await store.fetchRecord(forKey: "bad") }
             #expect(error?.kind == .corruptRecord)
-            #expect(error?.description.contains("has version NULL") == true)
+            #expect(error?.description.contains("its version is NULL") == true)
             let keys = try await store.snapshot().map(\.key)
             #expect(keys == ["good"])
             // An unconditional write repairs the row.

@@ -73,15 +73,31 @@ if CommandLine.arguments.dropFirst().first == "print-migration-sql" {
 } else if let host = environment["APPSTATEKIT_POSTGRES_HOST"] {
     // Fleet mode: every instance pointed at the same database and table shares its flags,
     // connecting as the application's role (APPSTATEKIT_POSTGRES_APP_USER / _APP_PASSWORD).
-    let client = PostgresClient(configuration: .init(
-        host: host,
-        port: environment["APPSTATEKIT_POSTGRES_PORT"].flatMap(Int.init) ?? 5432,
-        username: environment["APPSTATEKIT_POSTGRES_APP_USER"] ?? environment["APPSTATEKIT_POSTGRES_USER"] ?? "postgres",
-        // $CREDENTIALS_DIRECTORY/dbPassword, /run/secrets/dbPassword or DB_PASSWORD, else the variables (see README).
-        password: try databasePassword(legacyVariable: environment["APPSTATEKIT_POSTGRES_APP_PASSWORD"] ?? environment["APPSTATEKIT_POSTGRES_PASSWORD"]),
-        database: environment["APPSTATEKIT_POSTGRES_DATABASE"],
-        tls: .disable
-    ))
+    // TLS is required, the server's certificate verified, for any host not on this machine
+    // (APPSTATEKIT_POSTGRES_TLS=require|disable|auto overrides, _TLS_CA names a CA file).
+    let databasePort = environment["APPSTATEKIT_POSTGRES_PORT"].flatMap(Int.init) ?? 5432
+    let username = environment["APPSTATEKIT_POSTGRES_APP_USER"] ?? environment["APPSTATEKIT_POSTGRES_USER"] ?? "postgres"
+    // $CREDENTIALS_DIRECTORY/dbPassword, /run/secrets/dbPassword or DB_PASSWORD, else the variables (see README).
+    let password = try databasePassword(legacyVariable: environment["APPSTATEKIT_POSTGRES_APP_PASSWORD"] ?? environment["APPSTATEKIT_POSTGRES_PASSWORD"])
+    let database = environment["APPSTATEKIT_POSTGRES_DATABASE"]
+    let tls: PostgresClient.Configuration.TLS
+    switch try databaseTLSMode(host: host, setting: environment["APPSTATEKIT_POSTGRES_TLS"], certificate: environment["APPSTATEKIT_POSTGRES_TLS_CA"]) {
+    case .required(let certificate):
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        configuration.certificateVerification = .fullVerification
+        if let certificate { configuration.trustRoots = .file(certificate) }
+        tls = .require(configuration)
+    case .disabled:
+        if !isLocalDatabaseHost(host) {
+            logger.warning("APPSTATEKIT_POSTGRES_TLS=disable: the password and every flag cross the network to \(host) in clear text; for local development only")
+        }
+        tls = .disable
+    }
+    let clientConfiguration = host.hasPrefix("/")
+        // A Unix socket folder, as libpq takes it.
+        ? PostgresClient.Configuration(unixSocketPath: host + "/.s.PGSQL.\(databasePort)", username: username, password: password, database: database)
+        : PostgresClient.Configuration(host: host, port: databasePort, username: username, password: password, database: database, tls: tls)
+    let client = PostgresClient(configuration: clientConfiguration)
     let store = PostgresSyncStore(client: client, configuration: storeConfiguration())
     AppStateKit.Application.promote(\.syncStore, with: store)
     AppStateKit.Application.promote(\.flagRepository, with: SharedFlagRepository())
