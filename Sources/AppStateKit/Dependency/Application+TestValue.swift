@@ -58,7 +58,7 @@ extension Application {
         if !OverrideCensus.isEmpty, let overridden = overriddenDependency(key: key, as: Value.self) {
             return Dependency(source: nil, value: overridden)
         }
-        if let (value, source) = registry.dependencyValue(for: key, as: Value.self) {
+        if let (value, source) = registry.withExistingView(for: key, DependencyEntry<Value>.value(through:)) {
             return Dependency(source: source, value: value)
         }
         return withoutActuallyEscaping(testValue) { testValue in

@@ -175,7 +175,7 @@ fileprivate enum OwnWrite: String, CaseIterable, CustomTestStringConvertible {
         case .dependencyOverride:
             let override = Application.override(\.ownClient, with: OwnSettings(theme: "overridden"))
             withExtendedLifetime(override) {}
-        case .dependencyOverrideCancel: OwnWrite.override.withLock { $0 }?.cancel()
+        case .dependencyOverrideCancel: await OwnWrite.override.withLock { $0 }?.cancel()
         case .dependencyPromote: Application.promote(\.ownClient, with: OwnSettings(theme: "promoted"))
         case .dependencySliceHandle: var theme = Application.dependencySlice(\.ownClient, \.theme); theme.value = "dark"
         case .dependencySliceWrapper: view.clientTheme = "dark"
