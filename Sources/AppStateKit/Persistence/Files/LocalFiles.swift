@@ -35,15 +35,16 @@ package struct LocalFiles: Sendable {
     }
 
     package func contents(ofFile path: String) throws -> Data? {
-        try AtomicFileWriter.read(mapped(path), in: fileSystem)
+        try AtomicFileWriter.read(mapped(path), limit: FileManager.maximumFileStateSize, in: fileSystem)
     }
 
     @discardableResult
     package func writeAtomically(_ data: Data, toFile path: String) throws -> FileStamp? {
-        if data.count > ReadLimits.defaultMaximumFileSize {
+        let limit = FileManager.maximumFileStateSize
+        if data.count > limit {
             // A file no read would accept: refused before anything is written.
             throw PersistenceError(
-                .encodingFailed, subject: mapped(path), detail: "the file would be \(data.count) bytes, more than the limit of \(ReadLimits.defaultMaximumFileSize)"
+                .encodingFailed, subject: mapped(path), detail: "the file would be \(data.count) bytes, more than the limit of \(limit)"
             )
         }
         return try AtomicFileWriter.write(data, to: mapped(path), durable: isDurable, reportingLateFlush: true, in: fileSystem)
