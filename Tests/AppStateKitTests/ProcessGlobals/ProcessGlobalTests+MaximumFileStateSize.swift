@@ -17,12 +17,14 @@ extension ProcessGlobalTests {
             defer { FileManager.maximumFileStateSize = 64 * 1024 * 1024 }
             try Application.withIsolatedApplication {
                 let note = Application.fileState(\.limitedNote)
-                try note.write(String(repeating: "a", count: 100))   // 102 bytes of JSON
+                // The limits stay far above any other test's FileState: suites run in parallel
+                // with this one, and the setting is process-wide.
+                try note.write(String(repeating: "a", count: 600_000))   // 600,002 bytes of JSON
 
-                FileManager.maximumFileStateSize = 64
-                let refused = #expect(throws: PersistenceError.self) { try note.write(String(repeating: "b", count: 100)) }
+                FileManager.maximumFileStateSize = 512 * 1024
+                let refused = #expect(throws: PersistenceError.self) { try note.write(String(repeating: "b", count: 600_000)) }
                 #expect(refused?.description.contains("note.json") == true)
-                #expect(refused?.description.contains("more than the limit of 64") == true)
+                #expect(refused?.description.contains("more than the limit of 524288") == true)
 
                 // The file written under the larger limit is now too large to read (read afresh:
                 // the handle's kept value is still current).
@@ -33,9 +35,9 @@ extension ProcessGlobalTests {
                 #expect(tooLarge?.errno == EFBIG)
                 #expect(tooLarge?.description.contains("note.json") == true)
 
-                FileManager.maximumFileStateSize = 1024
+                FileManager.maximumFileStateSize = 1024 * 1024
                 let text: String = try files.in(path: "/limits", filename: "note.json")
-                #expect(text == String(repeating: "a", count: 100))
+                #expect(text == String(repeating: "a", count: 600_000))
             }
         }
     }
