@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Issue 42, items 2 and 3, at every position (the `swift test` run samples every third call and
-# every fourth byte): every I/O call of the store's writes, compactions, recovery and move-aside
+# Issue 42, items 2 and 3, at every position (the `swift test` run samples every seventh call and
+# every 23rd byte): every I/O call of the store's writes, compactions, recovery and move-aside
 # and of FileState's writes fails in turn (EIO, ENOSPC, EINTR, a short write, a crash that drops
 # what was not flushed), and every bit of a small store's file, log, compacted file and a
 # FileState file is flipped. Prints how many positions each tried; any lost acknowledged write,

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 41 item 9 and issue 42 item 2 for the embedded sync store's file: the decoder fuzzed with
-# 100,000 generated inputs (`swift test` runs 5,000), and every bit of a small store file flipped
-# in turn (`swift test` flips every 5th). Each prints its counts and seed (test diagnostics); any trap, hang (the tests' time
+# 100,000 generated inputs (`swift test` runs 1,000), and every bit of a small store file flipped
+# in turn (`swift test` flips every 17th). Each prints its counts and seed (test diagnostics); any trap, hang (the tests' time
 # limits) or broken invariant fails the run. Uses the debug build `.ci/run` made: 66 s of CPU for
 # both (3 min 20 s of wall time on the 2-core machine shared with five other builds).
 set -euo pipefail

@@ -13,9 +13,9 @@ struct ExhaustiveFailureTests {
     static let writes: [(key: String, value: Int?)] = [("k0", 1), ("k1", 2), ("k0", 3), ("k2", 4), ("k1", nil), ("k3", 5), ("k0", 6)]
     static let faults: [FaultInjectingFileSystem.Fault] = [.errno(EIO), .errno(ENOSPC), .errno(EINTR), .shortWrite, .crash]
     /// Every position with `APPSTATEKIT_EXHAUSTIVE=1` (.ci/steps/07-exhaustive-persistence.sh);
-    /// every third otherwise, with a different offset per fault, to keep `swift test` (and its
+    /// every seventh otherwise, with a different offset per fault, to keep `swift test` (and its
     /// TSan run) short.
-    static let stride = ProcessInfo.processInfo.environment["APPSTATEKIT_EXHAUSTIVE"] == "1" ? 1 : 3
+    static let stride = ProcessInfo.processInfo.environment["APPSTATEKIT_EXHAUSTIVE"] == "1" ? 1 : 7
 
     enum Scenario: String, CaseIterable, CustomTestStringConvertible {
         case singleFile, log, logCompacting, damagedLogRecovery, fileState

@@ -136,7 +136,7 @@ struct CommitDelayTests {
         #expect(try Self.batches(of: store, in: files) == (1..<51).map { ["k\($0)"] })
     }
 
-    @Test("a writer that stops writing is waited for at most the delay: the next batch then commits without it", .timeLimit(.minutes(1)))
+    @Test("a writer that stops writing is waited for at most the delay: the next batch then commits without it", .timeLimit(.minutes(3)))
     func stragglerIsNotAwaitedForever() throws {
         let files = InMemoryFileSystem()
         let store = Self.store(in: files)

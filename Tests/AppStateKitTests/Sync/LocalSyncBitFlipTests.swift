@@ -19,7 +19,7 @@ struct LocalSyncBitFlipTests {
     }
 
     static var stride: Int {
-        ProcessInfo.processInfo.environment["APPSTATEKIT_BITFLIP_STRIDE"].flatMap { Int($0) }.map { max($0, 1) } ?? 5
+        ProcessInfo.processInfo.environment["APPSTATEKIT_BITFLIP_STRIDE"].flatMap { Int($0) }.map { max($0, 1) } ?? 17
     }
 
     @Test("every bit of a store file flipped: each key reads its acknowledged value or is reported damaged, other keys survive the next write", .timeLimit(.minutes(5)))

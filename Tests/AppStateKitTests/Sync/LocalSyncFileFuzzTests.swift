@@ -15,7 +15,7 @@ struct LocalSyncFileFuzzTests {
         ProcessInfo.processInfo.environment["APPSTATEKIT_FUZZ_SEED"].flatMap { UInt64($0) } ?? defaultSeed
     }
     static var inputs: Int {
-        ProcessInfo.processInfo.environment["APPSTATEKIT_FUZZ_INPUTS"].flatMap { Int($0) } ?? 5_000
+        ProcessInfo.processInfo.environment["APPSTATEKIT_FUZZ_INPUTS"].flatMap { Int($0) } ?? 1_000
     }
     static let now: Int64 = 1_796_601_600
 
