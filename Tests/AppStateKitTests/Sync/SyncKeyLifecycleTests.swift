@@ -24,7 +24,7 @@ struct SyncKeyLifecycleTests {
         let record = try #require(try store.cachedRecord(forKey: "Lifecycle/flag"))
         #expect(record.value == nil)
         #expect(record.version == 2)   // after the queued `true` (version 1)
-        try await Application.flushSyncWrites(timeout: .seconds(60))
+        try await Application.flushSyncWrites(timeout: .seconds(300))
         #expect(try await store.keys() == ["Lifecycle/kept"])
     }
 

@@ -57,7 +57,7 @@ struct SyncStoreStatusTests {
         let store = installStore()
         var flag = Application.syncState(\.statusFlag)
         flag.value = true
-        try await Application.flushSyncWrites(timeout: .seconds(60))
+        try await Application.flushSyncWrites(timeout: .seconds(300))
         store.shutDown()
         let coordinator = SyncCoordinator.of(Application.current.registry)
         #expect(await eventually { coordinator.feedEnd == .stopped })

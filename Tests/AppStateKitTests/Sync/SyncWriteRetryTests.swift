@@ -22,7 +22,7 @@ struct SyncWriteRetryTests {
         var flag = Application.syncState(\.retriedFlag)
         store.failNextWrites(3, kind: .unavailable)
         flag.value = true
-        try await Application.flushSyncWrites(timeout: .seconds(60))
+        try await Application.flushSyncWrites(timeout: .seconds(300))
         #expect(try store.inner.cachedRecord(forKey: "Retry/maintenance")?.value == Data("true".utf8))
         #expect(store.writes.map(\.value) == ["true", "true", "true", "true"])
         #expect(flag.value == true)   // never reverted
@@ -49,7 +49,7 @@ struct SyncWriteRetryTests {
         #expect(await eventually { Application.pendingSyncWrites == 2 })
         #expect(Application.pendingSyncWriteKeys == ["Retry/maintenance", "Retry/other"])
         store.failWrites(false)
-        try await Application.flushSyncWrites(timeout: .seconds(60))
+        try await Application.flushSyncWrites(timeout: .seconds(300))
         #expect(try store.inner.cachedRecord(forKey: "Retry/other")?.value == Data("999".utf8))
         #expect(try store.inner.cachedRecord(forKey: "Retry/maintenance")?.value == Data("false".utf8))
         #expect(Application.pendingSyncWrites == 0)
@@ -68,7 +68,7 @@ struct SyncWriteRetryTests {
         #expect(await eventually { (try? store.inner.cachedRecord(forKey: "Retry/other"))?.value == Data("5".utf8) })
         #expect(Application.pendingSyncWriteKeys == ["Retry/maintenance"])
         store.failWrites(forKey: "Retry/maintenance", false)
-        try await Application.flushSyncWrites(timeout: .seconds(60))
+        try await Application.flushSyncWrites(timeout: .seconds(300))
         #expect(try store.inner.cachedRecord(forKey: "Retry/maintenance")?.value == Data("true".utf8))
     }
 
@@ -84,7 +84,7 @@ struct SyncWriteRetryTests {
         }
         #expect(Application.pendingSyncWriteKeys == ["Retry/maintenance"])
         store.failWrites(false)
-        try await Application.flushSyncWrites(timeout: .seconds(60))
+        try await Application.flushSyncWrites(timeout: .seconds(300))
         #expect(try store.inner.cachedRecord(forKey: "Retry/maintenance")?.value == Data("true".utf8))
     }
 
