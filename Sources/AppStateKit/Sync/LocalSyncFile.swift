@@ -421,7 +421,9 @@ struct LocalSyncFile: Sendable, Equatable {
         var removedAt: Int64?
         if value == nil, let seconds = object["removedAt"]?.integer {
             guard isPlausible(time: seconds, now: now) else {
-                return damaged("\"removedAt\" \(seconds) is more than 100 years from now (\(now))")
+                // The message leaves out the clock: a report is made once per distinct message, and
+                // a clock in it would make every second a new one.
+                return damaged("\"removedAt\" \(seconds) is more than 100 years away from this machine's clock")
             }
             removedAt = seconds
         }
