@@ -36,4 +36,12 @@ extension Application {
         guard let entry = (current[keyPath: keyPath] as? any EntryBacked)?.registryEntry else { return 0 }
         return ChangeSubscriptions.count(of: entry)
     }
+
+    /// The number of live change streams watching the state at `keyPath` that were woken and
+    /// haven't read the value since, for tests: a writer signals synchronously, so a test can
+    /// check right after a write that it woke no stream, with no sleep.
+    package static func changeStreamsWithPendingChange<S: MutableApplicationState>(of keyPath: KeyPath<Application, S>) -> Int {
+        guard let entry = (current[keyPath: keyPath] as? any EntryBacked)?.registryEntry else { return 0 }
+        return ChangeSubscriptions.pendingCount(of: entry)
+    }
 }

@@ -61,6 +61,12 @@ final class ChangeMailbox: Sendable {
         state.withLock { $0.pollDue = false }
     }
 
+    /// Whether a change is recorded that the consumer hasn't taken yet (for tests: a write that
+    /// must not wake this stream is checked here at once, with no wait).
+    var hasPendingChange: Bool {
+        state.withLock { $0.changed }
+    }
+
     func takeWithoutWaiting() -> Wake? {
         state.withLock { $0.take() }
     }

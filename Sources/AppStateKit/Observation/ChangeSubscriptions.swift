@@ -18,6 +18,12 @@ enum ChangeSubscriptions {
         Int(entry.streamCount.loadRelaxed())
     }
 
+    /// How many of the streams watching `entry` have a change recorded they haven't taken yet.
+    static func pendingCount(of entry: RegistryEntry) -> Int {
+        let subscribed = table.withLock { $0[ObjectIdentifier(entry)].map { Array($0.all) } ?? [] }
+        return subscribed.count(where: \.hasPendingChange)
+    }
+
     /// Registers `mailbox` to be signalled after each change of `entry`; returns the token that
     /// removes it.
     static func subscribe(_ entry: RegistryEntry, _ mailbox: ChangeMailbox) -> UInt64 {

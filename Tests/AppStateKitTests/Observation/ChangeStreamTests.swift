@@ -85,15 +85,14 @@ struct ObservationChangeStreamTests {
             var values = [await iterator.next()]
             #expect(Application.changeStreamCount(of: \.streamCounter) == 1)
             #expect(Application.changeStreamCount(of: \.streamOther) == 0)
+            // Writers signal streams synchronously, so whether a write woke the stream is known
+            // as soon as it returns: no wait, and a check that fails if the wrong stream is woken.
             Application.update(\.streamOther) { $0 += 1 }
-            // Had that write woken the stream, `next()` would return at once with the unchanged
-            // 0; the counter changes only later, from another task.
-            let writer = Task {
-                try? await Task.sleep(for: .milliseconds(200))
-                Application.update(\.streamCounter) { $0 = 7 }
-            }
+            #expect(Application.changeStreamsWithPendingChange(of: \.streamCounter) == 0)
+            Application.update(\.streamCounter) { $0 = 7 }
+            #expect(Application.changeStreamsWithPendingChange(of: \.streamCounter) == 1)
             values.append(await iterator.next())
-            await writer.value
+            #expect(Application.changeStreamsWithPendingChange(of: \.streamCounter) == 0)
             return values
         }
         #expect(values == [0, 7])
