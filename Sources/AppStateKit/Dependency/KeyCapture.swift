@@ -77,17 +77,26 @@ final class KeyCapture: Sendable {
         of keyPath: KeyPath<Application, Application.Dependency<Value>>,
         replacement: Value
     ) -> EntryKey? {
-        let first = evaluate(keyPath, overrideValue: replacement, lookupsToResolve: 0)
+        declaredKey(by: { _ = $0[keyPath: keyPath] }, replacement: replacement)
+    }
+
+    /// ``declaredKey(of:replacement:)`` for the declaration `declaration` evaluates (a key path
+    /// applied by a closure that drops the handle).
+    static func declaredKey<Value: Sendable>(
+        by declaration: (Application) -> Void,
+        replacement: Value
+    ) -> EntryKey? {
+        let first = evaluate(declaration, overrideValue: replacement, lookupsToResolve: 0)
         // Several lookups of the override's type: the declaration read one to choose its id.
         let capture = first.lookupsOfValueType > 1
-            ? evaluate(keyPath, overrideValue: replacement, lookupsToResolve: first.lookupsOfValueType - 1)
+            ? evaluate(declaration, overrideValue: replacement, lookupsToResolve: first.lookupsOfValueType - 1)
             : first
         return capture.key
     }
 
-    /// Evaluates the declaration at `keyPath` with a capture active on the calling thread.
+    /// Evaluates `declaration` with a capture active on the calling thread.
     private static func evaluate<Value: Sendable>(
-        _ keyPath: KeyPath<Application, Application.Dependency<Value>>,
+        _ declaration: (Application) -> Void,
         overrideValue: Value,
         lookupsToResolve: Int
     ) -> KeyCapture {
@@ -101,8 +110,8 @@ final class KeyCapture: Sendable {
         }
         // Outside every override, but in the calling task's application: what the declaration
         // reads to choose its id comes from there.
-        _ = TaskContext.withoutOverrides {
-            $current.withValue(capture) { Application.current[keyPath: keyPath] }
+        TaskContext.withoutOverrides {
+            $current.withValue(capture) { declaration(Application.current) }
         }
         return capture
     }
