@@ -62,15 +62,15 @@ final class KeyCapture: Sendable {
     /// declaration is evaluated synchronously, and binding a task-local cost every scoped
     /// override ~500 instructions (a push, a pop and an allocation).
     static var current: KeyCapture? {
-        ThreadViews.withCurrent { $0.keyCapture }
+        ThreadViews.withCurrent { $0.evaluationContext as? KeyCapture }
     }
 
     /// Runs `body` with `capture` as the calling thread's capture.
     private static func running<Result>(_ capture: KeyCapture, _ body: () -> Result) -> Result {
         let views = ThreadViews.withCurrent { $0 }
-        let outer = views.keyCapture
-        views.keyCapture = capture
-        defer { views.keyCapture = outer }
+        let outer = views.evaluationContext
+        views.evaluationContext = capture
+        defer { views.evaluationContext = outer }
         return body()
     }
 
