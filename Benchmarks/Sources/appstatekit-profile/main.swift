@@ -56,6 +56,7 @@ func useTemporaryStore() {
 
 struct ProfiledHolder: Sendable {
     @AppDependency(\.profiledService) var service
+    @AppState(\.profiledCounter) var counter
 }
 
 @inline(never)
@@ -73,6 +74,11 @@ func read(_ holder: ProfiledHolder) -> ProfiledService {
     holder.service
 }
 
+@inline(never)
+func readCounter(_ holder: ProfiledHolder) -> Int {
+    holder.counter
+}
+
 let operations: [String: (Int) -> Void] = [
     "dependency": { count in
         for _ in 0..<count { consume(Application.dependency(\.profiledService)) }
@@ -80,6 +86,10 @@ let operations: [String: (Int) -> Void] = [
     "wrapper": { count in
         let holder = makeHolder()
         for _ in 0..<count { consume(read(holder)) }
+    },
+    "wrapper-state": { count in
+        let holder = makeHolder()
+        for _ in 0..<count { consume(readCounter(holder)) }
     },
     "state-read": { count in
         for _ in 0..<count { consume(Application.state(\.profiledCounter).value) }

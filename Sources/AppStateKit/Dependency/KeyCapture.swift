@@ -4,7 +4,7 @@ import Synchronization
 ///
 /// Overrides are keyed by the dependency's identity, which only its declaration knows.
 /// `KeyCapture` evaluates the declaring property, outside every override scope, with a capture
-/// bound to the task. A dependency lookup of the override's value type is then *taken*: it
+/// bound to the calling thread. A dependency lookup of the override's value type is then *taken*: it
 /// records the key and returns the override value without asking the registry, so no live
 /// client is constructed just to be replaced. Every other lookup the declaration makes (to
 /// choose its id) resolves as usual. Scoped and global overrides and promotions all find their
@@ -58,8 +58,21 @@ final class KeyCapture: Sendable {
         return value
     }
 
-    /// The capture running in the calling task, if any.
-    @TaskLocal static var current: KeyCapture?
+    /// The capture running on the calling thread, if any. A thread's, not a task-local: the
+    /// declaration is evaluated synchronously, and binding a task-local cost every scoped
+    /// override ~500 instructions (a push, a pop and an allocation).
+    static var current: KeyCapture? {
+        ThreadViews.withCurrent { $0.evaluationContext as? KeyCapture }
+    }
+
+    /// Runs `body` with `capture` as the calling thread's capture.
+    private static func running<Result>(_ capture: KeyCapture, _ body: () -> Result) -> Result {
+        let views = ThreadViews.withCurrent { $0 }
+        let outer = views.evaluationContext
+        views.evaluationContext = capture
+        defer { views.evaluationContext = outer }
+        return body()
+    }
 
     /// How many captures run in the process: while none does, a dependency read doesn't look
     /// for one.
@@ -77,17 +90,26 @@ final class KeyCapture: Sendable {
         of keyPath: KeyPath<Application, Application.Dependency<Value>>,
         replacement: Value
     ) -> EntryKey? {
-        let first = evaluate(keyPath, overrideValue: replacement, lookupsToResolve: 0)
+        declaredKey(by: { _ = $0[keyPath: keyPath] }, replacement: replacement)
+    }
+
+    /// ``declaredKey(of:replacement:)`` for the declaration `declaration` evaluates (a key path
+    /// applied by a closure that drops the handle).
+    static func declaredKey<Value: Sendable>(
+        by declaration: (Application) -> Void,
+        replacement: Value
+    ) -> EntryKey? {
+        let first = evaluate(declaration, overrideValue: replacement, lookupsToResolve: 0)
         // Several lookups of the override's type: the declaration read one to choose its id.
         let capture = first.lookupsOfValueType > 1
-            ? evaluate(keyPath, overrideValue: replacement, lookupsToResolve: first.lookupsOfValueType - 1)
+            ? evaluate(declaration, overrideValue: replacement, lookupsToResolve: first.lookupsOfValueType - 1)
             : first
         return capture.key
     }
 
-    /// Evaluates the declaration at `keyPath` with a capture active on the calling thread.
+    /// Evaluates `declaration` with a capture active on the calling thread.
     private static func evaluate<Value: Sendable>(
-        _ keyPath: KeyPath<Application, Application.Dependency<Value>>,
+        _ declaration: (Application) -> Void,
         overrideValue: Value,
         lookupsToResolve: Int
     ) -> KeyCapture {
@@ -101,8 +123,8 @@ final class KeyCapture: Sendable {
         }
         // Outside every override, but in the calling task's application: what the declaration
         // reads to choose its id comes from there.
-        _ = TaskContext.withoutOverrides {
-            $current.withValue(capture) { Application.current[keyPath: keyPath] }
+        TaskContext.withoutOverrides {
+            running(capture) { declaration(Application.current) }
         }
         return capture
     }

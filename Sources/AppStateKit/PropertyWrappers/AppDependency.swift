@@ -10,17 +10,21 @@
 /// Each access resolves the dependency anew, so overrides and scopes apply immediately.
 @propertyWrapper
 public struct AppDependency<Value: Sendable>: Sendable {
-    // Safe: a key path is immutable; its type just doesn't say `Sendable`.
-    @usableFromInline nonisolated(unsafe) let keyPath: KeyPath<Application, Application.Dependency<Value>>
+    /// Evaluates the declaring property on an application (see ``init(_:)``).
+    // Safe: the closure only applies an immutable key path; its type just doesn't say `Sendable`.
+    @usableFromInline nonisolated(unsafe) let declaration: (Application) -> Application.Dependency<Value>
 
     /// Creates the wrapper for the dependency at `keyPath`.
+    @inlinable
     public init(_ keyPath: KeyPath<Application, Application.Dependency<Value>>) {
-        self.keyPath = keyPath
+        // Inlined where a key-path literal is written, so the optimiser turns the closure into a
+        // direct call of the declaring property (a stored key path is interpreted on every read).
+        declaration = { $0[keyPath: keyPath] }
     }
 
     /// The dependency's current instance.
     @inlinable
     public var wrappedValue: Value {
-        Application.dependency(keyPath)
+        Application.withCurrent { declaration($0).value }
     }
 }

@@ -16,12 +16,17 @@
 @propertyWrapper
 public struct AppState<Value, ApplicationState: MutableApplicationState>: Sendable
 where ApplicationState.Value == Value {
-    // Safe: a key path is immutable; its type just doesn't say `Sendable`.
-    @usableFromInline nonisolated(unsafe) let keyPath: KeyPath<Application, ApplicationState>
+    /// Evaluates the declaring property on an application: `keyPath` applied by a closure made
+    /// where the wrapper is (see ``init(_:)``).
+    // Safe: the closure only applies an immutable key path; its type just doesn't say `Sendable`.
+    @usableFromInline nonisolated(unsafe) let declaration: (Application) -> ApplicationState
 
     /// Creates the wrapper for the entry at `keyPath`.
+    @inlinable
     public init(_ keyPath: KeyPath<Application, ApplicationState>) {
-        self.keyPath = keyPath
+        // Inlined where a key-path literal is written, so the optimiser turns the closure into a
+        // direct call of the declaring property (a stored key path is interpreted on every read).
+        declaration = { $0[keyPath: keyPath] }
     }
 
     /// The entry's current value; setting it writes the shared entry.
@@ -30,13 +35,13 @@ where ApplicationState.Value == Value {
     /// each handle's `value` (``Application/State/value``, ``Application/StoredState/value``).
     @inlinable
     public var wrappedValue: Value {
-        get { Application.state(keyPath).value }
+        get { Application.withCurrent(declaration).value }
         nonmutating set {
-            var handle = Application.state(keyPath)
+            var handle = Application.withCurrent(declaration)
             handle.value = newValue
         }
         nonmutating _modify {
-            var handle = Application.state(keyPath)
+            var handle = Application.withCurrent(declaration)
             yield &handle.value
         }
     }

@@ -15,7 +15,7 @@ struct EntryKey: Hashable, Sendable {
     @usableFromInline let fastHash: Int
 
     /// A key for an entry of `kind` (usually a marker type) holding values of `valueType`.
-    @inlinable
+    @inlinable @inline(__always)
     init(kind: EntryKind, valueType: Any.Type, name: EntryName) {
         self.kind = kind.identifier
         self.valueType = ObjectIdentifier(valueType)

@@ -115,6 +115,10 @@ final class ThreadViews {
     // Touched only by the thread that owns this object.
     @usableFromInline let slots: UnsafeMutablePointer<Slot>
     @usableFromInline let owner: UInt
+    /// What a layer above binds to this thread while it evaluates something synchronously
+    /// (the dependency layer's key capture, see `KeyCapture`): such an evaluation runs on this
+    /// thread from start to end. Touched only by the owning thread.
+    var evaluationContext: AnyObject?
 
     private init() {
         slots = .allocate(capacity: Self.slotMask + 1)

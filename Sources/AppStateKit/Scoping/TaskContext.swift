@@ -40,7 +40,7 @@ enum TaskContext {
     }
 
     /// Runs `operation` with `binding` as the calling task's scopes.
-    @inline(__always)
+    @inlinable @inline(__always)
     static func bind<Result>(_ binding: Binding, operation: () throws -> Result) rethrows -> Result {
         try bound.withValue(binding, operation: operation)
     }
@@ -78,6 +78,8 @@ enum TaskContext {
     /// Counts a scoped override served to the calling task (see `ScopedOverride.scopedDependency`).
     @usableFromInline
     static func noteOverrideServed() {
+        // No factory counts anywhere (the common case): skip the task-local lookup.
+        guard countingFactories.load(ordering: .relaxed) != 0 else { return }
         var counter = servedOverrides
         while let current = counter {
             current.count.add(1, ordering: .relaxed)
@@ -89,9 +91,16 @@ enum TaskContext {
     /// dependency it created in turn): a factory run inside a scope depends on the scope then.
     static func countingOverridesServed<Value>(_ create: () -> Value) -> (Value, servedOverride: Bool) {
         let counter = ServedOverrides(enclosing: servedOverrides)
+        // Counted before `create` runs, so its reads (and its child tasks') see the count.
+        countingFactories.add(1, ordering: .relaxed)
+        defer { countingFactories.subtract(1, ordering: .relaxed) }
         let made = $servedOverrides.withValue(counter, operation: create)
         return (made, counter.count.load(ordering: .relaxed) != 0)
     }
+
+    /// How many ``countingOverridesServed(_:)`` run in the process: while none does, serving an
+    /// override counts nothing.
+    private static let countingFactories = Atomic<Int>(0)
 
     /// The counters of the factories running inside scopes in the calling task, innermost first.
     @TaskLocal private static var servedOverrides: ServedOverrides?

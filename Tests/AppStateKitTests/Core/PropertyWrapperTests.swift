@@ -52,6 +52,8 @@ private struct VariableKeyPathModel {
 
 private let wrapperStore = InMemoryDefaults()
 
+private final class WrapperApplication: Application {}
+
 private final class Controller {
     @AppState(\.wrapperCount) var count
 }
@@ -149,5 +151,63 @@ struct PropertyWrapperTests {
         #expect(literal.count == 42)
         Application.reset(\.wrapperCount)
         Application.reset(\.wrapperStored)
+    }
+
+    /// The wrappers keep a closure made from the key path (issue 44): one wrapper value, made
+    /// first, must still evaluate its declaration on every read, wherever and whenever it runs.
+    @Test("one wrapper follows removals, promotions, isolation scopes, overrides and other threads")
+    func wrapperFollowsLaterChanges() async {
+        let model = ViewModel()
+        model.count = 3
+        let firstClient = model.client
+
+        #expect(Application.remove(state: Application.state(\.wrapperCount)))
+        #expect(model.count == 0)
+        model.count = 4
+        #expect(Application.state(\.wrapperCount).value == 4)
+        #expect(Application.remove(dependency: \.wrapperClient))
+        #expect(model.client !== firstClient)
+        #expect(model.client === Application.dependency(\.wrapperClient))
+
+        let promoted = Client()
+        Application.promote(\.wrapperClient, with: promoted)
+        #expect(model.client === promoted)
+
+        Application.promote(to: WrapperApplication.self)
+        #expect(Application.current is WrapperApplication)
+        #expect(model.count == 4)
+        model.count = 5
+        #expect(Application.state(\.wrapperCount).value == 5)
+        #expect(model.client === promoted)
+        Application.promote(to: Application.self)
+        #expect(model.count == 5)
+
+        Application.withIsolatedApplication {
+            #expect(model.count == 0)
+            #expect(model.client !== promoted)
+            model.count = 9
+        }
+        let mock = Client()
+        Application.withOverrides { $0.override(\.wrapperClient, with: mock) } operation: {
+            #expect(model.client === mock)
+            #expect(model.count == 5)
+        }
+        #expect(model.client === promoted)
+
+        // Read on the pool's threads at once, inside and outside a scope of the task's own.
+        let reads = await withTaskGroup(of: Bool.self) { group in
+            for index in 0..<16 {
+                group.addTask {
+                    guard index.isMultiple(of: 2) else { return model.client === promoted && model.count == 5 }
+                    return Application.withOverrides { $0.override(\.wrapperClient, with: mock) } operation: {
+                        model.client === mock && model.count == 5
+                    }
+                }
+            }
+            return await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(reads == Array(repeating: true, count: 16))
+        #expect(model.client === promoted)
+        Application.reset(\.wrapperCount)
     }
 }
