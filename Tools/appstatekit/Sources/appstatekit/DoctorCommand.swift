@@ -1,10 +1,14 @@
 import ArgumentParser
 
-/// `appstatekit doctor`. (Skeleton: its owner replaces this file.)
+/// `appstatekit doctor`. (Local checks being written; calls `postgresFindings` for PostgreSQL's.)
 struct DoctorCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "doctor", abstract: "Not written yet.")
+    static let configuration = CommandConfiguration(commandName: "doctor", abstract: "Check a deployment's stores, secrets and database.")
+
+    @OptionGroup var output: OutputOptions
+    @OptionGroup var postgres: DoctorPostgresOptions
 
     func run() async throws {
-        throw ToolExit.failure
+        let findings = await postgresFindings(postgres)
+        if findings.contains(where: { $0.severity == .problem }) { throw ToolExit.problemsFound }
     }
 }
