@@ -88,7 +88,7 @@ enum KVValueType: String, EnumerableFlag {
         case .int: "Store an integer."
         case .bool: "Store a Bool: true/false, yes/no, 1/0."
         case .double: "Store a floating-point number."
-        case .json: "Parse the value as JSON (objects, arrays, numbers, strings, booleans) and print the result as JSON."
+        case .json: "Parse the value as JSON and print the result as JSON. Kept as JSON data when the key holds JSON data (a StoredState of a Codable type), else as property-list values."
         }
     }
 }
@@ -107,9 +107,14 @@ struct KVSet: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
-            let parsed = try parse()
+            var parsed = try parse()
             let store = try store.openStore()
             try KVRead.refuseIfStoreDamaged(store, key: key)
+            if type == .json, let current = try? store.readObject(forKey: key) as? Data, (try? JSONValue.parse(current)) != nil {
+                // A StoredState of a Codable type keeps its value as JSON data: keep that form,
+                // so the app decodes what the tool wrote.
+                parsed = Data(Output.text(try JSONValue.parse(Data(value.utf8))).utf8)
+            }
             try store.writeObject(parsed, forKey: key)
             let shown = JSONValue.of(storeValue: parsed)
             if type == .json {

@@ -55,7 +55,9 @@ indirect enum JSONValue: Codable, Equatable, Sendable {
     }
 
     /// A value read from a key-value store (a property-list value) as JSON, with its type's name.
-    /// Data is base64, a date ISO 8601, a URL its string, a non-finite number its name.
+    /// Data holding JSON (how StoredState keeps a Codable value that is not a property-list
+    /// value) is that JSON, of type `json`; other data is base64, a date ISO 8601, a URL its
+    /// string, a non-finite number its name.
     static func of(storeValue value: Any) -> (value: JSONValue, type: String) {
         switch value {
         case let value as Bool: return (.bool(value), "bool")
@@ -63,7 +65,9 @@ indirect enum JSONValue: Codable, Equatable, Sendable {
         case let value as Double: return (value.isFinite ? .double(value) : .string("\(value)"), "double")
         case let value as Float: return (value.isFinite ? .double(Double(value)) : .string("\(value)"), "float")
         case let value as String: return (.string(value), "string")
-        case let value as Data: return (.string(value.base64EncodedString()), "data")
+        case let value as Data:
+            if let json = try? parse(value) { return (json, "json") }
+            return (.string(value.base64EncodedString()), "data")
         case let value as Date: return (.string(value.formatted(.iso8601)), "date")
         case let value as URL: return (.string(value.absoluteString), "url")
         case let value as [Any]: return (.array(value.map { of(storeValue: $0).value }), "array")

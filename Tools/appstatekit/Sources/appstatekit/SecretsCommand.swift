@@ -127,6 +127,16 @@ struct SecretsSet: AsyncParsableCommand {
     @Argument(help: "The key, e.g. dbPassword or Billing.apiKey.") var key: String
     @OptionGroup var sources: SecretSourceOptions
     @OptionGroup var output: OutputOptions
+    /// Whatever else was typed: refused without being echoed, since it may be the secret.
+    @Argument(parsing: .allUnrecognized, help: .hidden) var unexpected: [String] = []
+
+    func validate() throws {
+        guard unexpected.isEmpty else {
+            throw ValidationError(
+                "secrets set takes only the key and options: a value is never taken as an argument (ps shows arguments to every user); pipe it to standard input or type it at the prompt. The rest of the command line is not repeated here, as it may hold the secret."
+            )
+        }
+    }
 
     func run() async throws {
         try await reportingFailures {

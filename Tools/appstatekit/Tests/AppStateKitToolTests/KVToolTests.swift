@@ -50,6 +50,26 @@ struct KVToolTests {
         #expect(try app.readObject(forKey: "App/other") as? String == "before")
     }
 
+    @Test("a Codable value kept as JSON data (as StoredState keeps one) is shown as JSON and set as JSON data the app decodes")
+    func codableJSONData() throws {
+        struct Limits: Codable, Equatable {
+            var max: Int
+            var names: [String]
+        }
+        let sandbox = try Sandbox()
+        let path = sandbox.path("defaults.json")
+        let app = FileKeyValueStore(path: path)
+        try app.writeObject(try JSONEncoder().encode(Limits(max: 1, names: [])), forKey: "App/limits")
+        let get = try sandbox.run(["kv", "get", "App/limits", "--store", path, "--json"])
+        #expect(try get.json()["type"] as? String == "json")
+        #expect((try get.json()["value"] as? [String: Any])?["max"] as? Int == 1)
+
+        let set = try sandbox.run(["kv", "set", "App/limits", #"{"max": 5, "names": ["x"]}"#, "--json", "--store", path])
+        #expect(set.status == 0, "\(set.stderr)")
+        let stored = try #require(try app.readObject(forKey: "App/limits") as? Data)
+        #expect(try JSONDecoder().decode(Limits.self, from: stored) == Limits(max: 5, names: ["x"]))
+    }
+
     @Test("the default store is the library's for the storage name, under XDG_CONFIG_HOME")
     func defaultLocation() throws {
         let sandbox = try Sandbox()

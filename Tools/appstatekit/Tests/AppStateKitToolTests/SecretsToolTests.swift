@@ -48,7 +48,9 @@ struct SecretsToolTests {
     func noArgumentValue() throws {
         let sandbox = try Sandbox()
         let argument = try sandbox.run(["secrets", "set", "dbPassword", Self.value, "--storage-name", "billing"])
-        #expect(argument.status != 0)
+        #expect(argument.status == 64)
+        #expect(!argument.stderr.contains(Self.value) && !argument.stdout.contains(Self.value), "the mistaken argument is not echoed")
+        #expect(argument.stderr.contains("standard input"))
         #expect(!FileManager.default.fileExists(atPath: sandbox.path("config/billing/secrets/dbPassword")))
         #expect(try sandbox.run(["secrets", "set", "dbPassword", "--storage-name", "billing"], stdin: Data()).status == 1)
     }
