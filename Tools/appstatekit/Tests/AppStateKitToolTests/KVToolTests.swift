@@ -50,6 +50,43 @@ struct KVToolTests {
         #expect(try app.readObject(forKey: "App/other") as? String == "before")
     }
 
+    @Test("a kv set from the tool reaches a running app's Application.values(of:) stream over the same store")
+    func reachesValuesStream() async throws {
+        let sandbox = try Sandbox()
+        let path = sandbox.path("app/defaults.json")
+        let store = FileKeyValueStore(path: path)
+        try await Application.withOverrides({ $0.override(\.userDefaults, with: store as any UserDefaultsManaging) }) {
+            let seen = try await withThrowingTaskGroup(of: Bool.self) { group in
+                let ready = AsyncStream<Void>.makeStream()
+                group.addTask {
+                    var first = true
+                    for await value in Application.values(of: \.toolTestMaintenance, pollInterval: .milliseconds(20)) {
+                        if first {
+                            first = false
+                            ready.continuation.yield()
+                        }
+                        if value { return true }
+                    }
+                    return false
+                }
+                group.addTask {
+                    // Hang guard, not a timing check.
+                    try await Task.sleep(for: .seconds(120))
+                    return false
+                }
+                var iterator = ready.stream.makeAsyncIterator()
+                await iterator.next()
+                let result = try sandbox.run(["kv", "set", "App/maintenance", "true", "--bool", "--store", path])
+                #expect(result.status == 0, "\(result.stderr)")
+                let first = try await group.next() ?? false
+                group.cancelAll()
+                return first
+            }
+            #expect(seen, "the app's stream delivered the tool's write")
+            #expect(Application.storedState(\.toolTestMaintenance).value == true)
+        }
+    }
+
     @Test("a Codable value kept as JSON data (as StoredState keeps one) is shown as JSON and set as JSON data the app decodes")
     func codableJSONData() throws {
         struct Limits: Codable, Equatable {
@@ -224,4 +261,9 @@ final class StopFlag: Sendable {
     private let value = Mutex(false)
     var isSet: Bool { value.withLock { $0 } }
     func set() { value.withLock { $0 = true } }
+}
+
+extension Application {
+    /// A StoredState as an app declares it: key `App/maintenance` in `\.userDefaults`.
+    var toolTestMaintenance: StoredState<Bool> { storedState(initial: false, id: "maintenance") }
 }
