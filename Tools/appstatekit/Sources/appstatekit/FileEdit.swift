@@ -23,6 +23,7 @@ struct FileEdit: AsyncParsableCommand {
 
     func run() async throws {
         try await reportingFailures {
+            try OwnerGuard.check(path, what: "the file")
             let original = try FileStateFile.read(path)
             let (directory, name) = FileStateFile.split(path)
             let workspace = try Self.privateDirectory()

@@ -55,7 +55,14 @@ struct SecretSourceOptions: ParsableArguments {
     }
 
     func keychain(keys: Set<String> = []) throws -> Keychain {
-        Keychain(sources: try sources().map(\.source), keys: keys)
+        let sources = try sources()
+        try OwnerGuard.check(storeDirectory(), what: "the secret store")
+        return Keychain(sources: sources.map(\.source), keys: keys)
+    }
+
+    /// The writable store's directory (after ``sources()`` applied the storage name).
+    func storeDirectory() -> String {
+        secretsStore ?? SecretSource.defaultFileStoreDirectory
     }
 }
 

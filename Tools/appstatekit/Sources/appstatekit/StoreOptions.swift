@@ -1,6 +1,9 @@
 import AppStateKit
 import ArgumentParser
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Which app's stores a command works on: `--store PATH` for one key-value store file, or
 /// `--storage-name NAME` for the app's default locations, resolved exactly as the library does
@@ -44,8 +47,31 @@ struct StoreOptions: ParsableArguments {
     /// Writes are durable (`fsync`ed) and take the store's `flock`, as every app's do.
     func openStore() throws -> FileKeyValueStore {
         let path = try storePath()
+        try OwnerGuard.check(path, what: "the store")
         let resolved = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
         let hasLog = FileManager.default.fileExists(atPath: resolved + ".log")
         return FileKeyValueStore(path: path, durability: .immediate, layout: hasLog ? .appendOnlyLog : .singleFile)
+    }
+}
+
+/// Keeps root from locking an app out of its own store: files the tool creates (the lock file,
+/// a replaced store file, a secret) belong to whoever runs it, and a root-owned `0600` file in
+/// the app's directory is one the app can no longer open.
+enum OwnerGuard {
+    /// Throws when the tool runs as root and `path` (or, when it doesn't exist, the nearest
+    /// existing directory above it) belongs to another user.
+    static func check(_ path: String, what: String) throws {
+        guard geteuid() == 0 else { return }
+        var candidate = URL(fileURLWithPath: path).standardizedFileURL.path
+        var info = stat()
+        while stat(candidate, &info) != 0 {
+            let parent = (candidate as NSString).deletingLastPathComponent
+            if parent == candidate || parent.isEmpty { return }
+            candidate = parent
+        }
+        guard info.st_uid != 0 else { return }
+        throw ToolError(
+            "\(what) \(path) belongs to uid \(info.st_uid) (\(candidate)), and appstatekit runs as root: files it would create there would lock the app out. Run it as the app's user: sudo -u '#\(info.st_uid)' appstatekit …"
+        )
     }
 }

@@ -130,6 +130,21 @@ struct KVToolTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
     }
 
+    @Test("run as root on another user's store, the tool refuses before creating anything there (a root-owned lock file would lock the app out)",
+          .enabled(if: geteuid() == 0, "the guard acts only for root; run the tests as root to check it"))
+    func rootOnAnotherUsersStore() throws {
+        let sandbox = try Sandbox()
+        let directory = sandbox.path("app")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        #expect(chown(directory, 4242, 4242) == 0)
+        for arguments in [["kv", "set", "App/x", "1"], ["kv", "list"], ["kv", "compact"]] {
+            let result = try sandbox.run(arguments + ["--store", directory + "/defaults.json"])
+            #expect(result.status == 1)
+            #expect(result.stderr.contains("uid 4242"))
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).isEmpty, "no lock file, no store file")
+    }
+
     @Test("a storage name that is not one path component is refused without a crash")
     func badStorageName() throws {
         let sandbox = try Sandbox()
