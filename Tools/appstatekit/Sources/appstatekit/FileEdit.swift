@@ -95,9 +95,10 @@ struct FileEdit: AsyncParsableCommand {
         if unlink(previous) != 0, errno != ENOENT {
             throw ToolError("can't replace the previous version at \(previous) (errno \(errno)); \(path) is unchanged")
         }
-        if link(path, previous) == 0 { return }
+        // The file a symbolic link points to (the writer replaces that file, not the link).
+        if linkat(AT_FDCWD, path, AT_FDCWD, previous, AT_SYMLINK_FOLLOW) == 0 { return }
         do {
-            try FileManager.default.copyItem(atPath: path, toPath: previous)
+            try FileManager.default.copyItem(atPath: URL(fileURLWithPath: path).resolvingSymlinksInPath().path, toPath: previous)
         } catch {
             throw ToolError("can't keep the previous version at \(previous): \(error.localizedDescription); \(path) is unchanged")
         }

@@ -58,6 +58,21 @@ struct FileToolTests {
         #expect((try show.json()["value"] as? [String: Any])?["mode"] as? String == "dark")
     }
 
+    @Test("editing through a symbolic link replaces the file it points to and keeps that file's previous version")
+    func editThroughLink() throws {
+        let sandbox = try Sandbox()
+        let target = try settingsFile(sandbox, base64: false)
+        let before = try Data(contentsOf: URL(fileURLWithPath: target))
+        let link = sandbox.path("settings-link.json")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
+        let script = try editor(sandbox, #"sed 's/light/dark/' "$1" > "$1.new" && mv "$1.new" "$1""#)
+        let result = try sandbox.run(["file", "edit", link], environment: ["EDITOR": script])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: link + ".previous")) == before)
+        #expect(try String(contentsOfFile: target, encoding: .utf8).contains("dark"))
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == target, "the link is still a link")
+    }
+
     @Test("check: 0 for JSON or base64 JSON, 2 naming the path for damage, 1 for no file")
     func check() throws {
         let sandbox = try Sandbox()
