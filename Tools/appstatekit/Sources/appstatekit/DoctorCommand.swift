@@ -78,6 +78,6 @@ struct DoctorCommand: AsyncParsableCommand {
             Output.printLine("[\(finding.severity.rawValue)] \(Output.singleLine(finding.title)): \(Output.singleLine(finding.detail))")
             if !finding.remedy.isEmpty { Output.printLine("    → \(Output.singleLine(finding.remedy))") }
         }
-        Output.printLine("\(findings.count) checked: \(problems) \(problems == 1 ? "problem" : "problems"), \(warnings) \(warnings == 1 ? "warning" : "warnings")")
+        Output.printLine("\(findings.count) \(findings.count == 1 ? "finding" : "findings"): \(problems) \(problems == 1 ? "problem" : "problems"), \(warnings) \(warnings == 1 ? "warning" : "warnings")")
     }
 }

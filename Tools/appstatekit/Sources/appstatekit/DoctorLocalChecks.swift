@@ -133,7 +133,7 @@ enum LocalChecks {
             findings.append(DoctorFinding(
                 severity: .problem, title: title,
                 detail: "mode \(octal(status.mode)): other users can reach the secrets, and the library refuses to read or write them",
-                remedy: "chmod 700 \(path)"
+                remedy: "chmod 700 \(path); if someone else could have read a secret, rotate it (appstatekit secrets set KEY)"
             ))
         }
         let names = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).filter { !$0.hasPrefix(".") }.sorted()
@@ -148,7 +148,7 @@ enum LocalChecks {
             findings.append(DoctorFinding(
                 severity: .problem, title: title,
                 detail: "\(exposed.count) secret \(exposed.count == 1 ? "file is" : "files are") readable or writable by others: \(exposed.joined(separator: ", "))",
-                remedy: "chmod 600 \(path)/*"
+                remedy: "chmod 600 \(path)/*; if someone else could have read a secret, rotate it (appstatekit secrets set KEY)"
             ))
         }
         if findings.isEmpty {
