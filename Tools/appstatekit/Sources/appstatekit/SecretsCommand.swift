@@ -40,10 +40,8 @@ struct SecretSourceOptions: ParsableArguments {
         if let secretsStore {
             store = .fileStore(directory: secretsStore)
         } else {
-            guard storageName != nil else {
-                throw ToolError("name the secret store: --storage-name NAME (the app's Application.storageName) or --secrets-store DIR")
-            }
             try StoreOptions(storageName: storageName).applyStorageName()
+            if storageName == nil { StoreOptions.noteDefaultName() }
             store = .fileStore(directory: SecretSource.defaultFileStoreDirectory)
         }
         return [
