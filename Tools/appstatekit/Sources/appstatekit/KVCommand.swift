@@ -110,7 +110,7 @@ struct KVSet: AsyncParsableCommand {
             var parsed = try parse()
             let store = try store.openStore()
             try KVRead.refuseIfStoreDamaged(store, key: key)
-            if type == .json, let current = try? store.readObject(forKey: key) as? Data, (try? JSONValue.parse(current)) != nil {
+            if type == .json, let current = Self.currentData(key, in: store), (try? JSONValue.parse(current)) != nil {
                 // A StoredState of a Codable type keeps its value as JSON data: keep that form,
                 // so the app decodes what the tool wrote.
                 parsed = Data(Output.text(try JSONValue.parse(Data(value.utf8))).utf8)
@@ -123,6 +123,19 @@ struct KVSet: AsyncParsableCommand {
                 Output.printLine("\(Output.singleLine(key)) = \(shown.value.text) (\(shown.type)) in \(store.path)")
             }
         }
+    }
+
+    /// The data `key` holds now; nil for another type, no value, or a damaged entry (which
+    /// this write replaces, as `kv check` advises).
+    private static func currentData(_ key: String, in store: FileKeyValueStore) -> Data? {
+        if case let .value(_, type) = KVRead.read(key, in: store), type == "json" || type == "data" {
+            do {
+                return try store.readObject(forKey: key) as? Data
+            } catch {
+                return nil  // Damaged since the read above: replaced like any damaged entry.
+            }
+        }
+        return nil
     }
 
     private func parse() throws -> Any {
