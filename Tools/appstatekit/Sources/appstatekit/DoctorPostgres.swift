@@ -45,12 +45,12 @@ enum DoctorPostgres {
     /// and snapshots, so a much older one means the store hasn't reached the database.
     static let staleAge: TimeInterval = 7 * 24 * 3600
 
-    static func databaseFindings(_ options: DoctorPostgresOptions) async -> [DoctorFinding] {
+    static func databaseFindings(_ options: DoctorPostgresOptions, environment: [String: String] = ProcessInfo.processInfo.environment) async -> [DoctorFinding] {
         let endpoint: PostgresEndpoint
         let configuration: PostgresSyncStore.Configuration
         let clientConfiguration: PostgresClient.Configuration
         do {
-            endpoint = try options.connection.endpoint()
+            endpoint = try options.connection.endpoint(environment: environment)
             configuration = try options.connection.storeConfiguration()
             clientConfiguration = try endpoint.clientConfiguration(applicationName: "appstatekit-doctor")
         } catch {

@@ -93,7 +93,7 @@ struct PostgresConnectionOptions: ParsableArguments {
         }
         let database = database ?? environment["APPSTATEKIT_POSTGRES_DATABASE"]
         let tls = try PostgresTLSMode(host: host, setting: environment["APPSTATEKIT_POSTGRES_TLS"], certificate: environment["APPSTATEKIT_POSTGRES_TLS_CA"])
-        return PostgresEndpoint(host: host, port: port, user: user, database: database, tls: tls)
+        return PostgresEndpoint(host: host, port: port, user: user, database: database, tls: tls, environment: environment)
     }
 }
 
@@ -133,6 +133,8 @@ struct PostgresEndpoint: Sendable {
     var user: String
     var database: String?
     var tls: PostgresTLSMode
+    /// Where the password variable is read from (the process's environment but in tests).
+    var environment: [String: String]
 
     /// Whether `host` is this machine: a Unix socket folder, `localhost`, `127.0.0.0/8` or `::1`.
     static func isLocal(_ host: String) -> Bool {
@@ -155,7 +157,7 @@ struct PostgresEndpoint: Sendable {
     /// The client's configuration, with the password from `APPSTATEKIT_POSTGRES_PASSWORD` or
     /// SecureState's sources.
     func clientConfiguration(applicationName: String) throws -> PostgresClient.Configuration {
-        let password = try PostgresPassword.read()
+        let password = try PostgresPassword.read(environment: environment)
         var configuration: PostgresClient.Configuration
         if host.hasPrefix("/") {
             configuration = PostgresClient.Configuration(unixSocketPath: host + "/.s.PGSQL.\(port)", username: user, password: password, database: database)
@@ -190,8 +192,8 @@ enum PostgresPassword {
     /// The password, or `nil` for a passwordless (trust or peer) login.
     ///
     /// - Throws: ``SyncToolError`` naming the source that can't be read (not the secret).
-    static func read() throws -> String? {
-        if let variable = ProcessInfo.processInfo.environment["APPSTATEKIT_POSTGRES_PASSWORD"], !variable.isEmpty {
+    static func read(environment: [String: String]) throws -> String? {
+        if let variable = environment["APPSTATEKIT_POSTGRES_PASSWORD"], !variable.isEmpty {
             return variable
         }
         do {
