@@ -113,7 +113,7 @@ extension FileKeyValueStore {
         return entries
     }
 
-    private func writeSnapshot(_ entries: [String: StoreEntry]) throws -> FileStamp? {
+    func writeSnapshot(_ entries: [String: StoreEntry]) throws -> FileStamp? {
         let data: Data
         do {
             let encoder = JSONCoders.encoder([.prettyPrinted, .sortedKeys])
@@ -131,7 +131,7 @@ extension FileKeyValueStore {
     }
 
     /// Replaces the log with an empty one of a new epoch, atomically.
-    private func createLog(at logPath: String) throws -> StoreLogPosition {
+    func createLog(at logPath: String) throws -> StoreLogPosition {
         let header = StoreLog.newHeader()
         let stamp = try AtomicFileWriter.write(header, to: logPath, durable: durability == .immediate, announcing: false, reportingLateFlush: true, in: fileSystem)
         guard let stamp else {

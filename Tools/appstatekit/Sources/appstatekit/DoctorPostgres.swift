@@ -181,7 +181,7 @@ enum DoctorPostgres {
             case nil:
                 findings.append(DoctorFinding(
                     severity: .problem, title: "Schema \"\(schema)\"", detail: "the schema does not exist",
-                    remedy: "as the migration role: CREATE SCHEMA \"\(schema)\"; then create the table (below) and grant:\n\(PostgresSyncStore.grantSQL(configuration: configuration, role: facts.role))"
+                    remedy: "as the migration role: CREATE SCHEMA \"\(schema)\"; \(oneLine(PostgresSyncStore.migrationSQL(configuration: configuration))) \(oneLine(PostgresSyncStore.grantSQL(configuration: configuration, role: facts.role)))"
                 ))
                 return findings
             case false?:
@@ -196,7 +196,7 @@ enum DoctorPostgres {
         guard facts.tableExists else {
             findings.append(DoctorFinding(
                 severity: .problem, title: "Table \(table)", detail: "no such table\(configuration.schema == nil ? " on role \(quotedRole)'s search_path" : ""); the app's store (createsTable = false) can't start",
-                remedy: "as the migration role run:\n\(PostgresSyncStore.migrationSQL(configuration: configuration))\n\(PostgresSyncStore.grantSQL(configuration: configuration, role: facts.role))"
+                remedy: "as the migration role: \(oneLine(PostgresSyncStore.migrationSQL(configuration: configuration))) \(oneLine(PostgresSyncStore.grantSQL(configuration: configuration, role: facts.role)))"
             ))
             return findings
         }
@@ -211,6 +211,11 @@ enum DoctorPostgres {
             ))
         }
         return findings
+    }
+
+    /// `sql` on one line (doctor prints each remedy as one line), spaces collapsed.
+    static func oneLine(_ sql: String) -> String {
+        sql.split(whereSeparator: { $0 == "\n" || $0 == " " }).joined(separator: " ").replacingOccurrences(of: "( ", with: "(").replacingOccurrences(of: " )", with: ")")
     }
 
     // MARK: Notifications (a pooler in transaction mode)
