@@ -68,12 +68,13 @@ enum DoctorPostgres {
             group.addTask {
                 do {
                     return try await OperationLimit.run(seconds: limit) {
-                        try await checks(client: client, endpoint: endpoint, configuration: configuration, table: table, listens: listens)
+                        try await PostgresProbe.check(endpoint, timeout: limit / 3)
+                        return try await checks(client: client, endpoint: endpoint, configuration: configuration, table: table, listens: listens)
                     }
                 } catch {
                     return [DoctorFinding(
                         severity: .problem, title: "PostgreSQL at \(endpoint.description)",
-                        detail: "can't connect or query: \(String(describing: error).prefix(400))",
+                        detail: "can't connect or query: \(PostgresProbe.reason(error))",
                         remedy: "check the host, port, role and password (APPSTATEKIT_POSTGRES_PASSWORD or the appstatekitPostgresPassword secret), and that the server accepts this role from this machine"
                     )]
                 }

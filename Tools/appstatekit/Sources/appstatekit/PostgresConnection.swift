@@ -204,10 +204,12 @@ enum PostgresPassword {
     }
 }
 
-/// Runs `body` with a running client and a running store on the table, then stops both.
+/// Runs `body` with a running client and a running store on the table, then stops both: the
+/// store first, while the client still runs (as in a ServiceGroup), so stopping reports nothing.
 ///
-/// - Throws: ``SyncToolError`` when the store isn't ready within the timeout (the message names
-///   the server and table and why), or `body`'s error.
+/// - Throws: ``SyncToolError`` when the store can't load the table (the message names the
+///   server and table and why: at its first failed attempt, not after a timeout, since an
+///   operator is waiting), or `body`'s error.
 func withPostgresStore<Result: Sendable>(
     _ options: PostgresConnectionOptions,
     applicationName: String = "appstatekit",
@@ -215,23 +217,108 @@ func withPostgresStore<Result: Sendable>(
 ) async throws -> Result {
     let endpoint = try options.endpoint()
     let configuration = try options.storeConfiguration()
+    try await PostgresProbe.check(endpoint, timeout: options.timeout)
     let client = PostgresClient(configuration: try endpoint.clientConfiguration(applicationName: applicationName))
     let store = PostgresSyncStore(client: client, configuration: configuration)
-    return try await withThrowingTaskGroup(of: Result?.self) { group in
-        group.addTask {
-            await client.run()
-            return nil
-        }
-        group.addTask {
-            try await store.run()
-            return nil
-        }
+    let place = "PostgreSQL SyncState table \(options.qualifiedTable) at \(endpoint.description)"
+    return try await withThrowingTaskGroup(of: Void.self) { group in
+        group.addTask { await client.run() }
         defer { group.cancelAll() }
+        let storeRun = Task { try await store.run() }
         do {
-            try await store.waitUntilReady(timeout: .seconds(options.timeout))
+            try await waitUntilLoaded(store, timeout: .seconds(options.timeout), place: place)
+            let result = try await body(store, client)
+            storeRun.cancel()
+            _ = await storeRun.result
+            return result
         } catch {
-            throw SyncToolError("PostgreSQL SyncState table \(options.qualifiedTable) at \(endpoint.description) isn't reachable: \(error)")
+            storeRun.cancel()
+            _ = await storeRun.result
+            throw error
         }
-        return try await body(store, client)
+    }
+}
+
+/// Returns once `store` has loaded the table; throws at its first failed attempt, or after
+/// `timeout` (a server that accepts the connection and never answers).
+private func waitUntilLoaded(_ store: PostgresSyncStore, timeout: Duration, place: String) async throws {
+    let statuses = store.statusUpdates()
+    let outcome: String?
+    do {
+        outcome = try await OperationLimit.run(seconds: Int(timeout.components.seconds)) { () -> String? in
+            for await status in statuses {
+                switch status {
+                case .live, .stale: return nil
+                case .starting: continue
+                case .unavailable(_, let reason): return reason
+                case .stopped: return "the store stopped"
+                }
+            }
+            return "the store stopped"
+        }
+    } catch is OperationLimit.TimedOut {
+        throw SyncToolError("\(place) didn't load within \(timeout) (status: \(store.status)); raise --postgres-timeout for a slow server")
+    }
+    if let reason = outcome {
+        throw SyncToolError("\(place) can't be used: \(reason)")
+    }
+}
+
+/// One plain connection, made before a store starts, so a refused connection or login is
+/// reported at once and with the server's reason (a pool retries quietly instead).
+enum PostgresProbe {
+    /// Connects and disconnects, or throws ``SyncToolError`` saying why not.
+    static func check(_ endpoint: PostgresEndpoint, timeout: Int) async throws {
+        let client = try endpoint.clientConfiguration(applicationName: "appstatekit")
+        var configuration: PostgresConnection.Configuration
+        if endpoint.host.hasPrefix("/") {
+            configuration = PostgresConnection.Configuration(
+                unixSocketPath: endpoint.host + "/.s.PGSQL.\(endpoint.port)", username: client.username, password: client.password, database: client.database
+            )
+        } else {
+            let tls: PostgresConnection.Configuration.TLS
+            switch endpoint.tls {
+            case .required(let certificate):
+                var settings = TLSConfiguration.makeClientConfiguration()
+                settings.certificateVerification = .fullVerification
+                if let certificate { settings.trustRoots = .file(certificate) }
+                do {
+                    tls = .require(try NIOSSLContext(configuration: settings))
+                } catch {
+                    throw SyncToolError("TLS to PostgreSQL at \(endpoint.description) can't be set up (APPSTATEKIT_POSTGRES_TLS_CA: \(certificate ?? "the system's trust store")): \(error)")
+                }
+            case .disabled:
+                tls = .disable
+            }
+            configuration = PostgresConnection.Configuration(
+                host: endpoint.host, port: endpoint.port, username: client.username, password: client.password, database: client.database, tls: tls
+            )
+        }
+        configuration.options.connectTimeout = .seconds(Int64(min(timeout, 30)))
+        let ready = configuration
+        do {
+            try await OperationLimit.run(seconds: timeout) {
+                let connection = try await PostgresConnection.connect(
+                    on: MultiThreadedEventLoopGroup.singleton.any(), configuration: ready, id: 1, logger: DoctorPostgres.doctorLogger
+                )
+                try await connection.close()
+            }
+        } catch {
+            throw SyncToolError("can't log in to PostgreSQL at \(endpoint.description): \(reason(error))")
+        }
+    }
+
+    /// What went wrong, from a postgres-nio error: the server's message when it sent one (it
+    /// names no password), else the underlying network or TLS error.
+    static func reason(_ error: any Error) -> String {
+        if let error = error as? PSQLError {
+            if let message = error.serverInfo?[.message] {
+                let state = error.serverInfo?[.sqlState].map { " (SQLSTATE \($0))" } ?? ""
+                return "the server says: \(message)\(state)"
+            }
+            if let underlying = error.underlying { return String(describing: underlying).prefix(300).description }
+            return "\(error.code)"
+        }
+        return String(describing: error).prefix(300).description
     }
 }
