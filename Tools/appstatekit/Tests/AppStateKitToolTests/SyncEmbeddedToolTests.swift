@@ -73,6 +73,21 @@ struct SyncEmbeddedToolTests {
         #expect(gone.stderr.contains(path))
     }
 
+    @Test("--storage-name finds the sync file where the library puts an app's: $XDG_CONFIG_HOME/<name>/sync.json")
+    func storageNameResolvesTheDefaultFile() async throws {
+        let configHome = try SyncTool.temporaryFolder()
+        let set = try await SyncTool.run(["sync", "set", "App/mode", "3", "--storage-name", "inventory"], environment: ["XDG_CONFIG_HOME": configHome])
+        #expect(set.status == 0, "\(set.stderr)")
+        let record = try await LocalSyncStore(path: configHome + "/inventory/sync.json").fetchRecord(forKey: "App/mode")
+        #expect(record?.value == Data("3".utf8))
+        let badName = try await SyncTool.run(["sync", "list", "--storage-name", "../etc"], environment: ["XDG_CONFIG_HOME": configHome])
+        #expect(badName.status == 1)
+        #expect(badName.stderr.contains("--storage-name"))
+        let both = try await SyncTool.run(["sync", "list", "--sync-file", configHome + "/x.json", "--postgres", "--host", "127.0.0.1", "--user", "x"])
+        #expect(both.status == 1)
+        #expect(both.stderr.contains("--sync-file and --postgres"))
+    }
+
     @Test("a value that isn't JSON, or a key an app can't read, is refused with exit 1 and nothing written")
     func refusesBadInput() async throws {
         let path = try SyncTool.temporaryFolder() + "/sync.json"
