@@ -97,7 +97,7 @@ struct SyncSet: AsyncParsableCommand {
         let (key, text, json) = (key, value, output.json)
         try await syncReportingFailures {
             let bytes = try SyncJSON.storedBytes(of: text, key: key)
-            try await store.withStore { store, location in
+            try await store.withStore(writes: true) { store, location in
                 try SyncKeyArgument.check(key, forWriting: true, store: location)
                 let record: SyncRecord
                 do {
@@ -125,7 +125,7 @@ struct SyncDelete: AsyncParsableCommand {
     func run() async throws {
         let (key, json) = (key, output.json)
         try await syncReportingFailures {
-            try await store.withStore { store, location in
+            try await store.withStore(writes: true) { store, location in
                 try SyncKeyArgument.check(key, forWriting: false, store: location)
                 let record: SyncRecord
                 do {
@@ -161,7 +161,7 @@ struct SyncUpdate: AsyncParsableCommand {
         let (key, text, expected, json) = (key, value, expect, output.json)
         try await syncReportingFailures {
             let bytes = try SyncJSON.storedBytes(of: text, key: key)
-            try await store.withStore { store, location in
+            try await store.withStore(writes: true) { store, location in
                 try SyncKeyArgument.check(key, forWriting: true, store: location)
                 let commit: SyncCommit
                 do {

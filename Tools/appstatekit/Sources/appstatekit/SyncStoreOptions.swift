@@ -36,8 +36,13 @@ struct SyncStoreOptions: ParsableArguments {
     }
 
     /// Runs `body` with the store these options name, and a description of it for messages.
+    ///
+    /// A command that `writes` the embedded store refuses, run as root, a file another user
+    /// owns: the lock file and the replaced store file it would create would be root's, and the
+    /// app could no longer open them.
     func withStore<Result: Sendable>(
         watching: Bool = false,
+        writes: Bool = false,
         _ body: @escaping @Sendable (any SyncStore, String) async throws -> Result
     ) async throws -> Result {
         if postgres {
@@ -49,6 +54,7 @@ struct SyncStoreOptions: ParsableArguments {
             }
         }
         let path = try syncFilePath()
+        if writes { try OwnerGuard.check(path, what: "the sync file") }
         let store = LocalSyncStore(path: path)
         return try await body(store, "embedded store \(path)")
     }

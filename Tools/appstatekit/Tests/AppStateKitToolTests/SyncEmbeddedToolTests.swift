@@ -1,6 +1,9 @@
 import AppStateKit
 import AppStateKitTesting
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 
 fileprivate extension Application {
@@ -86,6 +89,25 @@ struct SyncEmbeddedToolTests {
         let both = try await SyncTool.run(["sync", "list", "--sync-file", configHome + "/x.json", "--postgres", "--host", "127.0.0.1", "--user", "x"])
         #expect(both.status == 1)
         #expect(both.stderr.contains("--sync-file and --postgres"))
+    }
+
+    @Test(
+        "run as root, a write to another user's sync file is refused (its lock file would lock the app out); reading it works",
+        .enabled(if: geteuid() == 0, "needs root, to give the file to another user")
+    )
+    func rootDoesNotWriteAnAppsStore() async throws {
+        let folder = try SyncTool.temporaryFolder()
+        let path = folder + "/sync.json"
+        _ = try await LocalSyncStore(path: path).write(Data("1".utf8), forKey: "App/mode")
+        for file in [folder, path, path + ".lock"] where FileManager.default.fileExists(atPath: file) {
+            #expect(chown(file, 4242, 4242) == 0)
+        }
+        let set = try await SyncTool.run(["sync", "set", "App/mode", "2", "--sync-file", path])
+        #expect(set.status == 1)
+        #expect(set.stderr.contains("runs as root") && set.stderr.contains(path))
+        let get = try await SyncTool.run(["sync", "get", "App/mode", "--sync-file", path])
+        #expect(get.status == 0, "\(get.stderr)")
+        #expect(try await LocalSyncStore(path: path).fetchRecord(forKey: "App/mode")?.value == Data("1".utf8))
     }
 
     @Test("a value that isn't JSON, or a key an app can't read, is refused with exit 1 and nothing written")
