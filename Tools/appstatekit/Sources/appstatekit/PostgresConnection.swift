@@ -29,7 +29,7 @@ struct PostgresConnectionOptions: ParsableArguments {
     @Option(help: "The app's namespace in a shared table, as PostgresSyncStore.Configuration.namespace.")
     var namespace: String?
 
-    @Option(name: .customLong("postgres-timeout"), help: "Seconds to wait for the database to answer.")
+    @Option(name: .customLong("postgres-timeout"), help: ArgumentHelp("Seconds to wait for the database to answer.", valueName: "seconds"))
     var timeout: Int = 10
 
     /// The store's configuration for these options: never creates the table (the tool is not
