@@ -181,6 +181,21 @@ struct SyncEmbeddedToolTests {
         #expect((lines.last?["version"] as? NSNumber)?.int64Value == 4)
     }
 
+    @Test("watch says when the store was replaced: a deleted sync file's keys print as removed")
+    func watchReportsReplacement() async throws {
+        let path = try SyncTool.temporaryFolder() + "/sync.json"
+        _ = try await LocalSyncStore(path: path).write(Data("true".utf8), forKey: "App/flag")
+        let watcher = try RunningSyncTool(["sync", "watch", "--sync-file", path, "--json"], environment: [:])
+        #expect(await watcher.waitFor { _, stderr in stderr.contains("watching") })
+        try FileManager.default.removeItem(atPath: path)
+        #expect(await watcher.waitFor { stdout, _ in stdout.contains("App/flag") })
+        let result = await watcher.stop()
+        let line = try #require(result.stdout.split(separator: "\n").compactMap(syncJSONObject).first)
+        #expect(line["key"] as? String == "App/flag")
+        #expect(line["value"] is NSNull)
+        #expect(line["change"] as? String == "replaced")
+    }
+
     @Test("the tool and an app writing the same store at once lose nothing: counts exact")
     func concurrentWritesLoseNothing() async throws {
         let path = try SyncTool.temporaryFolder() + "/sync.json"
