@@ -13,7 +13,10 @@ trap '.ci/postgres/stop.sh "$APPSTATEKIT_POSTGRES_DIR"' EXIT
 # start.sh exported the connection settings (APPSTATEKIT_POSTGRES_HOST/PORT/USER/DATABASE, the
 # app and owner roles, the schema, APPSTATEKIT_PGBOUNCER_PORT); the tool's tests read them.
 
-swift build --build-tests --package-path Tools/appstatekit 2>&1 | tee .build-ci-operator-tool-build.log
+# Without debug information when .ci/run asks for it (CI_WITHOUT_DEBUG_INFO): nothing here is
+# debugged, and the package compiles swift-nio-ssl's BoringSSL. Empty when run on its own.
+# shellcheck disable=SC2086
+swift build --build-tests --package-path Tools/appstatekit ${CI_WITHOUT_DEBUG_INFO:-} 2>&1 | tee .build-ci-operator-tool-build.log
 [ "${PIPESTATUS[0]}" = "0" ] || { echo "error: the operator tool did not build" >&2; exit 1; }
 if grep -E "warning:" .build-ci-operator-tool-build.log | grep -v "^warning: 'main'"; then
     echo "error: the operator tool's build produced warnings (listed above)" >&2

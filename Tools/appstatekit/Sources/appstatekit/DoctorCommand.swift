@@ -40,7 +40,9 @@ struct DoctorCommand: AsyncParsableCommand {
     func localFindings() throws -> [DoctorFinding] {
         let storePath = try store.storePath()
         let storeDirectory = (storePath as NSString).deletingLastPathComponent
-        let usesDefaults = store.storageName != nil
+        // An explicit --store alone checks that store (and what else is named); otherwise the
+        // default locations of --storage-name (or of this program's name) are checked too.
+        let usesDefaults = store.storageName != nil || store.store == nil
         if usesDefaults { try store.applyStorageName() }
         var findings: [DoctorFinding] = []
         findings += LocalChecks.directory(storeDirectory, role: "Key-value store directory")

@@ -136,7 +136,16 @@ enum LocalChecks {
                 remedy: "chmod 700 \(path); if someone else could have read a secret, rotate it (appstatekit secrets set KEY)"
             ))
         }
-        let names = ((try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []).filter { !$0.hasPrefix(".") }.sorted()
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: path).filter { !$0.hasPrefix(".") }.sorted()
+        } catch {
+            findings.append(DoctorFinding(
+                severity: .problem, title: title, detail: "can't be listed: \(error.localizedDescription)",
+                remedy: "run doctor as the app's user; the app must be able to list and read its secret store"
+            ))
+            return findings
+        }
         var exposed: [String] = []
         for name in names {
             let file = (path as NSString).appendingPathComponent(name)

@@ -110,7 +110,7 @@ struct KVSet: AsyncParsableCommand {
             var parsed = try parse()
             let store = try store.openStore()
             try KVRead.refuseIfStoreDamaged(store, key: key)
-            if type == .json, let current = try? store.readObject(forKey: key) as? Data, (try? JSONValue.parse(current)) != nil {
+            if type == .json, let current = Self.currentData(key, in: store), (try? JSONValue.parse(current)) != nil {
                 // A StoredState of a Codable type keeps its value as JSON data: keep that form,
                 // so the app decodes what the tool wrote.
                 parsed = Data(Output.text(try JSONValue.parse(Data(value.utf8))).utf8)
@@ -123,6 +123,19 @@ struct KVSet: AsyncParsableCommand {
                 Output.printLine("\(Output.singleLine(key)) = \(shown.value.text) (\(shown.type)) in \(store.path)")
             }
         }
+    }
+
+    /// The data `key` holds now; nil for another type, no value, or a damaged entry (which
+    /// this write replaces, as `kv check` advises).
+    private static func currentData(_ key: String, in store: FileKeyValueStore) -> Data? {
+        if case let .value(_, type) = KVRead.read(key, in: store), type == "json" || type == "data" {
+            do {
+                return try store.readObject(forKey: key) as? Data
+            } catch {
+                return nil  // Damaged since the read above: replaced like any damaged entry.
+            }
+        }
+        return nil
     }
 
     private func parse() throws -> Any {
@@ -219,27 +232,14 @@ struct KVCheck: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func run() async throws {
-        var damaged: [(key: String?, problem: String)] = []
-        var checked = 0
+        var report = KVCheckReport()
         var path = ""
         try await reportingFailures {
             let store = try store.openStore()
             path = store.path
-            let keys = try store.keys
-            if let problem = try KVRead.wholeStoreDamage(store) {
-                // Every read fails until a write moves the file or log aside: no entry to check.
-                damaged.append((nil, problem))
-                return
-            }
-            for key in keys {
-                checked += 1
-                switch KVRead.read(key, in: store) {
-                case .value, .missing: break
-                case let .damaged(problem): damaged.append((key, problem))
-                case let .failed(error): throw error
-                }
-            }
+            report = try KVCheckReport(checking: store)
         }
+        let (checked, damaged) = (report.checked, report.damaged)
         if output.json {
             let entries: [JSONValue] = damaged.map { item in
                 .object(["key": item.key.map(JSONValue.string) ?? .null, "problem": .string(item.problem)])
@@ -254,6 +254,34 @@ struct KVCheck: AsyncParsableCommand {
             Output.printLine("\(path): \(damaged.count) damaged; a damaged entry is kept until its key is written (kv set or kv delete)")
         }
         if !damaged.isEmpty { throw ToolExit.problemsFound }
+    }
+}
+
+/// What `kv check` found: how many entries it read and which are damaged (`key` nil: the
+/// file or the log as a whole, when no entry can be read).
+struct KVCheckReport {
+    var checked = 0
+    var damaged: [(key: String?, problem: String)] = []
+
+    init() {}
+
+    /// Reads every entry of `store`; throws only for failures that are not damage (a file that
+    /// can't be read at all).
+    init(checking store: FileKeyValueStore) throws {
+        let keys = try store.keys
+        if let problem = try KVRead.wholeStoreDamage(store) {
+            // Every read fails until a write moves the file or log aside: no entry to check.
+            damaged.append((nil, problem))
+            return
+        }
+        for key in keys {
+            checked += 1
+            switch KVRead.read(key, in: store) {
+            case .value, .missing: break
+            case let .damaged(problem): damaged.append((key, problem))
+            case let .failed(error): throw error
+            }
+        }
     }
 }
 

@@ -40,10 +40,8 @@ struct SecretSourceOptions: ParsableArguments {
         if let secretsStore {
             store = .fileStore(directory: secretsStore)
         } else {
-            guard storageName != nil else {
-                throw ToolError("name the secret store: --storage-name NAME (the app's Application.storageName) or --secrets-store DIR")
-            }
             try StoreOptions(storageName: storageName).applyStorageName()
+            if storageName == nil { StoreOptions.noteDefaultName() }
             store = .fileStore(directory: SecretSource.defaultFileStoreDirectory)
         }
         return [
@@ -101,7 +99,13 @@ struct SecretsList: AsyncParsableCommand {
                     }
                     // The first source holding it provides it (read-only sources come first).
                     var holders: [String] = []
-                    for source in single where (try? source.keychain.origin(of: key)) != nil { holders.append(source.kind) }
+                    for source in single {
+                        do {
+                            if try source.keychain.origin(of: key) != nil { holders.append(source.kind) }
+                        } catch {
+                            holders.append("\(source.kind) (unreadable: \(error))")
+                        }
+                    }
                     let kind = holders.first ?? "-"
                     rows.append([key, kind, origin + (holders.count > 1 ? " (also in: \(holders.dropFirst().joined(separator: ", ")))" : "")])
                     entries.append(.object([

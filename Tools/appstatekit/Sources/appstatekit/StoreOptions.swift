@@ -1,6 +1,7 @@
 import AppStateKit
 import ArgumentParser
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -35,12 +36,22 @@ struct StoreOptions: ParsableArguments {
             guard !store.isEmpty, !store.utf8.contains(0) else { throw ToolError("--store needs a file's path") }
             return store
         }
-        guard storageName != nil else {
-            throw ToolError("name the store: --store PATH, or --storage-name NAME for an app's default store (the app's Application.storageName, by default its executable's name)")
-        }
         try applyStorageName()
+        if storageName == nil { Self.noteDefaultName() }
         return FileKeyValueStore.defaultPath
     }
+
+    /// Says on standard error, once, that no app was named, so the library's default for this
+    /// program (the storage name `appstatekit`) is used.
+    static func noteDefaultName() {
+        guard !noted.withLock({ $0 }) else { return }
+        noted.withLock { $0 = true }
+        Output.printError(
+            "note: no --store or --storage-name, so the default locations of a program named \"\(Application.storageName)\" are used; name the app's with --storage-name NAME"
+        )
+    }
+
+    private static let noted = Mutex(false)
 
     /// The store at ``storePath()``, in the layout it has on disk: with the log layout when a
     /// log lies beside the file (so the tool's writes append as the app's do), else one file.

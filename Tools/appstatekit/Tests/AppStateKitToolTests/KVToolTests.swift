@@ -151,7 +151,10 @@ struct KVToolTests {
         let result = try sandbox.run(["kv", "list", "--storage-name", "../etc"])
         #expect(result.status == 1)
         #expect(result.stderr.contains("--storage-name"))
-        #expect(try sandbox.run(["kv", "list"]).status == 1, "no store named")
+        let unnamed = try sandbox.run(["kv", "set", "App/x", "1", "--int"])
+        #expect(unnamed.status == 0, "no store named: the library's default for this program")
+        #expect(unnamed.stderr.contains("--storage-name"), "with a note saying how to name the app's")
+        #expect(FileManager.default.fileExists(atPath: sandbox.path("config/appstatekit/defaults.json")))
     }
 
     @Test("check finds a damaged entry planted in the file: exit 2 naming the key; the others read; a clean store exits 0")
