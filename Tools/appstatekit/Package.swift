@@ -40,6 +40,9 @@ let package = Package(
                 "appstatekit",
                 .product(name: "AppStateKit", package: rootPackage),
                 .product(name: "AppStateKitTesting", package: rootPackage),
+                // The PostgreSQL end-to-end tests run an app instance on the tool's table.
+                .product(name: "AppStateKitPostgres", package: rootPackage),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
