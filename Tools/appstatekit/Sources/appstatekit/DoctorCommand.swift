@@ -28,12 +28,22 @@ struct DoctorCommand: AsyncParsableCommand {
 
     func run() async throws {
         var findings: [DoctorFinding] = []
-        try await reportingFailures {
-            findings = try localFindings()
+        if checksLocalStores {
+            try await reportingFailures {
+                findings = try localFindings()
+            }
         }
         findings += await postgresFindings(postgres)
         print(findings)
         if findings.contains(where: { $0.severity == .problem }) { throw ToolExit.problemsFound }
+    }
+
+    /// Whether to check the local stores: always, unless `--postgres` is given with no local
+    /// store named (a database host usually keeps none of the app's files).
+    var checksLocalStores: Bool {
+        let namesLocalStore = store.store != nil || store.storageName != nil || secretsStore != nil
+            || syncFile != nil || fileStateDirectory != nil
+        return !postgres.postgres || namesLocalStore
     }
 
     /// The local checks: each default location the options name.

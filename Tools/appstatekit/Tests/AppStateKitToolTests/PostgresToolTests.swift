@@ -188,12 +188,17 @@ struct PostgresToolTests {
         #expect(findings.first { $0.title.hasPrefix("TLS") }?.severity == .ok)
         #expect(findings.first { $0.title.hasPrefix("Notifications") }?.severity == .ok)
 
-        // The built binary: exit status 2, the GRANT printed.
-        // (doctor's local checks need a key-value store named: an empty folder's.)
-        let store = try SyncTool.temporaryFolder() + "/defaults.json"
-        let doctor = try await SyncTool.run(["doctor", "--store", store, "--postgres", "--table", table, "--user", role], environment: ToolPostgresServer.toolEnvironment(user: role))
+        // The built binary: exit status 2, the GRANT printed. With --postgres and no local store
+        // named, only the database is checked (no finding about the tool's own default folders).
+        let doctor = try await SyncTool.run(["doctor", "--postgres", "--table", table, "--user", role], environment: ToolPostgresServer.toolEnvironment(user: role))
         #expect(doctor.status == 2, "\(doctor.stdout)\(doctor.stderr)")
         #expect((doctor.stdout + doctor.stderr).contains("GRANT UPDATE ON TABLE"))
+        #expect(!(doctor.stdout + doctor.stderr).contains("Key-value store"), "\(doctor.stdout)\(doctor.stderr)")
+        // Naming a store adds the local checks.
+        let store = try SyncTool.temporaryFolder() + "/defaults.json"
+        let both = try await SyncTool.run(["doctor", "--store", store, "--postgres", "--table", table, "--user", role], environment: ToolPostgresServer.toolEnvironment(user: role))
+        #expect(both.status == 2, "\(both.stdout)\(both.stderr)")
+        #expect((both.stdout + both.stderr).contains("Key-value store"), "\(both.stdout)\(both.stderr)")
 
         // The app role has every privilege; through PgBouncer in transaction mode LISTEN fails.
         let app = try await syncFindings(["--postgres", "--table", table, "--user", ToolPostgresServer.appUser ?? ""], password: ToolPostgresServer.appPassword)
