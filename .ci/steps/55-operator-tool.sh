@@ -36,4 +36,10 @@ if grep -E "^[^ ]+ (Test|Suite) .* skipped" .build-ci-operator-tool-tests.log; t
     exit 1
 fi
 grep -E "Test run with [0-9]+ tests" .build-ci-operator-tool-tests.log | tail -1
+
+# The incident drill: three FlagServer instances (the fleet demo, built with the same flags in the
+# same folder by steps 20 and 50) and a flag flipped for all of them with `appstatekit sync set`.
+# shellcheck disable=SC2086
+APPSTATEKIT_TOOL="$(swift build --package-path Tools/appstatekit --scratch-path "$scratch" ${CI_WITHOUT_DEBUG_INFO:-} --show-bin-path)/appstatekit" \
+    SWIFT_BUILD_FLAGS="${CI_WITHOUT_DEBUG_INFO:-}" bash Examples/HummingbirdServer/Scripts/fleet-demo.sh
 echo "operator tool step: build $(( built - started )) s, tests $(( $(date +%s) - built )) s"

@@ -16,8 +16,10 @@ let package = Package(
         .executable(name: "appstatekit", targets: ["appstatekit"]),
     ],
     dependencies: [
-        // The PostgreSQL trait brings AppStateKitPostgres: `sync --postgres`.
-        .package(path: "../..", traits: ["PostgreSQL"]),
+        // The PostgreSQL trait brings AppStateKitPostgres: `sync --postgres`. Configuration isn't
+        // used; it is on so the library compiles as it does for the server example, and CI
+        // builds both in one folder without compiling the library twice (55-operator-tool.sh).
+        .package(path: "../..", traits: ["PostgreSQL", "Configuration"]),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.5.0"),

@@ -77,6 +77,19 @@ for index in 0 2; do expect_served "$index" /api/maintenance '*"enabled":true*';
 echo "--- DELETE every flag on instance 2 (SyncState.write)"
 curl -sf -X DELETE "http://127.0.0.1:${PORTS[2]}/api/flags"
 for index in 0 1; do expect_served "$index" /api/flags '[[]]'; done
+# The incident drill of the operator tool's guide: with APPSTATEKIT_TOOL naming a built
+# `appstatekit` (.ci/steps/55-operator-tool.sh sets it), the maintenance switch is flipped for the
+# fleet from a shell, as the app role, and the time until all three instances serve it is printed.
+if [ -n "${APPSTATEKIT_TOOL:-}" ]; then
+    echo "--- incident drill: maintenance = false for the whole fleet with appstatekit sync set"
+    drill_started=$(date +%s%N)
+    APPSTATEKIT_POSTGRES_USER="${APPSTATEKIT_POSTGRES_APP_USER:-$APPSTATEKIT_POSTGRES_USER}" \
+        APPSTATEKIT_POSTGRES_PASSWORD="${APPSTATEKIT_POSTGRES_APP_PASSWORD:-${APPSTATEKIT_POSTGRES_PASSWORD:-}}" \
+        "$APPSTATEKIT_TOOL" sync set FlagServer/maintenance false --postgres --table "$FLAG_SYNC_TABLE"
+    tool_done=$(date +%s%N)
+    for index in 0 1 2; do expect_served "$index" /api/maintenance '*"enabled":false*'; done
+    echo "incident drill: the command took $(( (tool_done - drill_started) / 1000000 )) ms; all three instances served the new value $(( ($(date +%s%N) - drill_started) / 1000000 )) ms after it started"
+fi
 echo "--- all three instances follow update, setter and write; stopping them with SIGTERM"
 for pid in "${PIDS[@]}"; do kill -TERM "$pid"; done
 for index in 0 1 2; do
