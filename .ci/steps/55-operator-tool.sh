@@ -42,4 +42,4 @@ grep -E "Test run with [0-9]+ tests" .build-ci-operator-tool-tests.log | tail -1
 # shellcheck disable=SC2086
 APPSTATEKIT_TOOL="$(swift build --package-path Tools/appstatekit --scratch-path "$scratch" ${CI_WITHOUT_DEBUG_INFO:-} --show-bin-path)/appstatekit" \
     SWIFT_BUILD_FLAGS="${CI_WITHOUT_DEBUG_INFO:-}" bash Examples/HummingbirdServer/Scripts/fleet-demo.sh
-echo "operator tool step: build $(( built - started )) s, tests $(( $(date +%s) - built )) s"
+echo "operator tool step: build $(( built - started )) s, tests and drill $(( $(date +%s) - built )) s"
