@@ -20,7 +20,7 @@ extension Application {
         private let restore: @Sendable () -> Void
         private let isCancelled = Atomic<Bool>(false)
         /// The overridden entry, named in debug messages.
-        private let entry: RegistryEntry
+        private let entry: any RegistryEntry
 
         /// The override `token` of `entry`.
         init<Value: Sendable>(entry: DependencyEntry<Value>, token: UInt64) {
@@ -53,7 +53,7 @@ extension Application {
         }
 
         /// `Dependency<Type> Feature.id`, as ``Application/description`` names the entry.
-        static func subject(_ entry: RegistryEntry) -> String {
+        static func subject(_ entry: any RegistryEntry) -> String {
             "\(entry.kindName)<\(entry.valueTypeName)> \(entry.key.readable)"
         }
 

@@ -63,7 +63,7 @@ extension Application {
     /// functions that make entries (no lock held, before the registry stores it), so the logger
     /// must not read that entry: that would stop the process as a dependency cycle.
     @usableFromInline
-    static func announceCreation(of entry: RegistryEntry) {
+    static func announceCreation(of entry: any RegistryEntry) {
         guard Diagnostics.isDebugEnabled.load(ordering: .relaxed),
             !(entry is DependencyEntry<ApplicationLogger>)
         else { return }

@@ -12,8 +12,8 @@ import Synchronization
 /// The current instance lives in an immutable box replaced on every change, and `version` is
 /// bumped with it, so whoever remembers a resolution (`CollaboratorCheck`) can tell it is stale.
 @usableFromInline
-final class DependencyEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable {
-    // Safe: the mutable state lives in `state`, a `LockedBox`; `version` and `lacksValue` are atomic.
+final class DependencyEntry<Value: Sendable>: RegistryEntry {
+    @usableFromInline let core: EntryCore
     @usableFromInline let state: LockedBox<Storage>
     @usableFromInline let version = AtomicWord(0)
     /// 1 while the entry has no value (an atomic: a fill reads it under the registry's lock).
@@ -32,25 +32,25 @@ final class DependencyEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable
 
     @usableFromInline
     init(key: EntryKey, value: Value) {
+        core = EntryCore(key: key)
         state = LockedBox(Storage(instance: value, current: ValueBox(value)))
-        super.init(key: key)
     }
 
     /// An entry without an instance, overridden with `value` (token ``firstOverrideToken``).
     init(key: EntryKey, firstOverride value: Value) {
+        core = EntryCore(key: key)
         state = LockedBox(Storage(instance: nil, overrides: [(Self.firstOverrideToken, value)], nextToken: Self.firstOverrideToken, current: ValueBox(value)))
-        super.init(key: key)
     }
 
     /// The token of the override an entry is created with by ``init(key:firstOverride:)``.
     static var firstOverrideToken: UInt64 { 1 }
 
-    override var kindName: String { "Dependency" }
-    override var valueTypeName: String { String(reflecting: Value.self) }
-    override var valueDescription: String {
+    @usableFromInline var kindName: String { "Dependency" }
+    @usableFromInline var valueTypeName: String { String(reflecting: Value.self) }
+    @usableFromInline var valueDescription: String {
         state.withLock { $0.current }.map { String(describing: $0.value) } ?? "(not created yet)"
     }
-    override var awaitsValue: Bool { lacksValue.loadAcquiring() != 0 }
+    @usableFromInline var awaitsValue: Bool { lacksValue.loadAcquiring() != 0 }
 
     /// The current instance and the version it was published at, after `fill` (a read of the
     /// declaration, which gives an entry without a value its instance) if needed: for holders
@@ -78,7 +78,7 @@ final class DependencyEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable
         state.withLock { $0.current?.value }
     }
 
-    override func makeView(owner: UInt) -> EntryView {
+    @usableFromInline func makeView(owner: UInt) -> EntryView {
         ValueView<Value>(entry: self, owner: owner, version: version.view)
     }
 

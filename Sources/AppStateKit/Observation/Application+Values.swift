@@ -36,7 +36,7 @@ extension Application {
     /// subscription itself, so many tasks may iterate one sequence, each loop subscribing.
     public struct Values<Element: Sendable>: AsyncSequence, Sendable {
         /// The entry to watch; `nil` for a custom handle, whose value is delivered once.
-        let entry: RegistryEntry?
+        let entry: (any RegistryEntry)?
         let pollInterval: Duration?
         let read: @Sendable () -> Element
 
@@ -64,7 +64,7 @@ extension Application {
             /// The external version taken just before the last read.
             private var lastVersion: ExternalVersion?
 
-            init(entry: RegistryEntry?, pollInterval: Duration?, read: @escaping @Sendable () -> Element) {
+            init(entry: (any RegistryEntry)?, pollInterval: Duration?, read: @escaping @Sendable () -> Element) {
                 self.read = read
                 self.mode = entry.map { .subscribed(ChangeSubscription(entry: $0)) } ?? .once
                 if let pollInterval, let external = entry as? any ExternallyChangeable {

@@ -1,11 +1,11 @@
 /// One iterator's registration with `ChangeSubscriptions`, removed when the iterator ends
 /// (cancellation) or is dropped (a loop left with `break` or `return`), whichever comes first.
 final class ChangeSubscription: Sendable {
-    let entry: RegistryEntry
+    let entry: any RegistryEntry
     let mailbox: ChangeMailbox
     private let token: UInt64
 
-    init(entry: RegistryEntry) {
+    init(entry: any RegistryEntry) {
         let mailbox = ChangeMailbox()
         self.entry = entry
         self.mailbox = mailbox

@@ -103,7 +103,7 @@ final class EntryOwner: Sendable {
 /// the dependency. A value a scope provides gets no check.
 struct CollaboratorCheck: Sendable {
     /// The dependency entry, which owns the counter `version` reads.
-    let entry: RegistryEntry
+    let entry: any RegistryEntry
     let version: AtomicWord.View
     /// The entry's version when the value was taken.
     let seenVersion: UInt64

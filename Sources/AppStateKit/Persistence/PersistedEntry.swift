@@ -1,18 +1,42 @@
-/// The base class of the entries whose value lives outside the process (``StoredStateEntry``,
-/// ``FileStateEntry``): a subclass supplies ``read()``, ``writeValue(_:)``, ``removeValue()`` and
-/// the compare-and-set ``update(_:storeFailure:)``; the handles' operations on them are here.
+/// An entry whose value lives outside the process (``StoredStateEntry``, ``FileStateEntry``):
+/// each kind supplies ``read()``, ``writeValue(_:)``, ``removeValue()`` and the compare-and-set
+/// ``update(_:storeFailure:)``; the handles' operations on them are in the extension below.
 ///
 /// Assignments and mutations in place hold ``modification``, so within this process no other
 /// write of the entry interleaves. Plain reads don't take it; they only check that they aren't
 /// made from inside a mutation of the same entry on the same thread.
 @usableFromInline
-class PersistedEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked Sendable {
-    // Safe: `lastReported` is a LockedBox, `hasReported` is atomic, everything else is immutable.
+protocol PersistedEntry: RegistryEntry {
+    associatedtype Value: Codable & Sendable
 
+    /// What every persisted entry keeps besides its value: see ``PersistedCore``.
+    var persisted: PersistedCore<Value> { get }
+
+    /// The persisted value, or ``initial`` when there is none; throws when it can't be used.
+    func read() throws -> Value
+
+    /// Persists `newValue`; ``write(_:)`` and the setters notify observers, with no lock held.
+    func writeValue(_ newValue: Value) throws
+
+    /// Removes the persisted value, so reads return ``initial``; ``remove()`` notifies.
+    func removeValue() throws
+
+    /// Reads, changes and writes the value as one step (a compare-and-set loop); calls
+    /// `storeFailure` with a read, decode or write error, which rethrows or reports it.
+    func update<Result>(
+        _ body: (inout Value) throws -> Result,
+        storeFailure: (any Error) throws -> Void
+    ) rethrows -> Result
+}
+
+/// What a persisted entry keeps besides its value: what reads return when nothing is stored,
+/// the application that owns it, the lock its writes hold and the last failure it reported.
+@usableFromInline
+final class PersistedCore<Value: Codable & Sendable>: Sendable {
     /// What reads return when nothing (usable) is persisted.
     let initial: Value
     let owner: EntryOwner
-    /// Serialises this entry's writes and read-modify-writes within the process; an `update`
+    /// Serialises the entry's writes and read-modify-writes within the process; an `update`
     /// holds it from its comparison to its write, so an in-place mutation can't land between.
     let modification = ModificationLock()
     /// The last failure reported, so that one repeated on every read is reported once.
@@ -21,72 +45,24 @@ class PersistedEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked Senda
     /// no lock when there is nothing to forget.
     private let hasReported = AtomicWord(0)
 
-    init(key: EntryKey, initial: Value, owner: EntryOwner) {
+    init(initial: Value, owner: EntryOwner) {
         self.initial = initial
         self.owner = owner
-        super.init(key: key)
     }
 
-    override final var valueTypeName: String { String(reflecting: Value.self) }
-    override final var valueDescription: String { String(describing: value) }
-
-    // MARK: Supplied by each kind
-
-    /// The persisted value, or ``initial`` when there is none; throws when it can't be used.
-    func read() throws -> Value {
-        preconditionFailure("AppStateKit: \(type(of: self)) must override read()")
-    }
-
-    /// Persists `newValue`; ``write(_:)`` and the setters notify observers, with no lock held.
-    func writeValue(_ newValue: Value) throws {
-        preconditionFailure("AppStateKit: \(type(of: self)) must override writeValue(_:)")
-    }
-
-    /// Removes the persisted value, so reads return ``initial``; ``remove()`` notifies.
-    func removeValue() throws {
-        preconditionFailure("AppStateKit: \(type(of: self)) must override removeValue()")
-    }
-
-    /// Reads, changes and writes the value as one step (a compare-and-set loop); calls
-    /// `storeFailure` with a read, decode or write error, which rethrows or reports it.
-    func update<Result>(
-        _ body: (inout Value) throws -> Result,
-        storeFailure: (any Error) throws -> Void
-    ) rethrows -> Result {
-        preconditionFailure("AppStateKit: \(type(of: self)) must override update(_:storeFailure:)")
-    }
-
-    // MARK: Shared
-
-    /// The value, or ``initial`` after reporting why the persisted one can't be used.
-    final var value: Value {
-        do {
-            let value = try read()
-            if hasReported.loadRelaxed() != 0 {
-                lastReported.withLock {
-                    $0 = nil
-                    hasReported.storeRelaxed(0)
-                }
+    /// Forgets the last failure after a read succeeded, so the same failure is reported again
+    /// if it comes back.
+    func readSucceeded() {
+        if hasReported.loadRelaxed() != 0 {
+            lastReported.withLock {
+                $0 = nil
+                hasReported.storeRelaxed(0)
             }
-            return value
-        } catch {
-            report(error)
-            return initial
         }
     }
 
-    /// `error`, why a change couldn't read its starting value, saying the change was not written
-    /// (that would replace a value a fix of the type or the file could still read).
-    final func changeNotWritten(_ error: any Error) -> any Error {
-        guard let error = error as? PersistenceError else { return error }
-        return PersistenceError(
-            error.kind, errno: error.errno, subject: error.subject,
-            detail: error.detail + "; the change was not written, so the stored value is kept (assign a value or reset() to replace it)"
-        )
-    }
-
     /// Reports `error` through the owning application's logger, once per distinct message in a row.
-    final func report(_ error: any Error) {
+    func report(_ error: any Error) {
         let message = "AppStateKit: \(error)"
         let isNew = lastReported.withLock { last in
             defer {
@@ -97,6 +73,47 @@ class PersistedEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked Senda
         }
         if isNew { owner.reportError(message) }
     }
+}
+
+extension PersistedEntry {
+    /// What reads return when nothing (usable) is persisted.
+    var initial: Value { persisted.initial }
+    /// The application that owns the entry.
+    var owner: EntryOwner { persisted.owner }
+    /// See ``PersistedCore/modification``.
+    var modification: ModificationLock { persisted.modification }
+
+    @usableFromInline var valueTypeName: String { String(reflecting: Value.self) }
+    @usableFromInline var valueDescription: String { String(describing: value) }
+
+    // MARK: Shared
+
+    /// The value, or ``initial`` after reporting why the persisted one can't be used.
+    var value: Value {
+        do {
+            let value = try read()
+            persisted.readSucceeded()
+            return value
+        } catch {
+            report(error)
+            return initial
+        }
+    }
+
+    /// `error`, why a change couldn't read its starting value, saying the change was not written
+    /// (that would replace a value a fix of the type or the file could still read).
+    func changeNotWritten(_ error: any Error) -> any Error {
+        guard let error = error as? PersistenceError else { return error }
+        return PersistenceError(
+            error.kind, errno: error.errno, subject: error.subject,
+            detail: error.detail + "; the change was not written, so the stored value is kept (assign a value or reset() to replace it)"
+        )
+    }
+
+    /// Reports `error` through the owning application's logger, once per distinct message in a row.
+    func report(_ error: any Error) {
+        persisted.report(error)
+    }
 
     /// The handles' `value`: ``value``, refusing to be read from inside its own mutation; set
     /// and mutated in place under ``modification``, reporting failures after releasing it.
@@ -105,7 +122,7 @@ class PersistedEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked Senda
     /// threads loses nothing. A value that can't be read is reported and the mutation runs on
     /// ``initial``, which is not written (the persisted value is kept). What a throwing mutation
     /// changed before it threw is written, as for an in-memory state.
-    final var handleValue: Value {
+    var handleValue: Value {
         get {
             modification.checkNotHeld(by: self)
             return value
@@ -154,7 +171,7 @@ class PersistedEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked Senda
     }
 
     /// The handles' `reset()`: removes the value, reporting a failure through the logger.
-    final func resetReportingFailure() {
+    func resetReportingFailure() {
         do {
             try remove()
         } catch {
@@ -163,12 +180,12 @@ class PersistedEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked Senda
     }
 
     /// The handles' `update(_:)`.
-    final func updateThrowing<Result>(_ body: (inout Value) throws -> Result) throws -> Result {
+    func updateThrowing<Result>(_ body: (inout Value) throws -> Result) throws -> Result {
         try update(body, storeFailure: { throw $0 })
     }
 
     /// The handles' `modify(_:)`: only `body`'s own errors are thrown.
-    final func updateReportingFailure<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    func updateReportingFailure<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         try update(body, storeFailure: { report($0) })
     }
 
@@ -177,12 +194,12 @@ class PersistedEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked Senda
     // released, so either may read, or write, this very entry.
 
     /// Persists `newValue`, notifying observers.
-    final func write(_ newValue: Value) throws {
+    func write(_ newValue: Value) throws {
         try notifyingObservers { try writeValue(newValue) }
     }
 
     /// Removes the persisted value, so reads return ``initial``, notifying observers.
-    final func remove() throws {
+    func remove() throws {
         try notifyingObservers { try removeValue() }
     }
 }
@@ -236,7 +253,7 @@ final class ModificationLock: Sendable {
     private let owner = AtomicWord(0)
 
     /// Takes the lock for `entry`, waiting for another thread's mutation to finish.
-    func lock(_ entry: RegistryEntry) {
+    func lock(_ entry: any RegistryEntry) {
         let thread = UInt64(ThreadID.current.rawValue)
         if !mutex.tryLock() {
             if owner.loadRelaxed() == thread {
@@ -252,7 +269,7 @@ final class ModificationLock: Sendable {
         mutex.unlock()
     }
 
-    func withLock<Result>(_ entry: RegistryEntry, _ body: () throws -> Result) rethrows -> Result {
+    func withLock<Result>(_ entry: any RegistryEntry, _ body: () throws -> Result) rethrows -> Result {
         lock(entry)
         defer { unlock() }
         return try body()
@@ -260,7 +277,7 @@ final class ModificationLock: Sendable {
 
     /// Stops the process when the calling thread is inside a mutation of `entry` (a read from
     /// inside it would see the value the mutation is about to replace).
-    func checkNotHeld(by entry: RegistryEntry) {
+    func checkNotHeld(by entry: any RegistryEntry) {
         if owner.loadRelaxed() == UInt64(ThreadID.current.rawValue) {
             ModificationReentry(kind: entry.kindName, key: entry.key).stop()
         }

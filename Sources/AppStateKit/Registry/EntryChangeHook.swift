@@ -4,10 +4,10 @@
 /// that count is non-zero.
 enum EntryChangeHook {
     /// The installed listener; set once.
-    private static let listener = LockedBox<(@Sendable (RegistryEntry) -> Void)?>(nil)
+    private static let listener = LockedBox<(@Sendable (any RegistryEntry) -> Void)?>(nil)
 
     /// Installs `listener` unless one is installed already.
-    static func install(_ listener: @escaping @Sendable (RegistryEntry) -> Void) {
+    static func install(_ listener: @escaping @Sendable (any RegistryEntry) -> Void) {
         self.listener.withLock { installed in
             if installed == nil { installed = listener }
         }
@@ -16,7 +16,7 @@ enum EntryChangeHook {
     /// Tells the installed listener, if any, that `entry` changed. Called with no lock held;
     /// out of line, as the cold branch of every write.
     @inline(never)
-    static func notify(_ entry: RegistryEntry) {
+    static func notify(_ entry: any RegistryEntry) {
         listener.withLock { $0 }?(entry)
     }
 }

@@ -63,7 +63,7 @@ final class Registry: @unchecked Sendable {
     func entry<Entry: RegistryEntry>(
         for key: EntryKey,
         as type: Entry.Type = Entry.self,
-        create: (EntryKey) -> RegistryEntry
+        create: (EntryKey) -> any RegistryEntry
     ) -> Entry {
         let entry = readsThroughViews.loadRelaxed() != 0 ? view(for: key, create: create).entry : (existingEntry(for: key) ?? createdEntry(for: key, create: create))
         #if DEBUG
@@ -75,7 +75,7 @@ final class Registry: @unchecked Sendable {
     /// The calling thread's view of the entry for `key` (see ``ThreadViews``), creating the
     /// entry with `create` on first access as ``entry(for:as:create:)`` does.
     @inlinable
-    func view(for key: EntryKey, create: (EntryKey) -> RegistryEntry) -> EntryView {
+    func view(for key: EntryKey, create: (EntryKey) -> any RegistryEntry) -> EntryView {
         if readsThroughViews.loadRelaxed() != 0, let view = ThreadViews.withCurrent({ $0.withView(in: self, for: key) { $0 } }) {
             return view
         }
@@ -85,7 +85,7 @@ final class Registry: @unchecked Sendable {
     /// ``view(for:create:)`` when the calling thread has no view yet: the table's entry (under
     /// its lock) or a new one, filed in the thread's views.
     @usableFromInline
-    func createdView(for key: EntryKey, create: (EntryKey) -> RegistryEntry) -> EntryView {
+    func createdView(for key: EntryKey, create: (EntryKey) -> any RegistryEntry) -> EntryView {
         // Read before the lookup: a removal after it leaves the view's slot unusable.
         let stamp = self.stamp.load(ordering: .acquiring)
         let entry = existingEntry(for: key) ?? createdEntry(for: key, create: create)
@@ -102,7 +102,7 @@ final class Registry: @unchecked Sendable {
 
     /// The calling thread's view of `entry`, filed in its views; for a registry read without
     /// them, a view of no thread (whose reads take the entry's lock).
-    private func view(of entry: RegistryEntry, stamp: UInt64) -> EntryView {
+    private func view(of entry: any RegistryEntry, stamp: UInt64) -> EntryView {
         guard readsThroughViews.loadRelaxed() != 0 else { return entry.makeView(owner: 0) }
         return ThreadViews.withCurrent { $0.keep(entry, of: self, stamp: stamp) }
     }
@@ -167,19 +167,19 @@ final class Registry: @unchecked Sendable {
         return unsafeDowncast(view.entry, to: Entry.self)
     }
 
-    func existingEntry(for reference: EntryReference) -> RegistryEntry? {
+    func existingEntry(for reference: EntryReference) -> (any RegistryEntry)? {
         table.withLock { $0.find(reference) }
     }
 
     @usableFromInline
-    func existingEntry(for key: borrowing EntryKey) -> RegistryEntry? {
+    func existingEntry(for key: borrowing EntryKey) -> (any RegistryEntry)? {
         table.withLock { $0.find(key) }
     }
 
     /// The entry for `key`, created with `create` unless another thread created it first.
     @usableFromInline
-    func createdEntry(for key: EntryKey, create: (EntryKey) -> RegistryEntry) -> RegistryEntry {
-        var created: RegistryEntry?
+    func createdEntry(for key: EntryKey, create: (EntryKey) -> any RegistryEntry) -> any RegistryEntry {
+        var created: (any RegistryEntry)?
         singleFlight(key, isDone: { existingEntry(for: key) != nil }, run: { created = create(key) }) {
             if let created { table.withLock { $0.insert(created) } }
         }
@@ -193,7 +193,7 @@ final class Registry: @unchecked Sendable {
     /// valid, detached entry. It is released outside the lock (its value's `deinit` may run
     /// user code).
     @discardableResult
-    func remove(_ entry: RegistryEntry) -> Bool {
+    func remove(_ entry: any RegistryEntry) -> Bool {
         let removed = lock.withLock {
             guard table.withLock({ $0.remove(entry) }) else { return false }
             stamp.store(Registry.nextSerial.add(1, ordering: .relaxed).newValue, ordering: .releasing)
@@ -205,7 +205,7 @@ final class Registry: @unchecked Sendable {
     }
 
     /// Every created entry, in no particular order.
-    var allEntries: [RegistryEntry] {
+    var allEntries: [any RegistryEntry] {
         table.withLock { $0.all }
     }
 
@@ -349,13 +349,13 @@ final class Registry: @unchecked Sendable {
 struct EntryTable: Sendable {
     /// Each bucket's entry's ``EntryKey/fastHash``; `nil` for an empty bucket.
     @usableFromInline var hashes: [Int?] = Array(repeating: nil, count: 16)
-    @usableFromInline var entries: [RegistryEntry?] = Array(repeating: nil, count: 16)
+    @usableFromInline var entries: [(any RegistryEntry)?] = Array(repeating: nil, count: 16)
     private(set) var count = 0
 
     /// `body` applied to the entry of the occupied bucket `index`, borrowed from the array's
     /// storage: the subscript would retain and release it, writing shared memory.
     @inlinable @inline(__always)
-    func withEntry<Result>(at index: Int, _ body: (RegistryEntry) -> Result) -> Result {
+    func withEntry<Result>(at index: Int, _ body: (any RegistryEntry) -> Result) -> Result {
         entries.withUnsafeBufferPointer { body($0[index]!) }
     }
 
@@ -370,11 +370,11 @@ struct EntryTable: Sendable {
         return nil
     }
 
-    func find(_ key: borrowing EntryKey) -> RegistryEntry? {
+    func find(_ key: borrowing EntryKey) -> (any RegistryEntry)? {
         index(of: key).flatMap { entries[$0] }
     }
 
-    func find(_ reference: EntryReference) -> RegistryEntry? {
+    func find(_ reference: EntryReference) -> (any RegistryEntry)? {
         let mask = hashes.count - 1
         var index = reference.fastHash & mask
         while hashes[index] != nil {
@@ -385,7 +385,7 @@ struct EntryTable: Sendable {
     }
 
     /// Adds `entry`, whose key the table doesn't hold yet.
-    mutating func insert(_ entry: RegistryEntry) {
+    mutating func insert(_ entry: any RegistryEntry) {
         assert(find(entry.key) == nil, "AppStateKit: internal error: \(entry.key.readable) was added to the registry twice")
         if (count + 1) * 4 > hashes.count * 3 { grow() }
         place(entry)
@@ -393,7 +393,7 @@ struct EntryTable: Sendable {
     }
 
     /// Removes `entry` if the table holds it (the very object); returns whether it did.
-    mutating func remove(_ entry: RegistryEntry) -> Bool {
+    mutating func remove(_ entry: any RegistryEntry) -> Bool {
         guard let index = index(of: entry.key), entries[index] === entry else { return false }
         clear(index)
         count -= 1
@@ -401,7 +401,7 @@ struct EntryTable: Sendable {
         return true
     }
 
-    var all: [RegistryEntry] { entries.compactMap { $0 } }
+    var all: [any RegistryEntry] { entries.compactMap { $0 } }
 
     /// Moves the entries after the emptied bucket `gap` back where a lookup would miss them.
     private mutating func closeGap(at gap: Int) {
@@ -426,7 +426,7 @@ struct EntryTable: Sendable {
         entries[index] = nil
     }
 
-    private mutating func place(_ entry: RegistryEntry) {
+    private mutating func place(_ entry: any RegistryEntry) {
         let mask = hashes.count - 1
         var index = entry.key.fastHash & mask
         while hashes[index] != nil { index = (index + 1) & mask }

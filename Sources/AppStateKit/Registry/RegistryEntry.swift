@@ -1,20 +1,96 @@
 import Observation
 
-/// The base class of every value the registry caches: states, dependencies and persisted states.
+/// What the registry caches: a state, a dependency, a persisted or synchronised state, a secret.
 ///
-/// Subclasses are generic over their value and their type is part of the ``EntryKey``, so the
-/// registry hands back the exact subclass without a dynamic cast. Subclasses protect their own
-/// mutable fields. Lock order: the registry calls into an entry under its own locks only to read
-/// its immutable key; an entry calls the registry only with no lock of its own held.
+/// Each kind is a final class conforming to this protocol, generic over its value; the value
+/// type is part of the ``EntryKey``, so the registry hands back the exact class without a dynamic
+/// cast. A conforming class is `Sendable` because its fields are: mutable state lives in a
+/// locked cell (``LockedCell``, `LockedBox`) or an atomic. Lock order: the registry calls into an
+/// entry under its own locks only to read its immutable ``EntryCore``; an entry calls the
+/// registry only with no lock of its own held.
 ///
-/// Each entry is its own `Observable` subject, so `withObservationTracking` registers interest in
-/// exactly the entries a closure reads.
+/// A new kind of entry is one file: its class, its ``core``, and what it says about itself for
+/// ``Application/description`` (the requirements below without a default).
 @usableFromInline
-class RegistryEntry: Observable, @unchecked Sendable {
-    // Safe: `key`, `registrar`, `observedKeyPath`, `wasTracked` and `streamCount` are immutable,
-    // `ObservationRegistrar` is thread-safe and the words are atomic; subclasses guard their
-    // mutable state with their own locks.
+protocol RegistryEntry: AnyObject, Sendable {
+    /// The key and the observation bookkeeping every entry has.
+    var core: EntryCore { get }
 
+    /// A short kind name for ``Application/description``: `State`, `Dependency`, …
+    var kindName: String { get }
+
+    /// The value type's name for ``Application/description``.
+    var valueTypeName: String { get }
+
+    /// How logs name the entry: its key, or where a file state's file is.
+    var loggedName: String { get }
+
+    /// The current value, formatted for ``Application/description``.
+    var valueDescription: String { get }
+
+    /// Whether the entry is in the registry but has no value yet, so a read creates it as it
+    /// would create a missing entry.
+    var awaitsValue: Bool { get }
+
+    /// A view of this entry for the thread `owner` (see ``ThreadViews``): a ``ValueView`` for the
+    /// kinds whose value a view keeps a copy of.
+    func makeView(owner: UInt) -> EntryView
+}
+
+extension RegistryEntry {
+    @usableFromInline var loggedName: String { core.key.readable }
+
+    @usableFromInline var awaitsValue: Bool { false }
+
+    @usableFromInline func makeView(owner: UInt) -> EntryView {
+        EntryView(entry: self, owner: owner)
+    }
+
+    /// The entry's key.
+    @inlinable
+    var key: EntryKey { core.key }
+
+    /// Whether this is the entry for `key`, compared in place (reading `entry.key` from outside
+    /// copies the key).
+    @inlinable @inline(__always)
+    func holds(_ key: borrowing EntryKey) -> Bool {
+        core.key.matches(key)
+    }
+
+    /// Registers the calling observation-tracking closure, if any, as interested in this entry.
+    @inlinable
+    func trackAccess() {
+        core.trackAccess()
+    }
+
+    /// Tells observers the value is about to change. Call without holding any lock.
+    @inlinable
+    func willChange() {
+        core.willChange()
+    }
+
+    /// Tells observers and change streams the value changed. Call without holding any lock.
+    @usableFromInline
+    func didChange() {
+        core.didChange()
+        if core.streamCount.loadRelaxed() != 0 {
+            EntryChangeHook.notify(self)
+        }
+    }
+
+    /// Runs `mutation` (which takes the entry's own lock) between the observer notifications.
+    @inlinable @discardableResult
+    func notifyingObservers<Result>(_ mutation: () throws -> Result) rethrows -> Result {
+        willChange()
+        defer { didChange() }
+        return try mutation()
+    }
+}
+
+/// What every entry has, whatever its kind: its key and its own `Observable` subject, so
+/// `withObservationTracking` registers interest in exactly the entries a closure reads.
+@usableFromInline
+final class EntryCore: Observable, Sendable {
     @usableFromInline let key: EntryKey
 
     /// The entry's own registrar (a registrar matches observers by key path only, so it can't
@@ -33,112 +109,87 @@ class RegistryEntry: Observable, @unchecked Sendable {
 
     /// How many change streams watch this entry. Only `ChangeSubscriptions` writes it, under its
     /// lock; a write reads it (one relaxed load) to skip ``EntryChangeHook`` while it is zero.
-    let streamCount = AtomicWord(0)
+    @usableFromInline let streamCount = AtomicWord(0)
 
     @usableFromInline
     init(key: EntryKey) {
         self.key = key
     }
 
-    /// Whether this is the entry for `key`, compared in place (reading `entry.key` from outside
-    /// copies the key).
-    @inlinable @inline(__always)
-    final func holds(_ key: borrowing EntryKey) -> Bool {
-        self.key.matches(key)
-    }
-
-    /// A short kind name for ``Application/description``: `State`, `Dependency`, …
-    var kindName: String { "Entry" }
-
-    /// The value type's name for ``Application/description``.
-    var valueTypeName: String { "" }
-
-    /// How logs name the entry: its key, or where a file state's file is.
-    var loggedName: String { key.readable }
-
-    /// The current value, formatted for ``Application/description``.
-    var valueDescription: String { "" }
-
-    /// Whether the entry is in the registry but has no value yet, so a read creates it as it
-    /// would create a missing entry.
-    var awaitsValue: Bool { false }
-
-    /// A view of this entry for the thread `owner` (see ``ThreadViews``): a ``ValueView`` for the
-    /// kinds whose value a view keeps a copy of.
-    func makeView(owner: UInt) -> EntryView {
-        EntryView(entry: self, owner: owner)
-    }
-
     /// The member observers register interest in; it stands for the entry's value.
     @usableFromInline
-    final var observedValue: Void { () }
+    var observedValue: Void { () }
 
     /// `\.observedValue`, held so reads and writes don't materialise a key path each time.
-    @usableFromInline let observedKeyPath: KeyPath<RegistryEntry, Void> & Sendable = \.observedValue
+    @usableFromInline let observedKeyPath: KeyPath<EntryCore, Void> & Sendable = \.observedValue
 
-    /// Registers the calling observation-tracking closure, if any, as interested in this entry.
     @inlinable
-    final func trackAccess() {
+    func trackAccess() {
         if wasTracked.loadRelaxed() == 0 {
             wasTracked.storeSequentiallyConsistent(1)
         }
         registrar.access(self, keyPath: observedKeyPath)
     }
 
-    /// Tells observers the value is about to change. Call without holding any lock.
     @usableFromInline
-    final func willChange() {
+    func willChange() {
         if wasTracked.loadSequentiallyConsistent() != 0 {
             registrar.willSet(self, keyPath: observedKeyPath)
         }
     }
 
-    /// Tells observers and change streams the value changed. Call without holding any lock.
     @usableFromInline
-    final func didChange() {
+    func didChange() {
         if wasTracked.loadSequentiallyConsistent() != 0 {
             registrar.didSet(self, keyPath: observedKeyPath)
         }
-        if streamCount.loadRelaxed() != 0 {
-            EntryChangeHook.notify(self)
-        }
-    }
-
-    /// Runs `mutation` (which takes the entry's own lock) between the observer notifications.
-    @inlinable @discardableResult
-    final func notifyingObservers<Result>(_ mutation: () throws -> Result) rethrows -> Result {
-        willChange()
-        defer { didChange() }
-        return try mutation()
     }
 }
 
-/// A registry entry whose value is guarded by the entry's own lock (`StateEntry`,
-/// `SyncStateEntry`).
+/// A value guarded by its own lock: what a ``StateEntry`` or a `SyncStateEntry` keeps.
+///
+/// The value sits behind a pointer: every access holds ``lock``, so the runtime's exclusivity
+/// checks of a stored `var` would guard nothing.
 @usableFromInline
-class LockedValueEntry<Value: Sendable>: RegistryEntry, @unchecked Sendable {
-    // Safe: `lockedValue` is only read or written while `lock` is held.
+final class LockedCell<Value>: @unchecked Sendable {
+    // Safe: the pointee is only read or written while `lock` is held; the pointer is allocated
+    // once and freed in `deinit`.
     @usableFromInline let lock = Lock()
-    /// The value, behind a pointer: every access holds ``lock``, so the runtime's exclusivity
-    /// checks of a stored `var` would guard nothing.
     @usableFromInline let storage: UnsafeMutablePointer<Value>
 
-    /// The value; touch it only with ``lock`` held.
-    @inlinable var lockedValue: Value {
-        _read { yield storage.pointee }
-        _modify { yield &storage.pointee }
-    }
-
     @usableFromInline
-    init(key: EntryKey, value: Value) {
+    init(_ value: Value) {
         storage = .allocate(capacity: 1)
         storage.initialize(to: value)
-        super.init(key: key)
     }
 
     deinit {
         storage.deinitialize(count: 1)
         storage.deallocate()
+    }
+
+    /// The value; touch it only with ``lock`` held.
+    @inlinable var value: Value {
+        _read { yield storage.pointee }
+        _modify { yield &storage.pointee }
+    }
+}
+
+/// An entry whose value lives in a ``LockedCell`` (`StateEntry`, `SyncStateEntry`).
+@usableFromInline
+protocol LockedValueEntry: RegistryEntry {
+    associatedtype Value: Sendable
+    var cell: LockedCell<Value> { get }
+}
+
+extension LockedValueEntry {
+    /// The cell's lock.
+    @inlinable var lock: Lock { cell.lock }
+
+    /// The value; touch it only with ``lock`` held.
+    @inlinable var lockedValue: Value {
+        _read { yield cell.value }
+        _modify { yield &cell.value }
     }
 }
 
@@ -160,7 +211,7 @@ struct EntryReference: Sendable, Equatable {
         self.object = object
     }
 
-    init(_ entry: RegistryEntry) {
+    init(_ entry: any RegistryEntry) {
         self.init(fastHash: entry.key.fastHash, object: ObjectIdentifier(entry))
     }
 }

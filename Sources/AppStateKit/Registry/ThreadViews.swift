@@ -18,7 +18,7 @@ import Synchronization
 @usableFromInline
 class EntryView: @unchecked Sendable {
     // Safe: both properties are immutable; subclasses' caches are touched by `owner` only.
-    @usableFromInline let entry: RegistryEntry
+    @usableFromInline let entry: any RegistryEntry
     /// The thread whose ``ThreadViews`` made the view (`pthread_self`).
     @usableFromInline let owner: UInt
     /// Never read: it keeps the next allocation (another thread's view, say) off the cache line
@@ -26,7 +26,7 @@ class EntryView: @unchecked Sendable {
     private let padding: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
 
     @usableFromInline
-    init(entry: RegistryEntry, owner: UInt) {
+    init(entry: any RegistryEntry, owner: UInt) {
         self.entry = entry
         self.owner = owner
     }
@@ -45,7 +45,7 @@ final class ValueView<Value>: EntryView, @unchecked Sendable {
 
     /// No entry version is `UInt64.max`, so a new view's first read fills it.
     @usableFromInline
-    init(entry: RegistryEntry, owner: UInt, version: AtomicWord.View) {
+    init(entry: any RegistryEntry, owner: UInt, version: AtomicWord.View) {
         cache = .allocate(capacity: 1)
         cache.initialize(to: (UInt64.max, nil))
         self.version = version
@@ -186,7 +186,7 @@ final class ThreadViews {
     /// Files the view of `entry`, found in `registry` after its stamp read `stamp`: the slot's
     /// view if it is of the same entry, else a new one (the slot's old view is released after
     /// the slot is written, so a `deinit` it runs may look entries up again).
-    func keep(_ entry: RegistryEntry, of registry: Registry, stamp: UInt64) -> EntryView {
+    func keep(_ entry: any RegistryEntry, of registry: Registry, stamp: UInt64) -> EntryView {
         let slot = slots + (entry.key.fastHash & Self.slotMask)
         if let view = slot.pointee.view?.takeUnretainedValue(), view.entry === entry {
             slot.pointee.registry = registry.identity
@@ -202,7 +202,7 @@ final class ThreadViews {
 
     /// Empties the slots whose view is of `entry` (it was removed) or, with `entry` nil, of the
     /// registry `identity` (it is being released). The views go after the slots are written.
-    static func forget(registry identity: UInt64, entry: RegistryEntry? = nil) {
+    static func forget(registry identity: UInt64, entry: (any RegistryEntry)? = nil) {
         guard let raw = pthread_getspecific(key) else { return }
         let views = Unmanaged<ThreadViews>.fromOpaque(raw).takeUnretainedValue()
         var released: [Unmanaged<EntryView>] = []

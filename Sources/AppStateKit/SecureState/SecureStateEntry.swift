@@ -4,8 +4,8 @@
 ///
 /// The entry never prints its value: its line in `Application.description` and every message
 /// it reports show `<redacted>` and the key.
-// @unchecked: restated, as Swift requires of a RegistryEntry subclass; its one mutable field is in a LockedBox.
-final class SecureStateEntry: RegistryEntry, @unchecked Sendable, CustomReflectable {
+final class SecureStateEntry: RegistryEntry, CustomReflectable {
+    let core: EntryCore
     let secretKey: String
     let initial: String?
     let owner: EntryOwner
@@ -13,20 +13,20 @@ final class SecureStateEntry: RegistryEntry, @unchecked Sendable, CustomReflecta
     private let lastReported = LockedBox<String?>(nil)
 
     init(key: EntryKey, feature: String, id: String, initial: String?, owner: EntryOwner) {
+        core = EntryCore(key: key)
         self.secretKey = SecretKey.key(feature: feature, id: id)
         self.initial = initial
         self.owner = owner
-        super.init(key: key)
     }
 
-    override var kindName: String { "SecureState" }
+    @usableFromInline var kindName: String { "SecureState" }
 
     /// The key only: neither the initial value nor a reported message.
     var customMirror: Mirror {
         Mirror(self, children: ["key": secretKey, "value": SecretRedaction.placeholder], displayStyle: .class)
     }
-    override var valueTypeName: String { String(reflecting: String?.self) }
-    override var valueDescription: String { SecretRedaction.placeholder }
+    @usableFromInline var valueTypeName: String { String(reflecting: String?.self) }
+    @usableFromInline var valueDescription: String { SecretRedaction.placeholder }
 
     /// The owning application's keychain.
     var keychain: Keychain {
@@ -34,7 +34,7 @@ final class SecureStateEntry: RegistryEntry, @unchecked Sendable, CustomReflecta
     }
 
     /// The stored secret, or the initial value when no source has one.
-    func read() throws(SecureStateError) -> String? {
+    @usableFromInline func read() throws(SecureStateError) -> String? {
         trackAccess()
         return try keychain.read(secretKey) ?? initial
     }

@@ -8,9 +8,10 @@ import Synchronization
 /// read-modify-write atomic. Re-entering the same entry from inside that mutation would
 /// self-deadlock; it is detected and stops with the entry's key.
 @usableFromInline
-final class StateEntry<Value: Sendable>: LockedValueEntry<Value>, @unchecked Sendable {
-    // Safe: the value (`lockedValue`) is only read or written while `lock` is held; `initial`
-    // is immutable.
+final class StateEntry<Value: Sendable>: LockedValueEntry {
+    @usableFromInline let core: EntryCore
+    /// The value, read and written with its lock held.
+    @usableFromInline let cell: LockedCell<Value>
     @usableFromInline let initial: Value
     /// The thread running an in-place mutation of this entry, or 0.
     @usableFromInline let updatingThread = AtomicWord(0)
@@ -21,15 +22,16 @@ final class StateEntry<Value: Sendable>: LockedValueEntry<Value>, @unchecked Sen
 
     @usableFromInline
     init(key: EntryKey, initial: Value) {
+        core = EntryCore(key: key)
+        cell = LockedCell(initial)
         self.initial = initial
-        super.init(key: key, value: initial)
     }
 
-    override var kindName: String { "State" }
-    override var valueTypeName: String { String(reflecting: Value.self) }
-    override var valueDescription: String { String(describing: value) }
+    @usableFromInline var kindName: String { "State" }
+    @usableFromInline var valueTypeName: String { String(reflecting: Value.self) }
+    @usableFromInline var valueDescription: String { String(describing: value) }
 
-    override func makeView(owner: UInt) -> EntryView {
+    @usableFromInline func makeView(owner: UInt) -> EntryView {
         ValueView<Value>(entry: self, owner: owner, version: version.view)
     }
 

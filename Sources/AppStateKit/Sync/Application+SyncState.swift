@@ -192,7 +192,7 @@ extension Application {
     @usableFromInline
     static func makeSyncStateEntry<Value: Codable & Sendable>(
         key: EntryKey, registry: Registry, initial: Value
-    ) -> RegistryEntry {
+    ) -> any RegistryEntry {
         let coordinator = SyncCoordinator.of(registry)
         guard case let .explicit(feature, id) = key.name else {
             preconditionFailure("AppStateKit: a SyncState is always named by feature and id")

@@ -33,9 +33,8 @@ import Observation
 ///
 /// **Writes** go through the application's ``SyncWriteQueue`` (a lane per key, retries of
 /// transient failures, barriers), each to the store that was bound when it was queued.
-// @unchecked: restated, as Swift requires of a RegistryEntry subclass; its mutable state lives in
-// `state` and `rebinding` (LockedBoxes), and the dependency entries synchronise themselves.
-final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
+final class SyncCoordinator: RegistryEntry {
+    let core: EntryCore
     private let storeEntry: DependencyEntry<any SyncStore>
     /// The `\.syncStore` entry's version word: it changes when the store is replaced.
     let storeVersion: AtomicWord.View
@@ -83,6 +82,7 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
     }
 
     private init(key: EntryKey, storeEntry: DependencyEntry<any SyncStore>, loggerEntry: DependencyEntry<ApplicationLogger>, registry: Registry) {
+        core = EntryCore(key: key)
         self.storeEntry = storeEntry
         self.storeVersion = storeEntry.version.view
         self.loggerEntry = loggerEntry
@@ -93,7 +93,6 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
             isCurrent: { generation in owner.withLock { $0.coordinator }?.isBound(generation: generation) ?? false },
             report: { message in owner.withLock { $0.coordinator }?.report(message) }
         )
-        super.init(key: key)
         owner.withLock { $0.coordinator = self }
         SyncCoordinator.live.withLock { $0[ObjectIdentifier(self)] = WeakCoordinator(coordinator: self) }
     }
@@ -139,9 +138,9 @@ final class SyncCoordinator: RegistryEntry, @unchecked Sendable {
         SyncCoordinator.live.withLock { _ = $0.removeValue(forKey: id) }
     }
 
-    override var kindName: String { "SyncConnection" }
-    override var valueTypeName: String { String(reflecting: type(of: storeSnapshot().value)) }
-    override var valueDescription: String {
+    @usableFromInline var kindName: String { "SyncConnection" }
+    @usableFromInline var valueTypeName: String { String(reflecting: type(of: storeSnapshot().value)) }
+    @usableFromInline var valueDescription: String {
         let keys = state.withLock { $0.entries.count }
         return "keys cached: \(keys), writes queued: \(writes.pending.count)"
     }

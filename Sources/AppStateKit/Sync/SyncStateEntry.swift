@@ -10,10 +10,11 @@ import Foundation
 /// shown, so a read never steps back behind this process's own write; once the last one
 /// settles, the newest record the store reported is what reads return.
 @usableFromInline
-final class SyncStateEntry<Value: Codable & Sendable>: LockedValueEntry<Value>, SyncCacheEntry, @unchecked Sendable {
-    // Safe: the cached value (`lockedValue`) and `state` are only read or written while `lock`
-    // is held; everything else is immutable (the coordinator synchronises itself).
-    private var state = CacheState()
+final class SyncStateEntry<Value: Codable & Sendable>: RegistryEntry, SyncCacheEntry {
+    @usableFromInline let core: EntryCore
+    /// The cached value and what the entry knows of the store, read and written with the cell's
+    /// lock held.
+    private let cell: LockedCell<Cached>
     /// The key in the sync store.
     let storeKey: String
     let initial: Value
@@ -28,6 +29,26 @@ final class SyncStateEntry<Value: Codable & Sendable>: LockedValueEntry<Value>, 
     /// words (the coordinator, which this entry retains, keeps them alive).
     @usableFromInline let storeVersion: AtomicWord.View
     @usableFromInline let boundVersion: AtomicWord.View
+
+    private struct Cached {
+        var value: Value
+        var state = CacheState()
+    }
+
+    /// The cell's lock, held for every touch of ``lockedValue`` and ``state``.
+    @usableFromInline var lock: Lock { cell.lock }
+
+    /// The cached value; touch it only with ``lock`` held.
+    @usableFromInline var lockedValue: Value {
+        _read { yield cell.value.value }
+        _modify { yield &cell.value.value }
+    }
+
+    /// What the entry knows of the store; touch it only with ``lock`` held.
+    private var state: CacheState {
+        _read { yield cell.value.state }
+        _modify { yield &cell.value.state }
+    }
 
     /// A store record with its decoded value (or why it can't be decoded).
     private struct Known {
@@ -52,6 +73,8 @@ final class SyncStateEntry<Value: Codable & Sendable>: LockedValueEntry<Value>, 
     }
 
     init(key: EntryKey, storeKey: String, initial: Value, coordinator: SyncCoordinator) {
+        core = EntryCore(key: key)
+        cell = LockedCell(Cached(value: initial))
         self.storeKey = storeKey
         self.initial = initial
         self.coordinator = coordinator
@@ -65,12 +88,11 @@ final class SyncStateEntry<Value: Codable & Sendable>: LockedValueEntry<Value>, 
         } catch {
             self.keyProblem = SyncStoreError(.invalidKey, key: storeKey, detail: "\(error)")
         }
-        super.init(key: key, value: initial)
     }
 
-    override var kindName: String { "SyncState" }
-    override var valueTypeName: String { String(reflecting: Value.self) }
-    override var valueDescription: String { String(describing: value) }
+    @usableFromInline var kindName: String { "SyncState" }
+    @usableFromInline var valueTypeName: String { String(reflecting: Value.self) }
+    @usableFromInline var valueDescription: String { String(describing: value) }
 
     // MARK: Reading
 

@@ -107,7 +107,7 @@ extension Application {
     @usableFromInline
     func makeFileStateEntry<Value: Codable & Sendable>(
         key: EntryKey, path: String, filename: String, isBase64Encoded: Bool, initial: Value
-    ) -> RegistryEntry {
+    ) -> any RegistryEntry {
         Application.announcingCreation(
             FileStateEntry(
                 key: key, directory: path, filename: filename, isBase64Encoded: isBase64Encoded, initial: initial, owner: EntryOwner(self)

@@ -6,8 +6,9 @@ import Foundation
 /// through ``kept``, the value last read or written with its file's stamp, returned while
 /// ``FileReadCheck`` vouches for it; otherwise a read decodes the file only if its stamp changed.
 @usableFromInline
-final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @unchecked Sendable {
-    // Safe: `kept` is locked; everything else is immutable.
+final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry {
+    @usableFromInline let core: EntryCore
+    @usableFromInline let persisted: PersistedCore<Value>
     let directory: String
     let filename: String
     let isBase64Encoded: Bool
@@ -17,6 +18,8 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
     private let kept: KeptRead<FileReadCheck, Value>
 
     init(key: EntryKey, directory: String, filename: String, isBase64Encoded: Bool, initial: Value, owner: EntryOwner) {
+        core = EntryCore(key: key)
+        persisted = PersistedCore(initial: initial, owner: owner)
         self.directory = directory
         self.filename = filename
         self.isBase64Encoded = isBase64Encoded
@@ -24,12 +27,11 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
         self.filenameProblem = FileStateEntry.validate(filename: filename, directory: directory)
         // On the freshness clock bound when the entry is created (see ``FreshnessClock``).
         self.kept = KeptRead(FileReadCheck(freshness: FileFreshness()), initial)
-        super.init(key: key, initial: initial, owner: owner)
     }
 
-    override var kindName: String { "FileState" }
+    @usableFromInline var kindName: String { "FileState" }
 
-    override var loggedName: String { resolvedPath }
+    @usableFromInline var loggedName: String { resolvedPath }
 
     /// The owning application's `\.fileManager` (in an isolated application, its sandbox).
     var fileManager: any FileManaging {
@@ -41,7 +43,7 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
         fileManager.localFiles?.mapped(filePath) ?? filePath
     }
 
-    override func read() throws -> Value {
+    @usableFromInline func read() throws -> Value {
         trackAccess()
         var value = initial
         let isKept = kept.withLock { check, known in
@@ -139,11 +141,11 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
         if !isKnown, generation?.increment() == nil { kept.withLock { check, _ in check.freshness.invalidate() } }
     }
 
-    override func writeValue(_ newValue: Value) throws {
+    @usableFromInline func writeValue(_ newValue: Value) throws {
         try change(to: newValue)
     }
 
-    override func removeValue() throws {
+    @usableFromInline func removeValue() throws {
         try change(to: nil)
     }
 
@@ -190,7 +192,7 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @u
     /// under the `flock` of `<file>.lock` (atomic across processes). A file manager of the
     /// user's has no stamps: see ``updateThrough(_:_:storeFailure:)``. After a read error
     /// reported to `storeFailure`, `body` runs on the initial value and nothing is written.
-    override func update<Result>(
+    @usableFromInline func update<Result>(
         _ body: (inout Value) throws -> Result,
         storeFailure: (any Error) throws -> Void
     ) rethrows -> Result {

@@ -110,7 +110,7 @@ extension Application {
     @usableFromInline
     func makeStoredStateEntry<Value: Codable & Sendable>(
         key: EntryKey, feature: String, id: String, initial: Value, store: (any UserDefaultsManaging)?
-    ) -> RegistryEntry {
+    ) -> any RegistryEntry {
         Application.announcingCreation(
             StoredStateEntry(key: key, feature: feature, id: id, initial: initial, store: store, owner: EntryOwner(self))
         )

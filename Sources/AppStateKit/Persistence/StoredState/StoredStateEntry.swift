@@ -6,8 +6,9 @@ import Foundation
 /// A read from a ``FileKeyValueStore`` keeps the value it decoded; the next read returns it
 /// after one lock while ``StoredReadCheck`` vouches for it. Other stores are asked on every read.
 @usableFromInline
-final class StoredStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, @unchecked Sendable {
-    // Safe: `kept` is locked; every other stored property is immutable.
+final class StoredStateEntry<Value: Codable & Sendable>: PersistedEntry {
+    @usableFromInline let core: EntryCore
+    @usableFromInline let persisted: PersistedCore<Value>
     let storageKey: String
     /// The key earlier versions used (see ``StoredStateKey``).
     let legacyKey: String?
@@ -16,14 +17,15 @@ final class StoredStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, 
     private let kept: KeptRead<StoredReadCheck, Value>
 
     init(key: EntryKey, feature: String, id: String, initial: Value, store: (any UserDefaultsManaging)?, owner: EntryOwner) {
+        core = EntryCore(key: key)
+        persisted = PersistedCore(initial: initial, owner: owner)
         self.storageKey = StoredStateKey.key(feature: feature, id: id)
         self.legacyKey = StoredStateKey.legacyKey(feature: feature, id: id)
         self.store = store
         self.kept = KeptRead(StoredReadCheck(), initial)
-        super.init(key: key, initial: initial, owner: owner)
     }
 
-    override var kindName: String { "StoredState" }
+    @usableFromInline var kindName: String { "StoredState" }
 
     /// The entry's own store, or its application's `\.userDefaults`.
     var activeStore: any UserDefaultsManaging {
@@ -38,7 +40,7 @@ final class StoredStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, 
         return (nil, storageKey)
     }
 
-    override func read() throws -> Value {
+    @usableFromInline func read() throws -> Value {
         trackAccess()
         var value = initial
         let isKept = kept.withLock { check, kept in
@@ -101,11 +103,11 @@ final class StoredStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, 
         }
     }
 
-    override func writeValue(_ newValue: Value) throws {
+    @usableFromInline func writeValue(_ newValue: Value) throws {
         try persist(try StoredValueCodec.encode(newValue, key: storageKey))
     }
 
-    override func removeValue() throws {
+    @usableFromInline func removeValue() throws {
         try persist(nil)
     }
 
@@ -123,7 +125,7 @@ final class StoredStateEntry<Value: Codable & Sendable>: PersistedEntry<Value>, 
     /// the stored value is still the one it started from, compared and written under the file
     /// store's `flock` (atomic across processes) or ``LocalStoreUpdates/lock``. After a read error
     /// reported to `storeFailure`, `body` runs on the initial value and nothing is written.
-    override func update<Result>(
+    @usableFromInline func update<Result>(
         _ body: (inout Value) throws -> Result,
         storeFailure: (any Error) throws -> Void
     ) rethrows -> Result {
