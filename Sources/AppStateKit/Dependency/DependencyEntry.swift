@@ -87,8 +87,8 @@ final class DependencyEntry<Value: Sendable>: RegistryEntry {
     /// entry's lock and kept. `nil` while the entry has no value.
     @inlinable
     static func value(through view: EntryView) -> (Value, EntryReference)? {
-        view.entry.trackAccess()
-        let reference = EntryReference(fastHash: view.entry.key.fastHash, object: ObjectIdentifier(view.entry))
+        view.core.trackAccess()
+        let reference = EntryReference(fastHash: view.core.key.fastHash, object: ObjectIdentifier(view.entry))
         if let value = Registry.valueView(view, as: Value.self).current { return (value, reference) }
         return Registry.entry(of: view, as: DependencyEntry<Value>.self).refresh(Registry.valueView(view, as: Value.self)).map { ($0, reference) }
     }

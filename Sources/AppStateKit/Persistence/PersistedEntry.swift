@@ -5,12 +5,21 @@
 /// Assignments and mutations in place hold ``modification``, so within this process no other
 /// write of the entry interleaves. Plain reads don't take it; they only check that they aren't
 /// made from inside a mutation of the same entry on the same thread.
-@usableFromInline
 protocol PersistedEntry: RegistryEntry {
     associatedtype Value: Codable & Sendable
 
-    /// What every persisted entry keeps besides its value: see ``PersistedCore``.
-    var persisted: PersistedCore<Value> { get }
+    /// What reads return when nothing (usable) is persisted.
+    var initial: Value { get }
+
+    /// The application that owns the entry.
+    var owner: EntryOwner { get }
+
+    /// Serialises the entry's writes and read-modify-writes within the process; an `update`
+    /// holds it from its comparison to its write, so an in-place mutation can't land between.
+    var modification: ModificationLock { get }
+
+    /// The last failure the entry reported.
+    var reports: FailureReports { get }
 
     /// The persisted value, or ``initial`` when there is none; throws when it can't be used.
     func read() throws -> Value
@@ -29,26 +38,16 @@ protocol PersistedEntry: RegistryEntry {
     ) rethrows -> Result
 }
 
-/// What a persisted entry keeps besides its value: what reads return when nothing is stored,
-/// the application that owns it, the lock its writes hold and the last failure it reported.
-@usableFromInline
-final class PersistedCore<Value: Codable & Sendable>: Sendable {
-    /// What reads return when nothing (usable) is persisted.
-    let initial: Value
-    let owner: EntryOwner
-    /// Serialises the entry's writes and read-modify-writes within the process; an `update`
-    /// holds it from its comparison to its write, so an in-place mutation can't land between.
-    let modification = ModificationLock()
+/// The last failure a persisted entry reported, so that one repeated on every read is reported
+/// once.
+final class FailureReports: Sendable {
     /// The last failure reported, so that one repeated on every read is reported once.
     private let lastReported = LockedBox<String?>(nil)
     /// Whether ``lastReported`` is set (1), written with its lock held: a successful read takes
     /// no lock when there is nothing to forget.
     private let hasReported = AtomicWord(0)
 
-    init(initial: Value, owner: EntryOwner) {
-        self.initial = initial
-        self.owner = owner
-    }
+    init() {}
 
     /// Forgets the last failure after a read succeeded, so the same failure is reported again
     /// if it comes back.
@@ -61,8 +60,8 @@ final class PersistedCore<Value: Codable & Sendable>: Sendable {
         }
     }
 
-    /// Reports `error` through the owning application's logger, once per distinct message in a row.
-    func report(_ error: any Error) {
+    /// Reports `error` through `owner`'s logger, once per distinct message in a row.
+    func report(_ error: any Error, to owner: EntryOwner) {
         let message = "AppStateKit: \(error)"
         let isNew = lastReported.withLock { last in
             defer {
@@ -75,24 +74,20 @@ final class PersistedCore<Value: Codable & Sendable>: Sendable {
     }
 }
 
+// The shared operations are always inlined into their callers (the handles, whose entry is a
+// concrete class): called as generic code, each would look up the entry class's metadata and
+// conformance (~1,500 instructions per StoredState read, the instruction guard's stored-read).
 extension PersistedEntry {
-    /// What reads return when nothing (usable) is persisted.
-    var initial: Value { persisted.initial }
-    /// The application that owns the entry.
-    var owner: EntryOwner { persisted.owner }
-    /// See ``PersistedCore/modification``.
-    var modification: ModificationLock { persisted.modification }
 
-    @usableFromInline var valueTypeName: String { String(reflecting: Value.self) }
-    @usableFromInline var valueDescription: String { String(describing: value) }
 
     // MARK: Shared
 
     /// The value, or ``initial`` after reporting why the persisted one can't be used.
+    @inline(__always)
     var value: Value {
         do {
             let value = try read()
-            persisted.readSucceeded()
+            reports.readSucceeded()
             return value
         } catch {
             report(error)
@@ -102,6 +97,7 @@ extension PersistedEntry {
 
     /// `error`, why a change couldn't read its starting value, saying the change was not written
     /// (that would replace a value a fix of the type or the file could still read).
+    @inline(__always)
     func changeNotWritten(_ error: any Error) -> any Error {
         guard let error = error as? PersistenceError else { return error }
         return PersistenceError(
@@ -111,8 +107,9 @@ extension PersistedEntry {
     }
 
     /// Reports `error` through the owning application's logger, once per distinct message in a row.
+    @inline(__always)
     func report(_ error: any Error) {
-        persisted.report(error)
+        reports.report(error, to: owner)
     }
 
     /// The handles' `value`: ``value``, refusing to be read from inside its own mutation; set
@@ -122,6 +119,7 @@ extension PersistedEntry {
     /// threads loses nothing. A value that can't be read is reported and the mutation runs on
     /// ``initial``, which is not written (the persisted value is kept). What a throwing mutation
     /// changed before it threw is written, as for an in-memory state.
+    @inline(__always)
     var handleValue: Value {
         get {
             modification.checkNotHeld(by: self)
@@ -171,6 +169,7 @@ extension PersistedEntry {
     }
 
     /// The handles' `reset()`: removes the value, reporting a failure through the logger.
+    @inline(__always)
     func resetReportingFailure() {
         do {
             try remove()
@@ -180,11 +179,13 @@ extension PersistedEntry {
     }
 
     /// The handles' `update(_:)`.
+    @inline(__always)
     func updateThrowing<Result>(_ body: (inout Value) throws -> Result) throws -> Result {
         try update(body, storeFailure: { throw $0 })
     }
 
     /// The handles' `modify(_:)`: only `body`'s own errors are thrown.
+    @inline(__always)
     func updateReportingFailure<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         try update(body, storeFailure: { report($0) })
     }
@@ -194,11 +195,13 @@ extension PersistedEntry {
     // released, so either may read, or write, this very entry.
 
     /// Persists `newValue`, notifying observers.
+    @inline(__always)
     func write(_ newValue: Value) throws {
         try notifyingObservers { try writeValue(newValue) }
     }
 
     /// Removes the persisted value, so reads return ``initial``, notifying observers.
+    @inline(__always)
     func remove() throws {
         try notifyingObservers { try removeValue() }
     }
@@ -252,8 +255,12 @@ final class ModificationLock: Sendable {
     /// The thread holding the lock, or 0.
     private let owner = AtomicWord(0)
 
+    // Generic and always inlined, so that the callers, who know the entry's class, pass no
+    // existential (making one looks up the class's conformance).
+
     /// Takes the lock for `entry`, waiting for another thread's mutation to finish.
-    func lock(_ entry: any RegistryEntry) {
+    @inline(__always)
+    func lock(_ entry: some RegistryEntry) {
         let thread = UInt64(ThreadID.current.rawValue)
         if !mutex.tryLock() {
             if owner.loadRelaxed() == thread {
@@ -269,7 +276,8 @@ final class ModificationLock: Sendable {
         mutex.unlock()
     }
 
-    func withLock<Result>(_ entry: any RegistryEntry, _ body: () throws -> Result) rethrows -> Result {
+    @inline(__always)
+    func withLock<Result>(_ entry: some RegistryEntry, _ body: () throws -> Result) rethrows -> Result {
         lock(entry)
         defer { unlock() }
         return try body()
@@ -277,7 +285,8 @@ final class ModificationLock: Sendable {
 
     /// Stops the process when the calling thread is inside a mutation of `entry` (a read from
     /// inside it would see the value the mutation is about to replace).
-    func checkNotHeld(by entry: any RegistryEntry) {
+    @inline(__always)
+    func checkNotHeld(by entry: some RegistryEntry) {
         if owner.loadRelaxed() == UInt64(ThreadID.current.rawValue) {
             ModificationReentry(kind: entry.kindName, key: entry.key).stop()
         }

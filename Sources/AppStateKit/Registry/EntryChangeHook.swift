@@ -1,7 +1,8 @@
 /// How a change of an entry reaches the change streams of `Observation/` without the registry
 /// naming them: that layer installs one function, once, before it first raises an entry's
-/// ``RegistryEntry/streamCount``; ``RegistryEntry/didChange()`` calls ``notify(_:)`` only while
+/// ``EntryCore/streamCount``; ``RegistryEntry/didChange()`` calls ``notify(_:)`` only while
 /// that count is non-zero.
+@usableFromInline
 enum EntryChangeHook {
     /// The installed listener; set once.
     private static let listener = LockedBox<(@Sendable (any RegistryEntry) -> Void)?>(nil)
@@ -15,7 +16,7 @@ enum EntryChangeHook {
 
     /// Tells the installed listener, if any, that `entry` changed. Called with no lock held;
     /// out of line, as the cold branch of every write.
-    @inline(never)
+    @usableFromInline @inline(never)
     static func notify(_ entry: any RegistryEntry) {
         listener.withLock { $0 }?(entry)
     }

@@ -153,7 +153,7 @@ final class Registry: @unchecked Sendable {
     @inlinable @inline(__always)
     static func valueView<Value>(_ view: EntryView, as value: Value.Type) -> ValueView<Value> {
         #if DEBUG
-        checkType(of: view, is: ValueView<Value>.self, for: view.entry.key)
+        checkType(of: view, is: ValueView<Value>.self, for: view.core.key)
         #endif
         return unsafeDowncast(view, to: ValueView<Value>.self)
     }
@@ -162,7 +162,7 @@ final class Registry: @unchecked Sendable {
     @inlinable @inline(__always)
     static func entry<Entry: RegistryEntry>(of view: EntryView, as type: Entry.Type) -> Entry {
         #if DEBUG
-        checkType(of: view.entry, is: Entry.self, for: view.entry.key)
+        checkType(of: view.entry, is: Entry.self, for: view.core.key)
         #endif
         return unsafeDowncast(view.entry, to: Entry.self)
     }
@@ -386,7 +386,7 @@ struct EntryTable: Sendable {
 
     /// Adds `entry`, whose key the table doesn't hold yet.
     mutating func insert(_ entry: any RegistryEntry) {
-        assert(find(entry.key) == nil, "AppStateKit: internal error: \(entry.key.readable) was added to the registry twice")
+        assert(find(entry.core.key) == nil, "AppStateKit: internal error: \(entry.core.key.readable) was added to the registry twice")
         if (count + 1) * 4 > hashes.count * 3 { grow() }
         place(entry)
         count += 1
@@ -394,7 +394,7 @@ struct EntryTable: Sendable {
 
     /// Removes `entry` if the table holds it (the very object); returns whether it did.
     mutating func remove(_ entry: any RegistryEntry) -> Bool {
-        guard let index = index(of: entry.key), entries[index] === entry else { return false }
+        guard let index = index(of: entry.core.key), entries[index] === entry else { return false }
         clear(index)
         count -= 1
         closeGap(at: index)
@@ -428,9 +428,9 @@ struct EntryTable: Sendable {
 
     private mutating func place(_ entry: any RegistryEntry) {
         let mask = hashes.count - 1
-        var index = entry.key.fastHash & mask
+        var index = entry.core.key.fastHash & mask
         while hashes[index] != nil { index = (index + 1) & mask }
-        hashes[index] = entry.key.fastHash
+        hashes[index] = entry.core.key.fastHash
         entries[index] = entry
     }
 

@@ -32,11 +32,17 @@ protocol RegistryEntry: AnyObject, Sendable {
     /// would create a missing entry.
     var awaitsValue: Bool { get }
 
+    /// Whether this is the entry for `key` (a requirement, so a call on `any RegistryEntry`
+    /// reaches the conforming class's own copy instead of generic code).
+    func holds(_ key: borrowing EntryKey) -> Bool
+
     /// A view of this entry for the thread `owner` (see ``ThreadViews``): a ``ValueView`` for the
     /// kinds whose value a view keeps a copy of.
     func makeView(owner: UInt) -> EntryView
 }
 
+// Always inlined: the callers know the entry's class, and called as generic code these would
+// look up its metadata and conformance on every read and write.
 extension RegistryEntry {
     @usableFromInline var loggedName: String { core.key.readable }
 
@@ -47,7 +53,7 @@ extension RegistryEntry {
     }
 
     /// The entry's key.
-    @inlinable
+    @inlinable @inline(__always)
     var key: EntryKey { core.key }
 
     /// Whether this is the entry for `key`, compared in place (reading `entry.key` from outside
@@ -58,19 +64,19 @@ extension RegistryEntry {
     }
 
     /// Registers the calling observation-tracking closure, if any, as interested in this entry.
-    @inlinable
+    @inlinable @inline(__always)
     func trackAccess() {
         core.trackAccess()
     }
 
     /// Tells observers the value is about to change. Call without holding any lock.
-    @inlinable
+    @inlinable @inline(__always)
     func willChange() {
         core.willChange()
     }
 
     /// Tells observers and change streams the value changed. Call without holding any lock.
-    @usableFromInline
+    @inlinable @inline(__always)
     func didChange() {
         core.didChange()
         if core.streamCount.loadRelaxed() != 0 {
@@ -79,7 +85,7 @@ extension RegistryEntry {
     }
 
     /// Runs `mutation` (which takes the entry's own lock) between the observer notifications.
-    @inlinable @discardableResult
+    @inlinable @inline(__always) @discardableResult
     func notifyingObservers<Result>(_ mutation: () throws -> Result) rethrows -> Result {
         willChange()
         defer { didChange() }
@@ -147,31 +153,18 @@ final class EntryCore: Observable, Sendable {
 }
 
 /// A value guarded by its own lock: what a ``StateEntry`` or a `SyncStateEntry` keeps.
-///
-/// The value sits behind a pointer: every access holds ``lock``, so the runtime's exclusivity
-/// checks of a stored `var` would guard nothing.
 @usableFromInline
 final class LockedCell<Value>: @unchecked Sendable {
-    // Safe: the pointee is only read or written while `lock` is held; the pointer is allocated
-    // once and freed in `deinit`.
+    // Safe: `value` is only read or written while `lock` is held.
     @usableFromInline let lock = Lock()
-    @usableFromInline let storage: UnsafeMutablePointer<Value>
+
+    /// The value; touch it only with ``lock`` held. Every access holds the lock, so the
+    /// runtime's exclusivity checks of a stored `var` would guard nothing.
+    @exclusivity(unchecked) @usableFromInline var value: Value
 
     @usableFromInline
     init(_ value: Value) {
-        storage = .allocate(capacity: 1)
-        storage.initialize(to: value)
-    }
-
-    deinit {
-        storage.deinitialize(count: 1)
-        storage.deallocate()
-    }
-
-    /// The value; touch it only with ``lock`` held.
-    @inlinable var value: Value {
-        _read { yield storage.pointee }
-        _modify { yield &storage.pointee }
+        self.value = value
     }
 }
 
@@ -184,10 +177,10 @@ protocol LockedValueEntry: RegistryEntry {
 
 extension LockedValueEntry {
     /// The cell's lock.
-    @inlinable var lock: Lock { cell.lock }
+    @inlinable @inline(__always) var lock: Lock { cell.lock }
 
     /// The value; touch it only with ``lock`` held.
-    @inlinable var lockedValue: Value {
+    @inlinable @inline(__always) var lockedValue: Value {
         _read { yield cell.value }
         _modify { yield &cell.value }
     }

@@ -19,6 +19,9 @@ import Synchronization
 class EntryView: @unchecked Sendable {
     // Safe: both properties are immutable; subclasses' caches are touched by `owner` only.
     @usableFromInline let entry: any RegistryEntry
+    /// The entry's core, held directly so a read checks the key and reports its access without
+    /// a call through the entry's protocol.
+    @usableFromInline let core: EntryCore
     /// The thread whose ``ThreadViews`` made the view (`pthread_self`).
     @usableFromInline let owner: UInt
     /// Never read: it keeps the next allocation (another thread's view, say) off the cache line
@@ -28,6 +31,7 @@ class EntryView: @unchecked Sendable {
     @usableFromInline
     init(entry: any RegistryEntry, owner: UInt) {
         self.entry = entry
+        self.core = entry.core
         self.owner = owner
     }
 }
@@ -175,7 +179,7 @@ final class ThreadViews {
               let view = slot.pointee.view
         else { return nil }
         return view._withUnsafeGuaranteedRef { view in
-            guard view.entry.holds(key) else { return nil }
+            guard view.core.key.matches(key) else { return nil }
             #if DEBUG
             registry.checkView(view, for: key)
             #endif

@@ -40,7 +40,7 @@ final class StateEntry<Value: Sendable>: LockedValueEntry {
     /// else read under the lock (and kept, on the owning thread).
     @inlinable
     static func value(through view: EntryView) -> Value {
-        view.entry.trackAccess()
+        view.core.trackAccess()
         if let value = Registry.valueView(view, as: Value.self).current { return value }
         return Registry.entry(of: view, as: StateEntry<Value>.self).refresh(Registry.valueView(view, as: Value.self))
     }

@@ -14,7 +14,7 @@ final class SyncStateEntry<Value: Codable & Sendable>: RegistryEntry, SyncCacheE
     @usableFromInline let core: EntryCore
     /// The cached value and what the entry knows of the store, read and written with the cell's
     /// lock held.
-    private let cell: LockedCell<Cached>
+    @usableFromInline let cell: LockedCell<Cached>
     /// The key in the sync store.
     let storeKey: String
     let initial: Value
@@ -30,33 +30,34 @@ final class SyncStateEntry<Value: Codable & Sendable>: RegistryEntry, SyncCacheE
     @usableFromInline let storeVersion: AtomicWord.View
     @usableFromInline let boundVersion: AtomicWord.View
 
-    private struct Cached {
-        var value: Value
+    @usableFromInline
+    struct Cached {
+        @usableFromInline var value: Value
         var state = CacheState()
     }
 
     /// The cell's lock, held for every touch of ``lockedValue`` and ``state``.
-    @usableFromInline var lock: Lock { cell.lock }
+    @inlinable @inline(__always) var lock: Lock { cell.lock }
 
     /// The cached value; touch it only with ``lock`` held.
-    @usableFromInline var lockedValue: Value {
+    @inlinable @inline(__always) var lockedValue: Value {
         _read { yield cell.value.value }
         _modify { yield &cell.value.value }
     }
 
     /// What the entry knows of the store; touch it only with ``lock`` held.
-    private var state: CacheState {
+    @inline(__always) private var state: CacheState {
         _read { yield cell.value.state }
         _modify { yield &cell.value.state }
     }
 
     /// A store record with its decoded value (or why it can't be decoded).
-    private struct Known {
+    struct Known {
         var record: SyncRecord?
         var decoded: Result<Value, SyncStoreError>
     }
 
-    private struct CacheState {
+    struct CacheState {
         /// The coordinator binding (store) the known record came from; versions of different
         /// stores are unrelated.
         var generation: UInt64 = 0

@@ -8,7 +8,10 @@ import Foundation
 @usableFromInline
 final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry {
     @usableFromInline let core: EntryCore
-    @usableFromInline let persisted: PersistedCore<Value>
+    let modification = ModificationLock()
+    let reports = FailureReports()
+    let initial: Value
+    let owner: EntryOwner
     let directory: String
     let filename: String
     let isBase64Encoded: Bool
@@ -19,7 +22,8 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry {
 
     init(key: EntryKey, directory: String, filename: String, isBase64Encoded: Bool, initial: Value, owner: EntryOwner) {
         core = EntryCore(key: key)
-        persisted = PersistedCore(initial: initial, owner: owner)
+        self.initial = initial
+        self.owner = owner
         self.directory = directory
         self.filename = filename
         self.isBase64Encoded = isBase64Encoded
@@ -30,6 +34,8 @@ final class FileStateEntry<Value: Codable & Sendable>: PersistedEntry {
     }
 
     @usableFromInline var kindName: String { "FileState" }
+    @usableFromInline var valueTypeName: String { String(reflecting: Value.self) }
+    @usableFromInline var valueDescription: String { String(describing: value) }
 
     @usableFromInline var loggedName: String { resolvedPath }
 

@@ -8,7 +8,10 @@ import Foundation
 @usableFromInline
 final class StoredStateEntry<Value: Codable & Sendable>: PersistedEntry {
     @usableFromInline let core: EntryCore
-    @usableFromInline let persisted: PersistedCore<Value>
+    let modification = ModificationLock()
+    let reports = FailureReports()
+    let initial: Value
+    let owner: EntryOwner
     let storageKey: String
     /// The key earlier versions used (see ``StoredStateKey``).
     let legacyKey: String?
@@ -18,7 +21,8 @@ final class StoredStateEntry<Value: Codable & Sendable>: PersistedEntry {
 
     init(key: EntryKey, feature: String, id: String, initial: Value, store: (any UserDefaultsManaging)?, owner: EntryOwner) {
         core = EntryCore(key: key)
-        persisted = PersistedCore(initial: initial, owner: owner)
+        self.initial = initial
+        self.owner = owner
         self.storageKey = StoredStateKey.key(feature: feature, id: id)
         self.legacyKey = StoredStateKey.legacyKey(feature: feature, id: id)
         self.store = store
@@ -26,6 +30,8 @@ final class StoredStateEntry<Value: Codable & Sendable>: PersistedEntry {
     }
 
     @usableFromInline var kindName: String { "StoredState" }
+    @usableFromInline var valueTypeName: String { String(reflecting: Value.self) }
+    @usableFromInline var valueDescription: String { String(describing: value) }
 
     /// The entry's own store, or its application's `\.userDefaults`.
     var activeStore: any UserDefaultsManaging {
