@@ -14,10 +14,10 @@ import Synchronization
 final class Registry: @unchecked Sendable {
     // Safe: `storage` is only touched with `lock` held; `table` is a `LockedBox`, `identity`
     // immutable and `stamp` atomic. A bare lock because creation waits on `creationFinished`.
-    private let lock = Lock()
+    private let lock = Lock(order: .registry)
     /// The created entries. Changed only with `lock` held too (lock order: `lock`, then
     /// `table`), so a creation's bookkeeping and the table agree.
-    @usableFromInline let table = LockedBox(EntryTable())
+    @usableFromInline let table = LockedBox(EntryTable(), order: .registryTable)
     /// Distinguishes this registry from every other one; never reused, unlike an address.
     @usableFromInline let identity: UInt64
     /// 1 once this is the shared application's registry (see ``readThroughViews()``), else 0.

@@ -156,7 +156,7 @@ final class EntryCore: Observable, Sendable {
 @usableFromInline
 final class LockedCell<Value>: @unchecked Sendable {
     // Safe: `value` is only read or written while `lock` is held.
-    @usableFromInline let lock = Lock()
+    @usableFromInline let lock = Lock(order: .entryValue)
 
     /// The value; touch it only with ``lock`` held. Every access holds the lock, so the
     /// runtime's exclusivity checks of a stored `var` would guard nothing.

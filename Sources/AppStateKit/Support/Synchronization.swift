@@ -13,14 +13,17 @@ import Synchronization
 /// reports every protected access as a race; it understands `pthread_mutex_t`. Every return code
 /// is checked: a failing lock is a broken invariant, not a recoverable error. Debug builds make
 /// the mutex error-checking, so relocking it on one thread or unlocking it from another stops
-/// the process at once instead of deadlocking.
+/// the process at once instead of deadlocking, and check the ``LockOrder`` of ranked locks.
 @usableFromInline
 final class Lock: @unchecked Sendable {
     // Safe: the pointer is allocated once, never reassigned, and only used through pthread calls.
     @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    /// Where the lock stands in AppStateKit's lock order (checked in debug builds).
+    @usableFromInline let order: LockOrder
 
     @usableFromInline
-    init() {
+    init(order: LockOrder = .unordered) {
+        self.order = order
         mutex = .allocate(capacity: 1)
         var attributes = pthread_mutexattr_t()
         var result = pthread_mutexattr_init(&attributes)
@@ -49,12 +52,21 @@ final class Lock: @unchecked Sendable {
 
     @inlinable
     func lock() {
+        #if DEBUG
+        if order.rank != 0 { order.willWait() }
+        #endif
         let result = pthread_mutex_lock(mutex)
         precondition(result == 0, "AppStateKit: pthread_mutex_lock failed with \(result)")
+        #if DEBUG
+        if order.rank != 0 { order.taken() }
+        #endif
     }
 
     @inlinable
     func unlock() {
+        #if DEBUG
+        if order.rank != 0 { order.released() }
+        #endif
         let result = pthread_mutex_unlock(mutex)
         precondition(result == 0, "AppStateKit: pthread_mutex_unlock failed with \(result)")
     }
@@ -65,6 +77,10 @@ final class Lock: @unchecked Sendable {
     func tryLock() -> Bool {
         let result = pthread_mutex_trylock(mutex)
         assert(result == 0 || result == EBUSY, "AppStateKit: pthread_mutex_trylock failed with \(result)")
+        #if DEBUG
+        // A lock taken without waiting can't close a cycle, so only counted.
+        if result == 0 && order.rank != 0 { order.taken() }
+        #endif
         return result == 0
     }
 
@@ -143,12 +159,14 @@ final class Condition: @unchecked Sendable {
 final class LockedBox<Value>: @unchecked Sendable {
     // Safe: the pointee is only accessed inside `withLock`, with `lock` held; the pointer is
     // allocated once, never reassigned, and freed in `deinit`.
-    @usableFromInline let lock = Lock()
+    @usableFromInline let lock: Lock
     /// The value, behind a pointer: the runtime's exclusivity checks of a stored `var` would
     /// guard nothing the lock doesn't.
     @usableFromInline let value: UnsafeMutablePointer<Value>
 
-    init(_ value: Value) {
+    /// A box whose lock stands at `order` in AppStateKit's lock order (see ``LockOrder``).
+    init(_ value: Value, order: LockOrder = .unordered) {
+        lock = Lock(order: order)
         self.value = .allocate(capacity: 1)
         self.value.initialize(to: value)
     }

@@ -44,11 +44,12 @@ struct ThreadViewTests {
         let registry = Application.current.registry
         let entry = counter.entry
         // Both locks are error-checking in debug builds: taking either again on this thread stops.
-        registry.table.lock.lock()
+        // Taken in the lock order (an entry's value lock before the registry's; see LockOrder).
         entry.lock.lock()
+        registry.table.lock.lock()
         let read = Application.state(\.viewedCounter).value
-        entry.lock.unlock()
         registry.table.lock.unlock()
+        entry.lock.unlock()
         #expect(read == 3)
     }
 
