@@ -153,18 +153,31 @@ final class EntryCore: Observable, Sendable {
 }
 
 /// A value guarded by its own lock: what a ``StateEntry`` or a `SyncStateEntry` keeps.
+///
+/// The value sits behind a pointer: every access holds ``lock``, so the runtime's exclusivity
+/// checks of a stored `var` would guard nothing.
 @usableFromInline
 final class LockedCell<Value>: @unchecked Sendable {
-    // Safe: `value` is only read or written while `lock` is held.
+    // Safe: the pointee is only read or written while `lock` is held; the pointer is allocated
+    // once and freed in `deinit`.
     @usableFromInline let lock = Lock(order: .entryValue)
-
-    /// The value; touch it only with ``lock`` held. Every access holds the lock, so the
-    /// runtime's exclusivity checks of a stored `var` would guard nothing.
-    @exclusivity(unchecked) @usableFromInline var value: Value
+    @usableFromInline let storage: UnsafeMutablePointer<Value>
 
     @usableFromInline
     init(_ value: Value) {
-        self.value = value
+        storage = .allocate(capacity: 1)
+        storage.initialize(to: value)
+    }
+
+    deinit {
+        storage.deinitialize(count: 1)
+        storage.deallocate()
+    }
+
+    /// The value; touch it only with ``lock`` held.
+    @inlinable var value: Value {
+        _read { yield storage.pointee }
+        _modify { yield &storage.pointee }
     }
 }
 
