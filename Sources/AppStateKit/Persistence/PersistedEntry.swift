@@ -79,8 +79,7 @@ class PersistedEntry<Value: Codable & Sendable>: RegistryEntry, @unchecked Senda
     /// (that would replace a value a fix of the type or the file could still read).
     final func changeNotWritten(_ error: any Error) -> any Error {
         guard let error = error as? PersistenceError else { return error }
-        return PersistenceError(
-            error.kind, errno: error.errno, subject: error.subject,
+        return error.with(
             detail: error.detail + "; the change was not written, so the stored value is kept (assign a value or reset() to replace it)"
         )
     }
