@@ -92,7 +92,7 @@ final class ConfigMirror: Sendable, CustomReflectable {
                 ConfigStoreError(.typeMismatch, key: storeKey, detail: "the stored value is \(value.kind), which does not read as \(type.rawValue)")
             }
             report(
-                "\(error); \(providerName) answers with an error, so a reader with a default uses the default. "
+                "AppStateKitConfiguration: \(error); \(providerName) answers with an error, so a reader with a default uses the default. "
                     + "Write a \(type.rawValue) value for the key (setValue) or remove it",
                 storeKey: storeKey
             )

@@ -15,13 +15,23 @@ struct ConfigNamespace: Sendable {
     /// `"<name>/"`: every key of the namespace starts with it.
     let prefix: String
 
-    /// The namespace `name`; stops the process, naming it, when it holds `/` or `%` or is empty
-    /// (a programmer error: the namespace is a literal in the app).
-    init(_ name: String) {
-        precondition(
-            !name.isEmpty && !name.contains("/") && !name.contains("%"),
-            "AppStateKitConfiguration: the namespace \"\(name)\" must be non-empty and hold no \"/\" or \"%\""
-        )
+    /// The namespace `name`.
+    ///
+    /// - Throws: ``ConfigStoreError`` of kind ``ConfigStoreError/Kind/invalidNamespace`` when
+    ///   `name` is empty or holds `/` or `%`: a namespace may come from configuration read at run
+    ///   time, so the providers' throwing initialisers throw it rather than stop the process.
+    init(_ name: String) throws(ConfigStoreError) {
+        let problem: String? =
+            if name.isEmpty { "it is empty" }
+            else if name.contains("/") { "it contains \"/\"" }
+            else if name.contains("%") { "it contains \"%\"" }
+            else { nil }
+        if let problem {
+            throw ConfigStoreError(
+                .invalidNamespace, key: name,
+                detail: "\(problem); a namespace is the first part of every store key: use a non-empty name without \"/\" or \"%\", such as \"Configuration\""
+            )
+        }
         self.name = name
         self.prefix = name + "/"
     }

@@ -64,12 +64,14 @@ public final class KeyValueStoreConfigProvider: Sendable {
     ///     `namespace`, or the default feature, and id `"db.password"`) is a secret without
     ///     being listed.
     /// - Throws: The store's error when its keys can't be read for another reason than damage
-    ///   (permissions, I/O).
+    ///   (permissions, I/O);
+    ///   ``ConfigStoreError`` of kind ``ConfigStoreError/Kind/invalidNamespace`` when `namespace`
+    ///   is empty or holds `/` or `%` (nothing is read then).
     public init(
         store: any ListableKeyValueStore, namespace: String = "Configuration", pollInterval: Duration = .seconds(1),
         secrets: SecretsSpecifier<String, ConfigContent> = .none
     ) throws {
-        let configNamespace = ConfigNamespace(namespace)
+        let configNamespace = try ConfigNamespace(namespace)
         let providerName = "KeyValueStoreConfigProvider[\(namespace)]"
         let logger = Application.logger
         let (entries, damage) = try Self.read(store, configNamespace, startingOnDamage: true)

@@ -64,9 +64,11 @@ public final class SyncStoreConfigProvider: Sendable {
     ///     ``AppStateKit/Application/SecureState`` names (feature `namespace`, or the default
     ///     feature, and id `"db.password"`) is a secret without being listed.
     /// - Throws: The store's error when its ``AppStateKit/SyncStore/snapshot()`` fails for
-    ///   another reason than damage (for PostgreSQL: the database can't be reached).
+    ///   another reason than damage (for PostgreSQL: the database can't be reached);
+    ///   ``ConfigStoreError`` of kind ``ConfigStoreError/Kind/invalidNamespace`` when `namespace`
+    ///   is empty or holds `/` or `%` (nothing is read then).
     public init(store: any SyncStore, namespace: String = "Configuration", secrets: SecretsSpecifier<String, ConfigContent> = .none) async throws {
-        let configNamespace = ConfigNamespace(namespace)
+        let configNamespace = try ConfigNamespace(namespace)
         let providerName = "SyncStoreConfigProvider[\(namespace)]"
         let logger = Application.logger
         // Subscribed before the snapshot, so nothing committed between the two is missed.

@@ -139,7 +139,7 @@ struct DamagedStoreProviderTests {
         let lines = reported.all
         #expect(lines.count == 2, "\(lines)")
         for (line, name) in zip(lines, ["SyncStoreConfigProvider", "KeyValueStoreConfigProvider"]) {
-            #expect(line.hasPrefix(#"AppStateKitConfiguration: key "Configuration/http.speed": the stored value is a string, which does not read as int"#))
+            #expect(line.hasPrefix(#"AppStateKitConfiguration: type mismatch for configuration key "Configuration/http.speed": the stored value is a string, which does not read as int"#))
             #expect(line.contains("\(name)[Configuration] answers with an error, so a reader with a default uses the default"))
             #expect(!line.contains("fast"))
         }

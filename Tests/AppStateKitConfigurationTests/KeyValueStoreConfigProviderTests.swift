@@ -38,7 +38,7 @@ struct KeyValueStoreConfigProviderTests {
         let provider = try KeyValueStoreConfigProvider(store: store)
         #expect(try provider.value(forKey: ["n"], type: .double).value?.content == .double(3))
         let error = try #require(throws: ConfigStoreError.self) { try provider.value(forKey: ["on"], type: .int) }
-        #expect(error.description == #"AppStateKitConfiguration: key "Configuration/on": the stored value is a Boolean, which does not read as int"#)
+        #expect(error.description == #"type mismatch for configuration key "Configuration/on": the stored value is a Boolean, which does not read as int"#)
     }
 
     @Test("another process's write reaches value(forKey:) and watchers at the next poll")

@@ -55,15 +55,15 @@ struct SyncStoreConfigProviderTests {
 
         let mismatch = try #require(throws: ConfigStoreError.self) { try provider.value(forKey: ["db", "password"], type: .int) }
         #expect(mismatch.kind == .typeMismatch)
-        #expect(mismatch.description == #"AppStateKitConfiguration: key "Configuration/db.password": the stored value is a string, which does not read as int"#)
+        #expect(mismatch.description == #"type mismatch for configuration key "Configuration/db.password": the stored value is a string, which does not read as int"#)
         #expect(!mismatch.description.contains("hunter2"))
 
         let object = try #require(throws: ConfigStoreError.self) { try provider.value(forKey: ["object"], type: .string) }
         #expect(object.kind == .unreadable)
-        #expect(object.description == #"AppStateKitConfiguration: key "Configuration/object": the stored value is a JSON object, which no configuration type reads"#)
+        #expect(object.description == #"unreadable for configuration key "Configuration/object": the stored value is a JSON object, which no configuration type reads"#)
 
         let broken = try #require(throws: ConfigStoreError.self) { try provider.snapshot().value(forKey: ["broken"], type: .string) }
-        #expect(broken.description == #"AppStateKitConfiguration: key "Configuration/broken": the stored value is the stored 8 bytes are not valid JSON, which no configuration type reads"#)
+        #expect(broken.description == #"unreadable for configuration key "Configuration/broken": the stored value is the stored 8 bytes are not valid JSON, which no configuration type reads"#)
     }
 
     @Test("a double that is not finite is refused before anything is written")

@@ -1,7 +1,7 @@
 extension Application {
-    /// Removes the entry `handle` — a state, stored state or file state — refers to from the
-    /// application serving the calling task, freeing its memory; returns whether it was removed
-    /// (`false` if it already was, or belongs to another application).
+    /// Removes the entry `handle` refers to — a ``State``, ``StoredState``, ``FileState``,
+    /// ``SyncState`` or ``SecureState`` — from the application serving the calling task, freeing
+    /// its memory; returns whether it was removed.
     ///
     /// Use it for entries named at run time — a per-request or per-session id — so that a
     /// long-running process doesn't keep one entry per id it ever used:
@@ -17,16 +17,39 @@ extension Application {
     /// Application.remove(state: session)
     /// ```
     ///
-    /// The next access through any declaration of the entry creates it afresh from its initial
-    /// value. Handles taken before the removal stay valid but are detached: they read and write
-    /// the removed entry, which nothing else sees any more. A stored or file state's persisted
-    /// value is left as it is (``reset(_:)`` deletes it); only the in-memory entry goes. For a
-    /// conforming type of your own, which is no registry entry, this does nothing and returns
-    /// `false`.
+    /// Removing means the same for every kind: **the in-memory entry goes, and whatever the
+    /// entry persisted stays** — a StoredState's key in its store, a FileState's file, a
+    /// SyncState's key in the sync store, a SecureState's secret. The next access through any
+    /// declaration of the entry creates it afresh, which reads the persisted value again (or
+    /// starts from the initial value when nothing is persisted). Handles taken before the
+    /// removal stay valid but are detached: they read and write the removed entry, which nothing
+    /// else sees any more (a detached persisted entry still reads and writes the persisted
+    /// value).
+    ///
+    /// To delete the persisted value instead, reset the entry: ``reset(_:)`` and each handle's
+    /// `reset()` (failures reported through the logger), `resetDurably()` of a StoredState or
+    /// FileState and ``remove(syncState:)`` of a SyncState (which wait and throw), a
+    /// SecureState's `write(nil)` (which throws). To do both, reset first, then remove.
+    ///
+    /// Returns `false`, and says why through the application's logger, when nothing could be
+    /// removed: as a debug message when the application serving the calling task has no such
+    /// entry (it was removed already, or the handle was taken in another application), as an
+    /// error when `handle` is a conforming type of your own, which is no registry entry.
     @discardableResult
     public static func remove<S: MutableApplicationState>(state handle: S) -> Bool {
-        guard let entry = (handle as? any EntryBacked)?.registryEntry else { return false }
-        return current.registry.remove(entry)
+        guard let entry = (handle as? any EntryBacked)?.registryEntry else {
+            Application.logger.error(
+                "AppStateKit: Application.remove(state:) removed nothing: \(S.self) is no registry entry; "
+                    + "only State, StoredState, FileState, SyncState and SecureState handles can be removed"
+            )
+            return false
+        }
+        if current.registry.remove(entry) { return true }
+        Application.logger.debug {
+            "AppStateKit: Application.remove(state:) removed nothing: \(entry.kindName) \(entry.key.readable) "
+                + "is not an entry of this application (it was removed already, or the handle was taken in another application)"
+        }
+        return false
     }
 
     /// Removes a dependency's entry from the application serving the calling task; returns

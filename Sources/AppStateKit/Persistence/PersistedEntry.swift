@@ -100,8 +100,7 @@ extension PersistedEntry {
     @inline(__always)
     func changeNotWritten(_ error: any Error) -> any Error {
         guard let error = error as? PersistenceError else { return error }
-        return PersistenceError(
-            error.kind, errno: error.errno, subject: error.subject,
+        return error.with(
             detail: error.detail + "; the change was not written, so the stored value is kept (assign a value or reset() to replace it)"
         )
     }

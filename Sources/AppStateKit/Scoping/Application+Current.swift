@@ -23,7 +23,7 @@ extension Application {
 /// it here instead of replacing the process-wide instance.
 @usableFromInline
 final class IsolatedApplication: Sendable {
-    private let storedApplication: LockedBox<Application>
+    private let storedApplication: LockedBox<ApplicationReference>
 
     /// How many isolated applications exist; while none does, an access skips the task-local
     /// lookup. Counted per object, not per scope: unstructured tasks created inside a scope keep
@@ -34,7 +34,7 @@ final class IsolatedApplication: Sendable {
     static var isAnyLive: Bool { liveCount.load(ordering: .relaxed) > 0 }
 
     init(_ application: Application) {
-        storedApplication = LockedBox(application)
+        storedApplication = LockedBox(ApplicationReference(application: application))
         Self.liveCount.wrappingAdd(1, ordering: .relaxed)
     }
 
@@ -43,8 +43,8 @@ final class IsolatedApplication: Sendable {
     }
 
     var application: Application {
-        get { storedApplication.withLock { $0 } }
-        set { storedApplication.withLock { $0 = newValue } }
+        get { storedApplication.withLock { $0.application } }
+        set { storedApplication.withLock { $0 = ApplicationReference(application: newValue) } }
     }
 }
 
@@ -113,7 +113,7 @@ enum SharedApplication {
     /// The published instance (see ``PublishedReference``).
     @usableFromInline static let bits = Atomic<UInt>(0)
     /// Replaced instances, kept as the reference's policy requires; its lock serialises publishing.
-    private static let retired = LockedBox<[Application]>([])
+    private static let retired = LockedBox<[ApplicationReference]>([])
 
     /// Runs `body` with the shared instance, publishing the first one if needed, without
     /// retaining it. Every handle's first step: `.ci/steps/45-instruction-guard.sh` fails if a
@@ -137,7 +137,7 @@ enum SharedApplication {
     static func replace(with application: Application) {
         application.registry.readThroughViews()
         retired.withLock { retired in
-            if let old = Reference.replace(with: application, in: bits) { retired.append(old) }
+            if let old = Reference.replace(with: application, in: bits) { retired.append(ApplicationReference(application: old)) }
         }
     }
 }

@@ -36,7 +36,9 @@ extension Application {
         }
 
         /// Removes the stored secret from the writable store, so reads return the initial value
-        /// (unless a read-only source provides the key: then the removal is refused and reported).
+        /// (unless a read-only source provides the key: then the removal is refused and reported;
+        /// `write(nil)` throws it instead). The entry stays in the application:
+        /// ``Application/remove(state:)`` drops the in-memory entry and keeps the secret.
         public func reset() {
             entry.assign(nil)
         }
@@ -116,4 +118,10 @@ extension Application {
     public static func reset(secureState keyPath: KeyPath<Application, SecureState>) {
         current[keyPath: keyPath].reset()
     }
+}
+
+/// A SecureState is a registry entry like the others: ``Application/remove(state:)`` removes it
+/// (the secret stays in its source) and ``Application/values(of:pollInterval:)`` follows it.
+extension Application.SecureState: EntryBacked {
+    var registryEntry: RegistryEntry { entry }
 }

@@ -3,12 +3,15 @@ import Foundation
 /// Why a secret could not be read or written. The message names the key and the source (a file's
 /// path, an environment variable's name), never the secret's value.
 ///
-/// The ``description`` is one line, `<what> for secret "<key>" in <source>: <detail>`, for
+/// The ``description`` is one line in the format every AppStateKit error shares, `<kind> for
+/// <subject>: <detail>` — here `<kind> for secret "<key>" in <source>: <detail>` — for
 /// example `insecure permissions for secret "apiToken" in the secret store file
 /// /home/me/.config/todo/secrets/apiToken: mode 0644 lets other users read it; run chmod 600 …`.
 /// AppStateKit reports it through the logger as `AppStateKit: <description>`.
 ///
-/// ``Kind`` is a struct, so kinds added later break no `switch`: compare with `==`.
+/// ``Kind`` is a struct, so kinds added later break no `switch`: compare with `==`. The fields
+/// have the names the other error types use for the same things: ``kind``, ``key``, ``path``
+/// and ``detail``.
 public struct SecureStateError: Error, CustomStringConvertible, Equatable, Sendable {
     /// What went wrong.
     public let kind: Kind
@@ -27,6 +30,20 @@ public struct SecureStateError: Error, CustomStringConvertible, Equatable, Senda
         self.source = source
         self.detail = detail
     }
+
+    /// The file or directory of ``source`` (`/run/credentials/app.service/dbPassword`), `nil`
+    /// when the source is no file (an environment variable, the keychain's memory, none).
+    public var path: String? {
+        for prefix in Self.fileSourcePrefixes where source.hasPrefix(prefix) {
+            return String(source.dropFirst(prefix.count))
+        }
+        return nil
+    }
+
+    /// How the sources that are files or directories begin; the path follows.
+    static let fileSourcePrefixes = [
+        "the systemd credential file ", "the secret file ", "the secret store file ", "the secret store directory ", "the directory ",
+    ]
 
     /// One line naming the kind, the key, the source and the details.
     public var description: String {

@@ -53,7 +53,8 @@ extension Application {
             }
         }
 
-        /// Restores the value the entry was created with.
+        /// Restores the value the entry was created with. The entry stays in the application;
+        /// ``Application/remove(state:)`` drops it.
         @inlinable
         public func reset() {
             entry.reset()
@@ -133,8 +134,13 @@ extension Application {
         withCurrent { $0[keyPath: keyPath] }
     }
 
-    /// Restores the initial value of a state, stored state or file state; for a stored or file
-    /// state this removes the persisted value.
+    /// Restores the initial value of any entry — state, stored state, file state, sync state or
+    /// secure state — through its handle's `reset()`: the persisted value is deleted (the
+    /// stored key, the file, the sync store's key, the stored secret) and the entry stays in the
+    /// application, as in AppState. Failures are reported through the logger.
+    ///
+    /// Resetting is the other half of ``remove(state:)``, which drops the in-memory entry and
+    /// keeps what it persisted.
     @inlinable
     public static func reset<S: MutableApplicationState>(_ keyPath: KeyPath<Application, S>) {
         var handle = current[keyPath: keyPath]

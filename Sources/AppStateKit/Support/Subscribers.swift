@@ -32,3 +32,6 @@ struct Subscribers<Subscriber> {
         return Array(byToken.values)
     }
 }
+
+/// Sendable where its subscribers are, so a `LockedBox` of it is.
+extension Subscribers: Sendable where Subscriber: Sendable {}

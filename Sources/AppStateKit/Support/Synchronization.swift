@@ -155,10 +155,11 @@ final class Condition: @unchecked Sendable {
 
 /// A value paired with the lock that guards it (like swift-nio's `NIOLockedValueBox`): the
 /// value is reachable only through ``withLock(_:)``, so nobody touches it without the lock.
+/// It is `Sendable` only where its value is: the lock keeps accesses apart, but a value that
+/// is not `Sendable` (a class with unguarded state, a closure) would still escape to the
+/// threads that read it.
 @usableFromInline
-final class LockedBox<Value>: @unchecked Sendable {
-    // Safe: the pointee is only accessed inside `withLock`, with `lock` held; the pointer is
-    // allocated once, never reassigned, and freed in `deinit`.
+final class LockedBox<Value> {
     @usableFromInline let lock: Lock
     /// The value, behind a pointer: the runtime's exclusivity checks of a stored `var` would
     /// guard nothing the lock doesn't.
@@ -198,6 +199,10 @@ final class LockedBox<Value>: @unchecked Sendable {
         }
     }
 }
+
+// @unchecked: the pointee is only accessed inside `withLock`, with `lock` held; the pointer is
+// allocated once, never reassigned, and freed in `deinit`; the value itself is Sendable.
+extension LockedBox: @unchecked Sendable where Value: Sendable {}
 
 /// A heap-allocated atomic word, owned by exactly one stored property.
 ///

@@ -65,7 +65,9 @@ extension Application {
     /// entirely after its retention (the embedded store: see `LocalSyncStore`).
     ///
     /// Unlike ``reset(syncState:)``, which queues the removal and returns at once, it waits and
-    /// throws.
+    /// throws. Like every kind's reset — and despite its name — it deletes what is persisted and
+    /// leaves the entry in place; ``remove(state:)`` is the removal every kind shares, which
+    /// drops a SyncState's in-memory entry and leaves its key in the store.
     ///
     /// - Throws: ``SyncStoreError`` from the store (the value then returns to the store's).
     public static func remove<Value: Codable & Sendable>(syncState keyPath: KeyPath<Application, SyncState<Value>>) async throws {

@@ -8,7 +8,8 @@ import Foundation
 /// while its caller is suspended awaiting the store: ``revoke()``, which the caller runs before
 /// it returns, drops the body after any call in progress, so a store task that outlives its
 /// deadline can never run the body afterwards (it gets `CancellationError` instead).
-final class CallerBoundTransform: Sendable {
+// @unchecked: it carries a closure that is not @Sendable to the store's task; the closure is only called with the box's lock held while its caller is suspended, and dropped before the caller returns.
+final class CallerBoundTransform: @unchecked Sendable {
     /// Read, called and cleared only with the box's lock held, so calls never overlap and none
     /// starts after `revoke()`; its caller stays suspended while a call runs.
     private let transform: LockedBox<((SyncRecord?) throws -> Data?)?>

@@ -29,7 +29,7 @@ struct RemovalSnippets {
         var session = Application.state(\.[session: id])
         session.value = UserSession(user: "leif")
         // … when the session ends:
-        Application.remove(state: session)             // State, StoredState, FileState handles
+        Application.remove(state: session)             // State, StoredState, FileState, SyncState, SecureState handles
         Application.remove(dependency: \.[tenantClient: id])
 
         #expect(Application.state(\.[session: id]).value == nil)

@@ -42,7 +42,9 @@ extension Application {
             _modify { yield &entry.handleValue }
         }
 
-        /// Deletes the file, so reads return the initial value.
+        /// Deletes the file, so reads return the initial value; a failure is reported through
+        /// the logger (``resetDurably()`` throws it). The entry stays in the application:
+        /// ``Application/remove(state:)`` drops the in-memory entry and keeps the file.
         public func reset() {
             entry.resetReportingFailure()
         }

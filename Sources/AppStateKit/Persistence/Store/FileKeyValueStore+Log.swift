@@ -27,7 +27,7 @@ extension FileKeyValueStore {
             return try writeBatch(changes, snapshot: snapshot, log: log, logPath: logPath, notes: &notes)
         } catch let error as PersistenceError where error.subject == logPath {
             // The log is part of the store: its failures are the store's (and name the key).
-            throw PersistenceError(error.kind, errno: error.errno, subject: path, detail: error.detail)
+            throw PersistenceError(error.kind, errno: error.errno, key: "", path: path, detail: error.detail)
         }
     }
 

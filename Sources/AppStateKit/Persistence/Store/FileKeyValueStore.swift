@@ -192,7 +192,7 @@ public final class FileKeyValueStore: UserDefaultsManaging, Sendable {
         case nil: return nil
         case let .value(value)?: return value.swiftValue
         case let .damaged(_, problem)?:
-            throw PersistenceError(.corruptData, subject: Self.subject(key: key, path: path), detail: "\(problem); the entry is kept until this key is written")
+            throw PersistenceError(.corruptData, key: key, path: path, detail: "\(problem); the entry is kept until this key is written")
         }
     }
 
@@ -232,13 +232,13 @@ public final class FileKeyValueStore: UserDefaultsManaging, Sendable {
         do {
             return try write()
         } catch let error as PersistenceError where error.subject == path {
-            throw PersistenceError(error.kind, errno: error.errno, subject: Self.subject(key: key, path: path), detail: error.detail)
+            throw PersistenceError(error.kind, errno: error.errno, key: key, path: path, detail: error.detail)
         }
     }
 
     private static func propertyList(_ value: Any, key: String, path: String) throws -> PropertyListValue {
         guard let plist = PropertyListValue(value) else {
-            throw PersistenceError(.encodingFailed, subject: subject(key: key, path: path), detail: "\(type(of: value)) is not a property-list value")
+            throw PersistenceError(.encodingFailed, key: key, path: path, detail: "\(type(of: value)) is not a property-list value")
         }
         return plist
     }
@@ -248,11 +248,6 @@ public final class FileKeyValueStore: UserDefaultsManaging, Sendable {
         get throws {
             try withCurrentCache { $0.entries.keys.sorted() }
         }
-    }
-
-    /// How messages name one key of a store file: `key "App/port" in /path/defaults.json`.
-    static func subject(key: String, path: String) -> String {
-        "key \"\(key)\" in \(path)"
     }
 
     /// A message collected under the lock, delivered after it (the logger may read this store).

@@ -39,7 +39,9 @@ extension Application {
             _modify { yield &entry.handleValue }
         }
 
-        /// Removes the stored value, so reads return the initial value.
+        /// Removes the stored value, so reads return the initial value; a failure is reported
+        /// through the logger (``resetDurably()`` throws it). The entry stays in the application:
+        /// ``Application/remove(state:)`` drops the in-memory entry and keeps the stored value.
         public func reset() {
             entry.resetReportingFailure()
         }

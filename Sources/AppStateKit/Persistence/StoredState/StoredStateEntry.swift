@@ -199,7 +199,7 @@ enum LocalStoreUpdates {
         case (nil, _), (_, nil): return false
         case let (current?, expected?):
             guard let currentValue = PropertyListValue(current), let expectedValue = PropertyListValue(expected) else {
-                throw PersistenceError(.typeMismatch, subject: key, detail: "the stored \(type(of: current)) is not a property-list value, so update can't compare it")
+                throw PersistenceError(.typeMismatch, errno: nil, subject: key, key: key, path: nil, detail: "the stored \(type(of: current)) is not a property-list value, so update can't compare it")
             }
             return PropertyListValue.same(currentValue, expectedValue)
         }

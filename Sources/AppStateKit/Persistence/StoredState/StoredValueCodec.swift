@@ -23,7 +23,7 @@ enum StoredValueCodec {
         do {
             return try JSONCoders.encode(value)
         } catch {
-            throw PersistenceError(.encodingFailed, subject: "key \"\(key)\"", detail: shortDescription(of: error))
+            throw PersistenceError(.encodingFailed, key: key, path: nil, detail: shortDescription(of: error))
         }
     }
 
@@ -33,14 +33,15 @@ enum StoredValueCodec {
         if let converted = convertNumber(object, to: Value.self) { return converted }
         if let raw = makeRawRepresentable(object, as: Value.self) { return raw }
         let subject = store.map { "key \"\(key)\" in \(location(of: $0))" } ?? "key \"\(key)\""
+        let path = (store as? FileKeyValueStore)?.path
         if let data = object as? Data {
             do {
                 return try JSONCoders.decode(Value.self, from: data)
             } catch {
-                throw PersistenceError(.corruptData, subject: subject, detail: "the stored JSON does not decode as \(Value.self): \(shortDescription(of: error))")
+                throw PersistenceError(.corruptData, errno: nil, subject: subject, key: key, path: path, detail: "the stored JSON does not decode as \(Value.self): \(shortDescription(of: error))")
             }
         }
-        throw PersistenceError(.typeMismatch, subject: subject, detail: "stored \(Swift.type(of: object)), expected \(Value.self)")
+        throw PersistenceError(.typeMismatch, errno: nil, subject: subject, key: key, path: path, detail: "stored \(Swift.type(of: object)), expected \(Value.self)")
     }
 
     /// How messages name a store: its file for a ``FileKeyValueStore``.
