@@ -24,7 +24,7 @@ fileprivate final class ContendedStore: SyncStore {
     func fetchRecord(forKey key: String) async throws -> SyncRecord? { try await inner.fetchRecord(forKey: key) }
     func write(_ value: Data?, forKey key: String) async throws -> SyncRecord { try await inner.write(value, forKey: key) }
     func snapshot() async throws -> [SyncRecord] { try await inner.snapshot() }
-    func changes() -> AsyncStream<SyncRecord> { inner.changes() }
+    func changeFeed() -> AsyncStream<SyncChange> { inner.changeFeed() }
 
     func compareAndSet(_ value: Data?, forKey key: String, expectedVersion: Int64) async throws -> SyncCommit {
         let other = try await inner.fetchRecord(forKey: key)
