@@ -134,7 +134,7 @@ extension SyncStateEntry {
     func update(maxAttempts: Int, _ body: (inout Value) throws -> Void) async throws -> Value {
         if let keyProblem { throw keyProblem }
         coordinator.noteScopedStoreOverride(storeKey: storeKey)
-        _ = await coordinator.writes.barrier(mode: .attempted)
+        if await coordinator.writes.barrier(mode: .attempted) == .cancelled { throw CancellationError() }
         let bound = coordinator.binding()
         var current: (record: SyncRecord?, decoded: Result<Value, SyncStoreError>)
         if let settled = settledRecord(generation: bound.generation), case .success = settled.1 {
@@ -210,7 +210,7 @@ extension SyncStateEntry {
     func read() async throws -> Value {
         if let keyProblem { throw keyProblem }
         coordinator.noteScopedStoreOverride(storeKey: storeKey)
-        _ = await coordinator.writes.barrier(mode: .attempted)
+        if await coordinator.writes.barrier(mode: .attempted) == .cancelled { throw CancellationError() }
         let bound = coordinator.binding()
         let record = try await bound.store.fetchRecord(forKey: storeKey)
         let decoded = decode(record)
