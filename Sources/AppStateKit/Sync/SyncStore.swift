@@ -48,15 +48,15 @@ public protocol SyncStore: Sendable {
     func compareAndSet(_ value: Data?, forKey key: String, expectedVersion: Int64) async throws -> SyncCommit
 
     /// Commits `transform(current record)` for `key` while holding off every other writer of the
-    /// key in every process, so the commit cannot lose a race; returns the committed record, or
-    /// `nil` when the store cannot hold writers off (the default).
+    /// key in every process; returns the committed record, or `nil` when the store cannot hold
+    /// writers off (the default).
     ///
-    /// ``Application/SyncState/update(maxAttempts:_:)`` calls it after losing a
-    /// compare-and-set, so that under heavy contention an update commits instead of retrying
-    /// until it gives up. `transform` receives the current record (`nil`: none) and returns the
-    /// value to commit (`nil` removes the key); it may run more than once, and its errors are
-    /// rethrown unchanged with nothing committed. Stores that implement this lock the key for
-    /// the duration of `transform` (PostgreSQL: a row lock in one transaction).
+    /// Deprecated: a store that can hold writers off says so by adopting
+    /// ``ExclusiveUpdatingSyncStore`` (whose ``ExclusiveUpdatingSyncStore/updateExclusively(forKey:_:)``
+    /// returns the record, never `nil`), and the library checks for that conformance. A store
+    /// of an earlier release that implements only this requirement still works: the library
+    /// calls it when the store doesn't adopt the protocol, and takes `nil` as "can't".
+    @available(*, deprecated, message: "adopt ExclusiveUpdatingSyncStore, whose updateExclusively returns the committed record")
     func updateExclusively(forKey key: String, _ transform: @escaping @Sendable (SyncRecord?) throws -> Data?) async throws -> SyncRecord?
 
     /// Every record in the store, tombstones included: what a consumer that may have missed
@@ -134,6 +134,7 @@ public protocol SyncStore: Sendable {
 extension SyncStore {
     /// Returns `nil`: the store can't hold writers off, so callers retry
     /// ``compareAndSet(_:forKey:expectedVersion:)`` instead.
+    @available(*, deprecated, message: "adopt ExclusiveUpdatingSyncStore, whose updateExclusively returns the committed record")
     public func updateExclusively(forKey key: String, _ transform: @escaping @Sendable (SyncRecord?) throws -> Data?) async throws -> SyncRecord? {
         nil
     }
