@@ -20,15 +20,15 @@ extension PostgresSyncStore: Service {
     ///
     /// A snapshot or reconciliation is authoritative: a key whose row is gone is removed from the
     /// cache, a lower version replaces a higher one, and the feeds say so. When a round fails,
-    /// ``status`` becomes `disconnected` (or, at boot with a ``Configuration/lastKnownGoodFile``,
-    /// `servingLastKnownGood`), the failure is reported once through AppStateKit's `\.logger`,
+    /// ``currentStatus`` becomes `stale` (`unavailable` before any values were loaded; at boot
+    /// with a ``Configuration/lastKnownGoodFile``, `stale` serving that copy), the failure is reported once through AppStateKit's `\.logger`,
     /// and a new round starts after ``Configuration/reconnectDelay``.
     ///
     /// On graceful shutdown (in a `ServiceGroup`: SIGTERM, say) it first sends every SyncState
     /// write this process queued for the store (`Application.flushSyncWrites(to:timeout:)`,
     /// within the operation timeout), so list the client before the store: the group stops the
     /// store first, while the client still runs. Cancelling the calling task stops at once. When
-    /// it returns, ``status`` is `stopped` and every feed has ended.
+    /// it returns, ``currentStatus`` is `stopped` and every feed has ended.
     public func run() async throws {
         precondition(
             runGuard.claim(),
@@ -41,7 +41,7 @@ extension PostgresSyncStore: Service {
         }
         await withTaskGroup(of: Void.self) { group in
             if let lastKnownGood {
-                let events = cache.makeEventFeed()
+                let events = cache.makeEventFeed(keepingNewest: 1)
                 group.addTask { [lastKnownGoodRequests] in
                     for await _ in events { lastKnownGoodRequests.continuation.yield() }
                 }
@@ -93,7 +93,7 @@ extension PostgresSyncStore: Service {
         }
     }
 
-    /// Records a failed round in ``status`` (reported once per outage), and at boot falls back
+    /// Records a failed round in ``currentStatus`` (reported once per outage), and at boot falls back
     /// to the last-known-good copy.
     private func noteFailure(_ error: any Error) {
         let reason = classify(error, operation: "snapshot", key: "", writes: false).detail

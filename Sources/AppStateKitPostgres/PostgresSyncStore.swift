@@ -34,7 +34,7 @@ import PostgresNIO
 ///   the cache without I/O.
 /// - An operation issued before ``run()`` has found (or created) the table waits for it, within
 ///   the operation timeout.
-/// - When the connection is lost, reads keep serving the cache (``status`` says since when) and
+/// - When the connection is lost, reads keep serving the cache (``currentStatus`` says since when) and
 ///   writes fail with ``AppStateKit/SyncStoreError`` of kind `unavailable`. ``run()`` reconnects
 ///   every ``Configuration/reconnectDelay`` and reloads a snapshot.
 /// - Keys and values are checked against ``AppStateKit/SyncLimits`` before any I/O.
@@ -176,8 +176,10 @@ public final class PostgresSyncStore: SyncStore, Sendable {
         }
     }
 
-    /// Where the store stands with the database: see ``PostgresSyncStore/Status``.
-    public var status: Status { connection.status }
+    /// Where the store stands with the database, in the deprecated ``PostgresSyncStore/Status``
+    /// view: ``currentStatus`` gives the same as ``AppStateKit/SyncStoreStatus``.
+    @available(*, deprecated, message: "use currentStatus, a SyncStoreStatus")
+    public var status: Status { Status(connection.status) }
 
     /// Returns once the store serves loaded values: a snapshot of the table, or (when
     /// PostgreSQL cannot be reached at boot) the ``Configuration/lastKnownGoodFile`` copy — its
@@ -199,7 +201,7 @@ public final class PostgresSyncStore: SyncStore, Sendable {
     ///
     /// While connected it lags other instances' commits by the notification's delivery and one
     /// fetch (milliseconds on a LAN); while disconnected it holds what was known when the
-    /// connection was lost (``status`` says since when). Never throws.
+    /// connection was lost (``currentStatus`` says since when). Never throws.
     public func cachedRecord(forKey key: String) throws -> SyncRecord? {
         cache.record(forKey: key)
     }
@@ -329,32 +331,19 @@ public final class PostgresSyncStore: SyncStore, Sendable {
         try await write(nil, forKey: key)
     }
 
-    /// Like ``changes()``, and says when the cache was replaced: after a snapshot or a
-    /// reconciliation that found the table different from the cache (rows deleted, versions gone
-    /// backwards, a missed change), a ``AppStateKit/SyncChange/replaced(_:)`` holds every record
-    /// of the namespace, tombstones included, to be taken whatever the versions.
+    /// A new feed of what this instance learns of commits — its own writes once committed,
+    /// other instances' writes when their notification arrives (only records newer than the
+    /// cache's) — and of replacements: after a snapshot or a reconciliation that found the table
+    /// different from the cache (rows deleted, versions gone backwards, a missed change), a
+    /// ``AppStateKit/SyncChange/replaced(_:)`` holds every record of the namespace, tombstones
+    /// included, to be taken whatever the versions. The feed ends when the consuming task is
+    /// cancelled or ``run()`` returns.
+    ///
+    /// At most 1,024 changes wait for a slow consumer; past that they collapse into one
+    /// ``AppStateKit/SyncChange/replaced(_:)`` with the cache's records when the consumer takes
+    /// it (see ``AppStateKit/SyncStore/changeFeed()``).
     public func changeFeed() -> AsyncStream<SyncChange> {
-        let (stream, continuation) = AsyncStream.makeStream(of: SyncChange.self, bufferingPolicy: .unbounded)
-        let events = cache.makeEventFeed()
-        let forwarder = Task {
-            for await event in events {
-                switch event {
-                case .changed(let record): continuation.yield(.changed(record))
-                case .replaced(let all, _): continuation.yield(.replaced(all))
-                }
-            }
-            continuation.finish()
-        }
-        continuation.onTermination = { _ in forwarder.cancel() }
-        return stream
-    }
-
-    /// A new feed of records as this instance learns of commits: its own writes once committed,
-    /// other instances' writes when their notification arrives, and every key that differs
-    /// after a reconnection's snapshot. Only records newer than the cache's are delivered. The
-    /// feed ends when the consuming task is cancelled or ``run()`` returns.
-    public func changes() -> AsyncStream<SyncRecord> {
-        cache.makeFeed()
+        cache.makeChangeFeed()
     }
 
     /// The value's JSON as text for a `json` parameter, after the limits check.

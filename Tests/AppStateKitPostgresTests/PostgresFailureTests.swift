@@ -26,7 +26,7 @@ struct PostgresFailureTests {
         try await PostgresTestServer.withStore(table: table, reconnectDelay: .seconds(3), applicationName: victim) { store, _ in
             _ = try await store.write(.json("1"), forKey: "a")
             _ = try await store.write(.json("1"), forKey: "b")
-            var feed = store.changes().makeAsyncIterator()
+            var feed = SyncChange.records(of: store.changeFeed()).makeAsyncIterator()
 
             let admin = PostgresClient(configuration: PostgresTestServer.configuration)
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -34,7 +34,7 @@ struct PostgresFailureTests {
                 defer { group.cancelAll() }
                 try await Self.terminateBackends(of: victim, using: admin)
                 try await PostgresTestServer.eventually("the store to notice the lost connection") {
-                    if case .disconnected = store.status { return true }
+                    if case .stale = store.currentStatus { return true }
                     return false
                 }
                 // Reads keep serving what was known.

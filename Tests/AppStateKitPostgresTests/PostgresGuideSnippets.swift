@@ -46,7 +46,7 @@ struct PostgresGuideSnippets {
             await services.triggerGracefulShutdown()
             try await group.waitForAll()
         }
-        #expect(store.status == .stopped)
+        #expect(store.currentStatus == .stopped)
         let error = await #expect(throws: SyncStoreError.self) { _ = try await store.write(.json("2"), forKey: "k") }
         #expect(error?.kind == .shutDown)
         _ = Self.runningIt
