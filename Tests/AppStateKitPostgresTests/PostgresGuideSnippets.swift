@@ -23,7 +23,7 @@ struct PostgresGuideSnippets {
         configuration.createsTable = false            // the migration role created it
         configuration.namespace = "flag-service"      // this app's keys only
         configuration.lastKnownGoodFile = URL(fileURLWithPath: "/var/lib/flag-service/flags.json")
-        let store = PostgresSyncStore(client: client, configuration: configuration)
+        let store = PostgresSyncStore(client: client, configuration: configuration, logger: logger)
         Application.promote(\.syncStore, with: store)
         // The client first: a ServiceGroup shuts services down in reverse order, so the store stops
         // (and drains its pending writes) while the client still runs.
