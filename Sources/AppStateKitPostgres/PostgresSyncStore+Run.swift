@@ -48,17 +48,15 @@ extension PostgresSyncStore: Service {
                 group.addTask { await self.keepSaving(lastKnownGood) }
             }
             defer { group.cancelAll() }
-            // The rounds run apart from this task, so a graceful shutdown can drain pending
-            // writes through them before they stop.
-            let loop = Task { try await self.reconnectLoop() }
+            // The rounds run in a child task beside this wait, so a graceful shutdown can drain
+            // pending writes through them before they stop (the group's cancellation).
+            group.addTask { await self.reconnectLoop() }
             do {
                 try await gracefulShutdown()
                 await drainPendingWrites()
             } catch {
                 // Cancelled, not a graceful shutdown: stop at once.
             }
-            loop.cancel()
-            _ = await loop.result
         }
     }
 
@@ -73,7 +71,7 @@ extension PostgresSyncStore: Service {
         }
     }
 
-    private func reconnectLoop() async throws {
+    private func reconnectLoop() async {
         while !Task.isCancelled {
             do {
                 if configuration.listensForNotifications {
