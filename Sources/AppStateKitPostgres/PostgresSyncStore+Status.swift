@@ -132,12 +132,18 @@ final class ConnectionStatusBox: Sendable {
     }
 
     private let box = NIOLockedValueBox(State())
+    /// Held while a status is delivered (never with `box`'s lock), so feeds get the statuses in
+    /// the order they were set and nothing is delivered after `stopped`. A feed's termination
+    /// handler takes only `box`'s lock, so a consumer cancelled during a delivery can't deadlock it.
+    private let delivering = NIOLock()
 
     var status: PostgresSyncStore.ConnectionState { box.withLockedValue { $0.status } }
 
     /// Sets the status unless the store stopped; returns the previous one.
     @discardableResult
     func set(_ status: PostgresSyncStore.ConnectionState) -> PostgresSyncStore.ConnectionState {
+        delivering.lock()
+        defer { delivering.unlock() }
         let (previous, feeds) = box.withLockedValue { state -> (PostgresSyncStore.ConnectionState, [@Sendable (PostgresSyncStore.ConnectionState) -> Void]) in
             let previous = state.status
             if case .stopped = previous { return (previous, []) }
@@ -150,6 +156,8 @@ final class ConnectionStatusBox: Sendable {
 
     /// Marks the store stopped for good and ends every feed.
     func stop() {
+        delivering.lock()
+        defer { delivering.unlock() }
         let feeds = box.withLockedValue { state -> [(@Sendable (PostgresSyncStore.ConnectionState) -> Void, @Sendable () -> Void)] in
             state.status = .stopped
             defer {
