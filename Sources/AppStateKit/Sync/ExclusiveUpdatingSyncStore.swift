@@ -28,8 +28,8 @@ public protocol ExclusiveUpdatingSyncStore: SyncStore {
 }
 
 extension ExclusiveUpdatingSyncStore {
-    /// The committed record of ``updateExclusively(forKey:_:)``: never `nil`, so a caller of the
-    /// deprecated ``SyncStore`` requirement gets the same update.
+    /// The committed record of the `updateExclusively(forKey:_:)` this protocol requires: never
+    /// `nil`, so a caller of the deprecated ``SyncStore`` requirement gets the same update.
     @available(*, deprecated, message: "call updateExclusively through ExclusiveUpdatingSyncStore, which returns the committed record")
     public func updateExclusively(forKey key: String, _ transform: @escaping @Sendable (SyncRecord?) throws -> Data?) async throws -> SyncRecord? {
         let record: SyncRecord = try await updateExclusively(forKey: key, transform)

@@ -116,7 +116,7 @@ public final class InMemorySyncStore: SyncStore, Sendable {
     /// ``replaceContents(with:)`` as ``SyncChange/replaced(_:)``; it ends when the consuming
     /// task is cancelled or the store shuts down.
     ///
-    /// At most ``SyncChangeBuffer/defaultCapacity`` (1,024) changes wait for a slow consumer;
+    /// At most 1,024 changes wait for a slow consumer;
     /// past that they collapse into one ``SyncChange/replaced(_:)`` with the records the store
     /// holds when the consumer takes it (see ``SyncStore/changeFeed()``).
     public func changeFeed() -> AsyncStream<SyncChange> {

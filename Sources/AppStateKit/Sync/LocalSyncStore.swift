@@ -216,7 +216,7 @@ public final class LocalSyncStore: SyncStore {
     /// the file format in the guide). A file that can't be decoded is not a replacement:
     /// consumers keep their values until a write moves it aside.
     ///
-    /// At most ``SyncChangeBuffer/defaultCapacity`` (1,024) changes wait for a slow consumer;
+    /// At most 1,024 changes wait for a slow consumer;
     /// past that they collapse into one ``SyncChange/replaced(_:)`` with the records this store
     /// holds when the consumer takes it (see ``SyncStore/changeFeed()``). The feed ends when the
     /// consuming task is cancelled or the store is deinitialised. The first feed starts the

@@ -52,8 +52,8 @@ public protocol SyncStore: Sendable {
     /// writers off (the default).
     ///
     /// Deprecated: a store that can hold writers off says so by adopting
-    /// ``ExclusiveUpdatingSyncStore`` (whose ``ExclusiveUpdatingSyncStore/updateExclusively(forKey:_:)``
-    /// returns the record, never `nil`), and the library checks for that conformance. A store
+    /// ``ExclusiveUpdatingSyncStore`` (whose `updateExclusively(forKey:_:)` returns the record,
+    /// never `nil`), and the library checks for that conformance. A store
     /// of an earlier release that implements only this requirement still works: the library
     /// calls it when the store doesn't adopt the protocol, and takes `nil` as "can't".
     @available(*, deprecated, message: "adopt ExclusiveUpdatingSyncStore, whose updateExclusively returns the committed record")
