@@ -64,8 +64,9 @@ extension PostgresSyncStore {
         /// it. Default: 7 days. A key removed longer ago than this starts again at version 1
         /// when it is written next.
         public var tombstoneRetention: Duration = .seconds(7 * 24 * 3600)
-        /// The logger postgres-nio logs the store's queries to (at debug level); the store's own
-        /// reports go to AppStateKit's `\.logger`.
+        /// Not used: the store logs its queries and its reports to the `logger` its initialiser
+        /// receives (``PostgresSyncStore/logger``), its one logger.
+        @available(*, deprecated, message: "pass logger: to PostgresSyncStore's initialiser; the store logs queries and reports there")
         public var queryLogger: Logger = Logger(label: "AppStateKitPostgres")
         /// Where the store's metrics go (see Documentation/SyncState-PostgreSQL.md, "Metrics");
         /// `nil` (the default): the factory `MetricsSystem.bootstrap(_:)` installed.

@@ -4,7 +4,7 @@ import Foundation
 import NIOConcurrencyHelpers
 import PostgresNIO
 
-extension PostgresSyncStore {
+extension PostgresSyncStore: ExclusiveUpdatingSyncStore {
     /// How often an exclusive update tries again when the key's row appears or disappears
     /// between its locking read and its write (only rows being created or deleted do that).
     static let exclusiveUpdateInsertAttempts = 8
@@ -19,7 +19,7 @@ extension PostgresSyncStore {
     ///
     /// - Throws: What `transform` throws, unchanged (nothing is committed), and the errors of
     ///   ``write(_:forKey:)``.
-    public func updateExclusively(forKey key: String, _ transform: @escaping @Sendable (SyncRecord?) throws -> Data?) async throws -> SyncRecord? {
+    public func updateExclusively(forKey key: String, _ transform: @escaping @Sendable (SyncRecord?) throws -> Data?) async throws -> SyncRecord {
         try SyncLimits.check(key: key, value: nil)
         let transformFailure = NIOLockedValueBox<(any Error)?>(nil)
         let committed: StampedRecord?

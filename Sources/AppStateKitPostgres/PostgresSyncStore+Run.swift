@@ -20,20 +20,20 @@ extension PostgresSyncStore: Service {
     ///
     /// A snapshot or reconciliation is authoritative: a key whose row is gone is removed from the
     /// cache, a lower version replaces a higher one, and the feeds say so. When a round fails,
-    /// ``status`` becomes `disconnected` (or, at boot with a ``Configuration/lastKnownGoodFile``,
-    /// `servingLastKnownGood`), the failure is reported once through AppStateKit's `\.logger`,
-    /// and a new round starts after ``Configuration/reconnectDelay``.
+    /// ``currentStatus`` becomes `stale` (`unavailable` before any values were loaded; at boot
+    /// with a ``Configuration/lastKnownGoodFile``, `stale` serving that copy), the failure is
+    /// reported once through the store's ``logger``, and a new round starts after
+    /// ``Configuration/reconnectDelay``.
     ///
     /// On graceful shutdown (in a `ServiceGroup`: SIGTERM, say) it first sends every SyncState
     /// write this process queued for the store (`Application.flushSyncWrites(to:timeout:)`,
     /// within the operation timeout), so list the client before the store: the group stops the
     /// store first, while the client still runs. Cancelling the calling task stops at once. When
-    /// it returns, ``status`` is `stopped` and every feed has ended.
+    /// it returns, ``currentStatus`` is `stopped` and every feed has ended.
     public func run() async throws {
-        precondition(
-            runGuard.claim(),
-            "AppStateKit: PostgresSyncStore.run() was called a second time; run each store once, for the life of the process (in a ServiceGroup or one task), and create a new store to run again"
-        )
+        guard runGuard.claim() else {
+            throw SyncStoreError(.refused, key: "", detail: "PostgresSyncStore.run() was called a second time (table \(tableDescription)); run each store once, for the life of the process (in a ServiceGroup or one task), and create a new store to run again")
+        }
         defer {
             connection.stop()
             cache.finishFeeds()
@@ -41,24 +41,22 @@ extension PostgresSyncStore: Service {
         }
         await withTaskGroup(of: Void.self) { group in
             if let lastKnownGood {
-                let events = cache.makeEventFeed()
+                let events = cache.makeEventFeed(keepingNewest: 1)
                 group.addTask { [lastKnownGoodRequests] in
                     for await _ in events { lastKnownGoodRequests.continuation.yield() }
                 }
                 group.addTask { await self.keepSaving(lastKnownGood) }
             }
             defer { group.cancelAll() }
-            // The rounds run apart from this task, so a graceful shutdown can drain pending
-            // writes through them before they stop.
-            let loop = Task { try await self.reconnectLoop() }
+            // The rounds run in a child task beside this wait, so a graceful shutdown can drain
+            // pending writes through them before they stop (the group's cancellation).
+            group.addTask { await self.reconnectLoop() }
             do {
                 try await gracefulShutdown()
                 await drainPendingWrites()
             } catch {
                 // Cancelled, not a graceful shutdown: stop at once.
             }
-            loop.cancel()
-            _ = await loop.result
         }
     }
 
@@ -69,11 +67,11 @@ extension PostgresSyncStore: Service {
         do {
             try await Application.flushSyncWrites(to: self, timeout: operationTimeout + Self.clientDeadlineGrace)
         } catch {
-            Application.logger.error("AppStateKit: PostgresSyncStore (table \(tableDescription)) stopped before every queued SyncState write was committed: \(error)")
+            logger.error("AppStateKit: PostgresSyncStore (table \(tableDescription)) stopped before every queued SyncState write was committed: \(error)")
         }
     }
 
-    private func reconnectLoop() async throws {
+    private func reconnectLoop() async {
         while !Task.isCancelled {
             do {
                 if configuration.listensForNotifications {
@@ -93,7 +91,7 @@ extension PostgresSyncStore: Service {
         }
     }
 
-    /// Records a failed round in ``status`` (reported once per outage), and at boot falls back
+    /// Records a failed round in ``currentStatus`` (reported once per outage), and at boot falls back
     /// to the last-known-good copy.
     private func noteFailure(_ error: any Error) {
         let reason = classify(error, operation: "snapshot", key: "", writes: false).detail
@@ -112,7 +110,7 @@ extension PostgresSyncStore: Service {
             break
         }
         connection.set(.disconnected(since: now, reason: reason))
-        Application.logger.error("AppStateKit: PostgresSyncStore lost PostgreSQL (table \(tableDescription)): \(reason); serving cached values, writes fail until reconnected")
+        logger.error("AppStateKit: PostgresSyncStore lost PostgreSQL (table \(tableDescription)): \(reason); serving cached values, writes fail until reconnected")
     }
 
     /// Loads the last-known-good copy into the cache; false when there is none or it is
@@ -128,10 +126,10 @@ extension PostgresSyncStore: Service {
             cache.apply(loaded.records.map { StampedRecord($0, stamp: nil) })
             connection.set(.servingLastKnownGood(savedAt: loaded.savedAt, since: Date(), reason: reason))
             valuesLoaded.open()
-            Application.logger.error("AppStateKit: PostgresSyncStore cannot reach PostgreSQL (table \(tableDescription)): \(reason); serving the last-known-good copy \(file.url.path) saved at \(loaded.savedAt) until it answers")
+            logger.error("AppStateKit: PostgresSyncStore cannot reach PostgreSQL (table \(tableDescription)): \(reason); serving the last-known-good copy \(file.url.path) saved at \(loaded.savedAt) until it answers")
             return true
         } catch {
-            Application.logger.error("AppStateKit: PostgresSyncStore could not read its last-known-good file \(file.url.path): \(error); serving initial values until PostgreSQL answers")
+            logger.error("AppStateKit: PostgresSyncStore could not read its last-known-good file \(file.url.path): \(error); serving initial values until PostgreSQL answers")
             return false
         }
     }
@@ -231,7 +229,7 @@ extension PostgresSyncStore: Service {
                     _ = signals.takeTick()
                 } else if signals.takeTick() {
                     try await bounded {
-                        _ = try await connection.query("SELECT 1", logger: self.queryLogger)
+                        _ = try await connection.query("SELECT 1", logger: self.logger)
                     }
                 }
             } catch {
@@ -259,7 +257,7 @@ extension PostgresSyncStore: Service {
         case .failure(let malformed):
             metrics.malformedNotifications.increment()
             if let count = buffer.noteMalformed() {
-                Application.logger.error("AppStateKit: PostgresSyncStore ignored \(count) malformed notification\(count == 1 ? "" : "s") on channel \(channel) (anyone who can log in can send them; reported at most every \(NotificationBuffer.reportInterval)); the latest \(malformed): \"\(SyncInputBounds.escapedPrefix(payload))\"")
+                logger.error("AppStateKit: PostgresSyncStore ignored \(count) malformed notification\(count == 1 ? "" : "s") on channel \(channel) (anyone who can log in can send them; reported at most every \(NotificationBuffer.reportInterval)); the latest \(malformed): \"\(SyncInputBounds.escapedPrefix(payload))\"")
             }
         }
     }
@@ -287,7 +285,7 @@ extension PostgresSyncStore: Service {
         let previous = connection.set(.connected(since: Date()))
         switch previous {
         case .disconnected, .servingLastKnownGood:
-            Application.logger.debug("AppStateKit: PostgresSyncStore reconnected to PostgreSQL (table \(tableDescription))")
+            logger.debug("AppStateKit: PostgresSyncStore reconnected to PostgreSQL (table \(tableDescription))")
         case .starting, .connected, .stopped:
             break
         }
@@ -303,7 +301,7 @@ extension PostgresSyncStore: Service {
             }
             do {
                 _ = try await run(createTableQuery, on: connection)
-                Application.logger.debug("AppStateKit: PostgresSyncStore created table \(tableDescription)")
+                logger.debug("AppStateKit: PostgresSyncStore created table \(tableDescription)")
             } catch where ["23505", "42P07"].contains(Self.sqlState(of: error)) {
                 // Instances starting together race on CREATE TABLE IF NOT EXISTS; the loser's
                 // unique violation is raised once the winner committed, so the table is there.
@@ -316,9 +314,9 @@ extension PostgresSyncStore: Service {
     /// non-NULL.
     private func run(_ query: PostgresQuery, on connection: PostgresConnection?) async throws -> Bool {
         let rows = if let connection {
-            try await connection.query(query, logger: queryLogger)
+            try await connection.query(query, logger: logger)
         } else {
-            try await client.query(query, logger: queryLogger)
+            try await client.query(query, logger: logger)
         }
         var found = false
         for try await row in rows {
@@ -344,7 +342,7 @@ extension PostgresSyncStore: Service {
         if databaseLoaded.isOpen {
             if repairs > 0 {
                 metrics.reconciliationRepairs.increment(by: Int64(repairs))
-                Application.logger.debug("AppStateKit: PostgresSyncStore's reconciliation of table \(tableDescription) repaired \(repairs) keys")
+                logger.debug("AppStateKit: PostgresSyncStore's reconciliation of table \(tableDescription) repaired \(repairs) keys")
             }
             if collectingTombstones { try await collectTombstones(on: connection) }
         } else {
@@ -361,10 +359,10 @@ extension PostgresSyncStore: Service {
     private func collectTombstones(on connection: PostgresConnection?) async throws {
         do {
             try await transaction(on: connection) { connection in
-                _ = try await connection.query(self.collectTombstonesQuery, logger: self.queryLogger)
+                _ = try await connection.query(self.collectTombstonesQuery, logger: self.logger)
             }
         } catch let error where Self.sqlState(of: error) != nil {
-            Application.logger.error("AppStateKit: PostgresSyncStore could not collect expired tombstones: \(classify(error, operation: "tombstone collection", key: "", writes: true))")
+            logger.error("AppStateKit: PostgresSyncStore could not collect expired tombstones: \(classify(error, operation: "tombstone collection", key: "", writes: true))")
         }
     }
 
@@ -407,7 +405,7 @@ extension PostgresSyncStore: Service {
             }
         }
         if let failure {
-            Application.logger.error("AppStateKit: PostgresSyncStore could not save its last-known-good file \(file.url.path): \(failure)")
+            logger.error("AppStateKit: PostgresSyncStore could not save its last-known-good file \(file.url.path): \(failure)")
         }
     }
 }

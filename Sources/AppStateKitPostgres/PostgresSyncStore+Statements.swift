@@ -161,7 +161,7 @@ extension PostgresSyncStore {
         _ connection: PostgresConnection,
         _ body: @Sendable (PostgresConnection) async throws -> Result
     ) async throws -> Result {
-        let logger = queryLogger
+        let logger = self.logger
         // Saturating: PostgreSQL takes at most Int32.max milliseconds (about 24 days).
         let (whole, overflow) = operationTimeout.components.seconds.multipliedReportingOverflow(by: 1000)
         let sum = whole.addingReportingOverflow(operationTimeout.components.attoseconds / 1_000_000_000_000_000)
@@ -191,7 +191,7 @@ extension PostgresSyncStore {
     /// The version and stamp a write statement returned (`nil`: no row written), run on
     /// `connection` inside a transaction the caller opened.
     func writtenVersion(of query: PostgresQuery, on connection: PostgresConnection) async throws -> (version: Int64, stamp: Int64)? {
-        let rows = try await connection.query(query, logger: queryLogger)
+        let rows = try await connection.query(query, logger: logger)
         var written: (Int64, Int64)?
         for try await (version, stamp, _) in rows.decode((Int64, Int64, String?).self) where written == nil {
             written = (version, stamp)
@@ -221,7 +221,7 @@ extension PostgresSyncStore {
         let query: PostgresQuery = lockingRow
             ? "SELECT \(unescaped: Self.rowColumnsSQL) FROM \(unescaped: qualifiedTable) WHERE namespace = \(namespaceValue) AND key = \(key) FOR UPDATE"
             : "SELECT \(unescaped: Self.rowColumnsSQL) FROM \(unescaped: qualifiedTable) WHERE namespace = \(namespaceValue) AND key = \(key)"
-        let rows = try await connection.query(query, logger: queryLogger)
+        let rows = try await connection.query(query, logger: logger)
         var found = RowRead.absent
         let now = SyncInputBounds.nowMicroseconds()
         for try await (rowKey, text, size, version, stamp) in rows.decode((String, String?, Int64?, Int64?, String?).self) {
@@ -247,7 +247,7 @@ extension PostgresSyncStore {
     /// reported once and returned apart, so the cache keeps what it knew of their keys.
     func selectAll(on connection: PostgresConnection) async throws -> (records: [StampedRecord], damaged: Set<String>) {
         let query: PostgresQuery = "SELECT \(unescaped: Self.rowColumnsSQL) FROM \(unescaped: qualifiedTable) WHERE namespace = \(namespaceValue)"
-        let rows = try await connection.query(query, logger: queryLogger)
+        let rows = try await connection.query(query, logger: logger)
         var records: [StampedRecord] = []
         var damaged: Set<String> = []
         let now = SyncInputBounds.nowMicroseconds()
@@ -275,7 +275,7 @@ extension PostgresSyncStore {
     /// The namespace's keys that hold a value, sorted.
     func selectKeys(on connection: PostgresConnection) async throws -> [String] {
         let query: PostgresQuery = "SELECT key FROM \(unescaped: qualifiedTable) WHERE namespace = \(namespaceValue) AND value IS NOT NULL ORDER BY key COLLATE \"C\""
-        let rows = try await connection.query(query, logger: queryLogger)
+        let rows = try await connection.query(query, logger: logger)
         var keys: [String] = []
         for try await key in rows.decode(String.self) { keys.append(key) }
         return keys

@@ -4,8 +4,44 @@ import Foundation
 import NIOConcurrencyHelpers
 
 extension PostgresSyncStore {
-    /// Where a ``PostgresSyncStore`` stands with its database.
+    /// Where a ``PostgresSyncStore`` stood with its database, in this store's own terms: a view
+    /// of the store's state that ``currentStatus`` and ``statusUpdates()`` now give as the one
+    /// status type of every store, ``AppStateKit/SyncStoreStatus``.
+    ///
+    /// How the cases map: `starting` is ``AppStateKit/SyncStoreStatus/starting``; `connected` is
+    /// `live`; `disconnected` is `stale` once values were loaded and `unavailable` before;
+    /// `servingLastKnownGood` is `stale` since the copy was saved, its reason naming the copy;
+    /// `stopped` is `stopped`.
+    @available(*, deprecated, message: "use currentStatus or statusUpdates(), which give SyncStoreStatus")
     public enum Status: Sendable, Hashable, CustomStringConvertible {
+        /// ``PostgresSyncStore/run()`` has not loaded values yet.
+        case starting
+        /// Caught up with the table since `since`.
+        case connected(since: Date)
+        /// The connection was lost at `since`; `reason` describes the last failure.
+        case disconnected(since: Date, reason: String)
+        /// PostgreSQL could not be reached at boot, so the store serves the
+        /// ``Configuration/lastKnownGoodFile`` copy, saved at `savedAt`, since `since`.
+        case servingLastKnownGood(savedAt: Date, since: Date, reason: String)
+        /// ``PostgresSyncStore/run()`` returned.
+        case stopped
+
+        init(_ state: ConnectionState) {
+            switch state {
+            case .starting: self = .starting
+            case .connected(let since): self = .connected(since: since)
+            case .disconnected(let since, let reason): self = .disconnected(since: since, reason: reason)
+            case .servingLastKnownGood(let savedAt, let since, let reason): self = .servingLastKnownGood(savedAt: savedAt, since: since, reason: reason)
+            case .stopped: self = .stopped
+            }
+        }
+
+        /// A one-line summary, for logs.
+        public var description: String { ConnectionState(self).description }
+    }
+
+    /// Where the store stands with its database (internal: ``currentStatus`` is the public view).
+    enum ConnectionState: Sendable, Hashable, CustomStringConvertible {
         /// ``PostgresSyncStore/run()`` has not loaded values yet: the cache is empty unless this
         /// instance wrote; writes wait for the table, then are attempted.
         case starting
@@ -25,8 +61,18 @@ extension PostgresSyncStore {
         /// ``PostgresSyncStore/run()`` returned: writes fail with `shutDown`, feeds have ended.
         case stopped
 
-        /// A one-line summary, for logs.
-        public var description: String {
+        @available(*, deprecated, message: "maps the deprecated Status view")
+        init(_ status: Status) {
+            switch status {
+            case .starting: self = .starting
+            case .connected(let since): self = .connected(since: since)
+            case .disconnected(let since, let reason): self = .disconnected(since: since, reason: reason)
+            case .servingLastKnownGood(let savedAt, let since, let reason): self = .servingLastKnownGood(savedAt: savedAt, since: since, reason: reason)
+            case .stopped: self = .stopped
+            }
+        }
+
+        var description: String {
             switch self {
             case .starting: "starting"
             case .connected(let since): "connected since \(since)"
@@ -46,15 +92,25 @@ extension PostgresSyncStore {
             case .connected(let since): .live(since: since)
             case .disconnected(let since, let reason):
                 hasValues ? .stale(since: since, reason: reason) : .unavailable(since: since, reason: reason)
-            case .servingLastKnownGood(let savedAt, _, let reason):
-                .stale(since: savedAt, reason: "serving the last-known-good copy (PostgreSQL can't be reached: \(reason))")
+            case .servingLastKnownGood(let savedAt, let since, let reason):
+                .stale(since: savedAt, reason: "serving the last-known-good copy since \(since) (PostgreSQL can't be reached: \(reason))")
             case .stopped: .stopped
             }
         }
     }
 
-    /// The store's status now, then every change of it (see ``AppStateKit/SyncStoreStatus``;
-    /// ``status`` has the PostgreSQL details): `starting`, `live` while caught up with the table,
+    /// Where the store stands now, as every ``AppStateKit/SyncStore`` says it (the first element
+    /// of ``statusUpdates()``): `starting`; `live` while caught up with the table; `stale`
+    /// while disconnected after values were loaded (the reason gives the last failure) or while
+    /// serving the ``Configuration/lastKnownGoodFile`` copy (since it was saved; the reason says
+    /// so); `unavailable` while disconnected before any values were loaded; `stopped` once
+    /// ``run()`` returned.
+    public var currentStatus: SyncStoreStatus {
+        connection.status.storeStatus(hasValues: valuesLoaded.isOpen)
+    }
+
+    /// The store's status now (``currentStatus``), then every change of it (see
+    /// ``AppStateKit/SyncStoreStatus``): `starting`, `live` while caught up with the table,
     /// `stale` while disconnected after values were loaded or while serving the
     /// ``Configuration/lastKnownGoodFile`` copy, `unavailable` while disconnected before any
     /// values were loaded, and `stopped` when ``run()`` returned, which ends the stream.
@@ -66,23 +122,29 @@ extension PostgresSyncStore {
     }
 }
 
-/// The store's ``PostgresSyncStore/Status`` behind a lock, and its feeds.
+/// The store's ``PostgresSyncStore/ConnectionState`` behind a lock, and its feeds.
 final class ConnectionStatusBox: Sendable {
     private struct State {
-        var status = PostgresSyncStore.Status.starting
-        var feeds: [Int: @Sendable (PostgresSyncStore.Status) -> Void] = [:]
+        var status = PostgresSyncStore.ConnectionState.starting
+        var feeds: [Int: @Sendable (PostgresSyncStore.ConnectionState) -> Void] = [:]
         var finishers: [Int: @Sendable () -> Void] = [:]
         var nextID = 0
     }
 
     private let box = NIOLockedValueBox(State())
+    /// Held while a status is delivered (never with `box`'s lock), so feeds get the statuses in
+    /// the order they were set and nothing is delivered after `stopped`. A feed's termination
+    /// handler takes only `box`'s lock, so a consumer cancelled during a delivery can't deadlock it.
+    private let delivering = NIOLock()
 
-    var status: PostgresSyncStore.Status { box.withLockedValue { $0.status } }
+    var status: PostgresSyncStore.ConnectionState { box.withLockedValue { $0.status } }
 
     /// Sets the status unless the store stopped; returns the previous one.
     @discardableResult
-    func set(_ status: PostgresSyncStore.Status) -> PostgresSyncStore.Status {
-        let (previous, feeds) = box.withLockedValue { state -> (PostgresSyncStore.Status, [@Sendable (PostgresSyncStore.Status) -> Void]) in
+    func set(_ status: PostgresSyncStore.ConnectionState) -> PostgresSyncStore.ConnectionState {
+        delivering.lock()
+        defer { delivering.unlock() }
+        let (previous, feeds) = box.withLockedValue { state -> (PostgresSyncStore.ConnectionState, [@Sendable (PostgresSyncStore.ConnectionState) -> Void]) in
             let previous = state.status
             if case .stopped = previous { return (previous, []) }
             state.status = status
@@ -94,7 +156,9 @@ final class ConnectionStatusBox: Sendable {
 
     /// Marks the store stopped for good and ends every feed.
     func stop() {
-        let feeds = box.withLockedValue { state -> [(@Sendable (PostgresSyncStore.Status) -> Void, @Sendable () -> Void)] in
+        delivering.lock()
+        defer { delivering.unlock() }
+        let feeds = box.withLockedValue { state -> [(@Sendable (PostgresSyncStore.ConnectionState) -> Void, @Sendable () -> Void)] in
             state.status = .stopped
             defer {
                 state.feeds.removeAll()
@@ -109,7 +173,7 @@ final class ConnectionStatusBox: Sendable {
     }
 
     /// A feed of the statuses, each passed through `map`; it starts with the current status.
-    func makeFeed<Element: Sendable>(_ map: @escaping @Sendable (PostgresSyncStore.Status) -> Element) -> AsyncStream<Element> {
+    func makeFeed<Element: Sendable>(_ map: @escaping @Sendable (PostgresSyncStore.ConnectionState) -> Element) -> AsyncStream<Element> {
         let (stream, continuation) = AsyncStream.makeStream(of: Element.self, bufferingPolicy: .bufferingNewest(16))
         let id = box.withLockedValue { state -> Int? in
             // Inside the lock, so no later status overtakes the first.

@@ -34,7 +34,7 @@ import PostgresNIO
 ///   the cache without I/O.
 /// - An operation issued before ``run()`` has found (or created) the table waits for it, within
 ///   the operation timeout.
-/// - When the connection is lost, reads keep serving the cache (``status`` says since when) and
+/// - When the connection is lost, reads keep serving the cache (``currentStatus`` says since when) and
 ///   writes fail with ``AppStateKit/SyncStoreError`` of kind `unavailable`. ``run()`` reconnects
 ///   every ``Configuration/reconnectDelay`` and reloads a snapshot.
 /// - Keys and values are checked against ``AppStateKit/SyncLimits`` before any I/O.
@@ -55,8 +55,14 @@ public final class PostgresSyncStore: SyncStore, Sendable {
     public var reconnectDelay: Duration { configuration.reconnectDelay }
     /// ``Configuration/heartbeatInterval``.
     public var heartbeatInterval: Duration { configuration.heartbeatInterval }
-    /// ``Configuration/queryLogger``.
-    public var queryLogger: Logger { configuration.queryLogger }
+    /// Where the store logs: its reports (a lost connection, damaged rows, malformed
+    /// notifications, a failed save of the last-known-good copy) and, at debug level,
+    /// postgres-nio's log of its queries. The one route: the store logs nowhere else. Given to
+    /// the initialiser (``defaultLogger`` unless you pass one).
+    public let logger: Logger
+    /// The store's ``logger`` (queries and reports now share it).
+    @available(*, deprecated, renamed: "logger")
+    public var queryLogger: Logger { logger }
 
     /// The table as SQL: quoted, and schema-qualified when a schema is set.
     let qualifiedTable: String
@@ -80,30 +86,59 @@ public final class PostgresSyncStore: SyncStore, Sendable {
     /// Notifications heard and not yet handled (bounded, coalesced per key).
     let notificationBuffer = NotificationBuffer()
     /// Damaged rows, each reported once.
-    let damage = DamageReporter { Application.logger.error($0) }
+    let damage: DamageReporter
     /// Coalesced requests to save the last-known-good copy.
     let lastKnownGoodRequests = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     let lastKnownGood: LastKnownGoodFile?
 
-    /// Creates a store on `client`'s database, used as `configuration` says.
+    /// Creates a store on `client`'s database, used as `configuration` says, that logs to
+    /// `logger`.
+    ///
+    /// - Parameters:
+    ///   - client: The client to run queries on; run it (`client.run()`) alongside the store.
+    ///   - configuration: How the store uses its database.
+    ///   - logger: Where the store logs (see ``logger``). The default, ``defaultLogger``,
+    ///     forwards to AppStateKit's `\.logger`.
     ///
     /// - Precondition: the table, schema and namespace follow their rules (see
     ///   ``Configuration``), and the channel they make (`schema.table/namespace`) has at most
-    ///   63 bytes, PostgreSQL's limit (a programmer error otherwise).
-    public init(client: PostgresClient, configuration: Configuration) {
-        Self.validateNames(configuration)
+    ///   63 bytes, PostgreSQL's limit. This initialiser is for names written in the code, where
+    ///   a bad one is a programmer error and stops the process with a message; for names read
+    ///   at run time (an environment variable, a configuration file) use
+    ///   ``init(client:validating:logger:)``, which throws instead.
+    public init(client: PostgresClient, configuration: Configuration, logger: Logger = PostgresSyncStore.defaultLogger) {
+        if let problem = Self.problem(with: configuration) {
+            preconditionFailure("AppStateKit: \(problem)")
+        }
         self.client = client
         self.configuration = configuration
+        self.logger = logger
         self.qualifiedTable = (configuration.schema.map { "\"\($0)\"." } ?? "") + "\"\(configuration.table)\""
-        self.tableDescription = (configuration.schema.map { "\($0)." } ?? "") + configuration.table
+        self.tableDescription = Self.tableDescription(configuration)
         self.namespaceValue = configuration.namespace ?? ""
-        self.channel = tableDescription + (configuration.namespace.map { "/\($0)" } ?? "")
-        precondition(
-            channel.utf8.count <= 63,
-            "AppStateKit: PostgresSyncStore's notification channel \"\(channel)\" (schema.table/namespace) is longer than PostgreSQL's 63 bytes: shorten the table, schema or namespace"
-        )
+        self.channel = Self.channel(configuration)
+        self.damage = DamageReporter { [logger] in logger.error("\($0)") }
         self.lastKnownGood = configuration.lastKnownGoodFile.map(LastKnownGoodFile.init(url:))
         self.metrics = PostgresSyncStoreMetrics(factory: configuration.metricsFactory, table: tableDescription, namespace: namespaceValue)
+    }
+
+    /// Creates a store on `client`'s database after checking `configuration`, for a
+    /// configuration read at run time: a table, schema or namespace that breaks its rule (see
+    /// ``Configuration``), or a channel longer than PostgreSQL's 63 bytes, throws.
+    ///
+    /// ```swift
+    /// var configuration = PostgresSyncStore.Configuration()
+    /// configuration.namespace = environment["FLAGS_NAMESPACE"]
+    /// let store = try PostgresSyncStore(client: client, validating: configuration)
+    /// ```
+    ///
+    /// - Throws: ``AppStateKit/SyncStoreError`` of kind `refused` whose message names the
+    ///   setting, an escaped prefix of its value, and the rule.
+    public convenience init(client: PostgresClient, validating configuration: Configuration, logger: Logger = PostgresSyncStore.defaultLogger) throws {
+        if let problem = Self.problem(with: configuration) {
+            throw SyncStoreError(.refused, key: "", detail: problem)
+        }
+        self.init(client: client, configuration: configuration, logger: logger)
     }
 
     /// Creates a store on `client`'s database with the default ``Configuration`` and the given
@@ -115,45 +150,91 @@ public final class PostgresSyncStore: SyncStore, Sendable {
     ///   - operationTimeout: ``Configuration/operationTimeout``.
     ///   - reconnectDelay: ``Configuration/reconnectDelay``.
     ///   - heartbeatInterval: ``Configuration/heartbeatInterval``.
-    ///   - queryLogger: ``Configuration/queryLogger``.
+    ///   - logger: Where the store logs (see ``logger``).
     ///
-    /// - Precondition: `table` is a valid name (a programmer error otherwise).
+    /// - Precondition: `table` is a valid name (a programmer error otherwise: for a name read
+    ///   at run time use ``init(client:validating:logger:)``).
     public convenience init(
         client: PostgresClient,
         table: String = "appstatekit_sync",
         operationTimeout: Duration = .seconds(10),
         reconnectDelay: Duration = .milliseconds(500),
         heartbeatInterval: Duration = .seconds(5),
-        queryLogger: Logger = Logger(label: "AppStateKitPostgres")
+        logger: Logger = PostgresSyncStore.defaultLogger
     ) {
         var configuration = Configuration()
         configuration.table = table
         configuration.operationTimeout = operationTimeout
         configuration.reconnectDelay = reconnectDelay
         configuration.heartbeatInterval = heartbeatInterval
-        configuration.queryLogger = queryLogger
-        self.init(client: client, configuration: configuration)
+        self.init(client: client, configuration: configuration, logger: logger)
+    }
+
+    /// Creates a store with the given settings that logs to `queryLogger` (queries and
+    /// reports alike).
+    @available(*, deprecated, message: "pass logger:, which receives the store's queries and reports")
+    public convenience init(
+        client: PostgresClient,
+        table: String = "appstatekit_sync",
+        operationTimeout: Duration = .seconds(10),
+        reconnectDelay: Duration = .milliseconds(500),
+        heartbeatInterval: Duration = .seconds(5),
+        queryLogger: Logger
+    ) {
+        self.init(client: client, table: table, operationTimeout: operationTimeout, reconnectDelay: reconnectDelay, heartbeatInterval: heartbeatInterval, logger: queryLogger)
+    }
+
+    /// The logger a store logs to unless it is given one: a swift-log `Logger` labelled
+    /// `AppStateKitPostgres` that forwards to AppStateKit's `\.logger` of the application
+    /// current where the message is logged — `warning` and above as errors, the rest as debug
+    /// messages (shown only while `Application.logging(isEnabled:)` is on). What the store logs
+    /// names tables, keys and versions, never a password or a value, and at most an escaped
+    /// prefix of what other instances sent.
+    public static var defaultLogger: Logger {
+        Logger(label: "AppStateKitPostgres") { _ in ApplicationLogHandler() }
+    }
+
+    /// The reason `configuration`'s names can't be used, or `nil` when they can.
+    static func problem(with configuration: Configuration) -> String? {
+        if let problem = nameProblem(with: configuration) { return problem }
+        let channel = channel(configuration)
+        if channel.utf8.count > 63 {
+            return "PostgresSyncStore's notification channel \"\(channel)\" (schema.table/namespace) is longer than PostgreSQL's 63 bytes: shorten the table, schema or namespace"
+        }
+        return nil
+    }
+
+    /// The reason `configuration`'s table, schema or namespace can't be used, or `nil`.
+    static func nameProblem(with configuration: Configuration) -> String? {
+        if !isValidIdentifier(configuration.table) {
+            return "PostgresSyncStore's table name \"\(SyncInputBounds.escapedPrefix(configuration.table))\" is not usable: use 1 to 50 characters of a-z, 0-9 and _, not starting with a digit"
+        }
+        if let schema = configuration.schema, !isValidIdentifier(schema) {
+            return "PostgresSyncStore's schema name \"\(SyncInputBounds.escapedPrefix(schema))\" is not usable: use 1 to 50 characters of a-z, 0-9 and _, not starting with a digit"
+        }
+        if let namespace = configuration.namespace, !isValidNamespace(namespace) {
+            return "PostgresSyncStore's namespace \"\(SyncInputBounds.escapedPrefix(namespace))\" is not usable: use 1 to 40 characters of A-Z, a-z, 0-9, _, - and ."
+        }
+        return nil
     }
 
     /// Stops with a message when `configuration`'s table, schema or namespace breaks its rule
-    /// (see ``Configuration``): `init` and the static SQL helpers check the same way.
+    /// (see ``Configuration``): the static SQL helpers, whose configurations are written in the
+    /// code, check this way.
     static func validateNames(_ configuration: Configuration) {
-        precondition(
-            isValidIdentifier(configuration.table),
-            "AppStateKit: PostgresSyncStore's table name \"\(SyncInputBounds.escapedPrefix(configuration.table))\" is not usable: use 1 to 50 characters of a-z, 0-9 and _, not starting with a digit"
-        )
-        if let schema = configuration.schema {
-            precondition(
-                isValidIdentifier(schema),
-                "AppStateKit: PostgresSyncStore's schema name \"\(SyncInputBounds.escapedPrefix(schema))\" is not usable: use 1 to 50 characters of a-z, 0-9 and _, not starting with a digit"
-            )
+        if let problem = nameProblem(with: configuration) {
+            preconditionFailure("AppStateKit: \(problem)")
         }
-        if let namespace = configuration.namespace {
-            precondition(
-                isValidNamespace(namespace),
-                "AppStateKit: PostgresSyncStore's namespace \"\(SyncInputBounds.escapedPrefix(namespace))\" is not usable: use 1 to 40 characters of A-Z, a-z, 0-9, _, - and ."
-            )
-        }
+    }
+
+    /// The table's name for messages: `schema.table` or `table`.
+    static func tableDescription(_ configuration: Configuration) -> String {
+        (configuration.schema.map { "\($0)." } ?? "") + configuration.table
+    }
+
+    /// The LISTEN/NOTIFY channel: the table's name and the namespace.
+    static func channel(_ configuration: Configuration) -> String {
+        tableDescription(configuration) + (configuration.namespace.map { "/\($0)" } ?? "")
     }
 
     static func isValidIdentifier(_ name: String) -> Bool {
@@ -176,8 +257,10 @@ public final class PostgresSyncStore: SyncStore, Sendable {
         }
     }
 
-    /// Where the store stands with the database: see ``PostgresSyncStore/Status``.
-    public var status: Status { connection.status }
+    /// Where the store stands with the database, in the deprecated ``PostgresSyncStore/Status``
+    /// view: ``currentStatus`` gives the same as ``AppStateKit/SyncStoreStatus``.
+    @available(*, deprecated, message: "use currentStatus, a SyncStoreStatus")
+    public var status: Status { Status(connection.status) }
 
     /// Returns once the store serves loaded values: a snapshot of the table, or (when
     /// PostgreSQL cannot be reached at boot) the ``Configuration/lastKnownGoodFile`` copy — its
@@ -199,7 +282,7 @@ public final class PostgresSyncStore: SyncStore, Sendable {
     ///
     /// While connected it lags other instances' commits by the notification's delivery and one
     /// fetch (milliseconds on a LAN); while disconnected it holds what was known when the
-    /// connection was lost (``status`` says since when). Never throws.
+    /// connection was lost (``currentStatus`` says since when). Never throws.
     public func cachedRecord(forKey key: String) throws -> SyncRecord? {
         cache.record(forKey: key)
     }
@@ -329,32 +412,19 @@ public final class PostgresSyncStore: SyncStore, Sendable {
         try await write(nil, forKey: key)
     }
 
-    /// Like ``changes()``, and says when the cache was replaced: after a snapshot or a
-    /// reconciliation that found the table different from the cache (rows deleted, versions gone
-    /// backwards, a missed change), a ``AppStateKit/SyncChange/replaced(_:)`` holds every record
-    /// of the namespace, tombstones included, to be taken whatever the versions.
+    /// A new feed of what this instance learns of commits — its own writes once committed,
+    /// other instances' writes when their notification arrives (only records newer than the
+    /// cache's) — and of replacements: after a snapshot or a reconciliation that found the table
+    /// different from the cache (rows deleted, versions gone backwards, a missed change), a
+    /// ``AppStateKit/SyncChange/replaced(_:)`` holds every record of the namespace, tombstones
+    /// included, to be taken whatever the versions. The feed ends when the consuming task is
+    /// cancelled or ``run()`` returns.
+    ///
+    /// At most 1,024 changes wait for a slow consumer; past that they collapse into one
+    /// ``AppStateKit/SyncChange/replaced(_:)`` with the cache's records when the consumer takes
+    /// it (see ``AppStateKit/SyncStore/changeFeed()``).
     public func changeFeed() -> AsyncStream<SyncChange> {
-        let (stream, continuation) = AsyncStream.makeStream(of: SyncChange.self, bufferingPolicy: .unbounded)
-        let events = cache.makeEventFeed()
-        let forwarder = Task {
-            for await event in events {
-                switch event {
-                case .changed(let record): continuation.yield(.changed(record))
-                case .replaced(let all, _): continuation.yield(.replaced(all))
-                }
-            }
-            continuation.finish()
-        }
-        continuation.onTermination = { _ in forwarder.cancel() }
-        return stream
-    }
-
-    /// A new feed of records as this instance learns of commits: its own writes once committed,
-    /// other instances' writes when their notification arrives, and every key that differs
-    /// after a reconnection's snapshot. Only records newer than the cache's are delivered. The
-    /// feed ends when the consuming task is cancelled or ``run()`` returns.
-    public func changes() -> AsyncStream<SyncRecord> {
-        cache.makeFeed()
+        cache.makeChangeFeed()
     }
 
     /// The value's JSON as text for a `json` parameter, after the limits check.

@@ -176,46 +176,57 @@ final class SyncRecordCache: Sendable {
         return repairs
     }
 
-    /// A new feed of events; it is removed when its consumer stops. After ``finishFeeds()``, a
-    /// new feed ends at once.
-    func makeEventFeed() -> AsyncStream<Event> {
-        let (stream, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .unbounded)
-        let id = storage.withLockedValue { storage -> Int? in
-            guard !storage.isFinished else { return nil }
-            defer { storage.nextFeedID += 1 }
-            storage.feeds[storage.nextFeedID] = { continuation.yield($0) }
-            storage.finishers[storage.nextFeedID] = { continuation.finish() }
-            return storage.nextFeedID
-        }
-        guard let id else {
+    /// A new feed of events that keeps at most `limit` of them for a slow consumer (the newest);
+    /// it is removed when its consumer stops. After ``finishFeeds()``, a new feed ends at once.
+    func makeEventFeed(keepingNewest limit: Int) -> AsyncStream<Event> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(limit))
+        guard let id = addFeed(send: { continuation.yield($0) }, finish: { continuation.finish() }) else {
             continuation.finish()
             return stream
         }
-        continuation.onTermination = { [weak self] _ in
-            self?.storage.withLockedValue { storage in
-                storage.feeds[id] = nil
-                storage.finishers[id] = nil
-            }
-        }
+        continuation.onTermination = { [weak self] _ in self?.removeFeed(id) }
         return stream
     }
 
-    /// A feed of records: each changed record, and after an authoritative read, the records that
-    /// differ from what was cached.
-    func makeFeed() -> AsyncStream<SyncRecord> {
-        let (stream, continuation) = AsyncStream.makeStream(of: SyncRecord.self, bufferingPolicy: .unbounded)
-        let events = makeEventFeed()
-        let forwarder = Task {
-            for await event in events {
+    /// A new change feed (``AppStateKit/SyncStore/changeFeed()``): each changed record, and a
+    /// replacement after an authoritative read changed the cache. Bounded as
+    /// `SyncChangeBuffer` says: a consumer that falls behind gets every cached record as one
+    /// replacement.
+    func makeChangeFeed() -> AsyncStream<SyncChange> {
+        let buffer = SyncChangeBuffer { [weak self] in self?.allRecords() ?? [] }
+        let added = addFeed(
+            send: { event in
                 switch event {
-                case .changed(let record): continuation.yield(record)
-                case .replaced(_, let differing): for record in differing { continuation.yield(record) }
+                case .changed(let record): buffer.push(.changed(record))
+                case .replaced(let all, _): buffer.push(.replaced(all))
                 }
-            }
-            continuation.finish()
+            },
+            finish: { buffer.finish() }
+        )
+        if let id = added {
+            buffer.onEnd { [weak self] in self?.removeFeed(id) }
+        } else {
+            buffer.finish()
         }
-        continuation.onTermination = { _ in forwarder.cancel() }
-        return stream
+        return buffer.makeStream()
+    }
+
+    /// Registers a feed; `nil` after ``finishFeeds()``.
+    private func addFeed(send: @escaping @Sendable (Event) -> Void, finish: @escaping @Sendable () -> Void) -> Int? {
+        storage.withLockedValue { storage -> Int? in
+            guard !storage.isFinished else { return nil }
+            defer { storage.nextFeedID += 1 }
+            storage.feeds[storage.nextFeedID] = send
+            storage.finishers[storage.nextFeedID] = finish
+            return storage.nextFeedID
+        }
+    }
+
+    private func removeFeed(_ id: Int) {
+        storage.withLockedValue { storage in
+            storage.feeds[id] = nil
+            storage.finishers[id] = nil
+        }
     }
 
     /// Ends every feed (the store shut down).

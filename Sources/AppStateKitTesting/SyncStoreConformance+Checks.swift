@@ -124,7 +124,7 @@ extension SyncStoreConformance {
 
     func changesDeliverOwnWrites(_ recorder: inout CheckRecorder) async throws {
         let key = self.key("feed")
-        let feed = store.changes()
+        let feed = SyncChange.records(of: store.changeFeed())
         var committed: [SyncRecord] = []
         for index in 0..<3 {
             committed.append(try await store.write(Self.json("v\(index)"), forKey: key))
@@ -140,8 +140,8 @@ extension SyncStoreConformance {
 
     func changesFeedsAreIndependent(_ recorder: inout CheckRecorder) async throws {
         let key = self.key("feeds")
-        let first = store.changes()
-        let second = store.changes()
+        let first = SyncChange.records(of: store.changeFeed())
+        let second = SyncChange.records(of: store.changeFeed())
         let record = try await store.write(Self.json("both"), forKey: key)
         let seenByFirst = await collect(from: first, key: key, until: record.version)
         let seenBySecond = await collect(from: second, key: key, until: record.version)
@@ -156,7 +156,7 @@ extension SyncStoreConformance {
     }
 
     func changesEndOnCancellation(_ recorder: inout CheckRecorder) async {
-        let feed = store.changes()
+        let feed = SyncChange.records(of: store.changeFeed())
         let consumer = Task {
             for await _ in feed {}
             return true

@@ -10,7 +10,7 @@ extension SyncStoreConformance {
         let key = self.key("exclusive")
         let store = self.store
         let runs = Atomic<Int>(0)
-        let first = try await store.updateExclusively(forKey: key) { record in
+        let first = try await store.exclusiveUpdate(forKey: key) { record in
             runs.add(1, ordering: .relaxed)
             return Data("\(Self.count(record) + 1)".utf8)
         }
@@ -31,7 +31,7 @@ extension SyncStoreConformance {
                 group.addTask {
                     for _ in 0..<increments {
                         if task.isMultiple(of: 2) {
-                            _ = try await store.updateExclusively(forKey: key) { Data("\(Self.count($0) + 1)".utf8) }
+                            _ = try await store.exclusiveUpdate(forKey: key) { Data("\(Self.count($0) + 1)".utf8) }
                             continue
                         }
                         var current = try await store.fetchRecord(forKey: key)
@@ -49,7 +49,7 @@ extension SyncStoreConformance {
 
         // A transform that throws: the error comes back unchanged and nothing is committed.
         do {
-            let record = try await store.updateExclusively(forKey: key) { _ in throw RefusedTransform() }
+            let record = try await store.exclusiveUpdate(forKey: key) { _ in throw RefusedTransform() }
             recorder.fail("an exclusive update whose transform threw returned \(Self.describe(record))")
         } catch is RefusedTransform {
         } catch {

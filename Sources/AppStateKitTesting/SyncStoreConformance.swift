@@ -23,7 +23,7 @@ import Foundation
 /// Every value it writes is valid JSON (a string or an integer) without whitespace, so stores
 /// that keep values in a JSON column accept them unchanged.
 ///
-/// What it assumes beyond the protocol's documentation: a write made after ``AppStateKit/SyncStore/changes()``
+/// What it assumes beyond the protocol's documentation: a write made after ``AppStateKit/SyncStore/changeFeed()``
 /// returned is delivered to that feed (within ``timeout``).
 public struct SyncStoreConformance: Sendable {
     /// One property of the contract.

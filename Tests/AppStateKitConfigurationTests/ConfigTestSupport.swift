@@ -95,17 +95,15 @@ final class UnreachableSyncStore: SyncStore {
         return try await inner.snapshot()
     }
 
-    func changes() -> AsyncStream<SyncRecord> { inner.changes() }
-
     private let replacementFeeds = Mutex<[AsyncStream<SyncChange>.Continuation]>([])
 
-    /// The inner store's records as `changed`, and the replacements `announceReplacement` makes.
+    /// The inner store's changes, and the replacements `announceReplacement` makes.
     func changeFeed() -> AsyncStream<SyncChange> {
         let (stream, continuation) = AsyncStream.makeStream(of: SyncChange.self)
         replacementFeeds.withLock { $0.append(continuation) }
-        let records = inner.changes()
+        let changes = inner.changeFeed()
         let forwarding = Task {
-            for await record in records { continuation.yield(.changed(record)) }
+            for await change in changes { continuation.yield(change) }
         }
         continuation.onTermination = { _ in forwarding.cancel() }
         return stream

@@ -42,7 +42,7 @@ final class DamagedRecordSyncStore: SyncStore {
 
     func snapshot() async throws -> [SyncRecord] { throw damage }
     func keys() async throws -> [String] { try await inner.snapshot().map(\.key) + [damagedKey] }
-    func changes() -> AsyncStream<SyncRecord> { inner.changes() }
+    func changeFeed() -> AsyncStream<SyncChange> { inner.changeFeed() }
 }
 
 /// Collects the lines reported through `\.logger` while it is overridden.

@@ -23,7 +23,7 @@ struct PostgresGuideSnippets {
         configuration.createsTable = false            // the migration role created it
         configuration.namespace = "flag-service"      // this app's keys only
         configuration.lastKnownGoodFile = URL(fileURLWithPath: "/var/lib/flag-service/flags.json")
-        let store = PostgresSyncStore(client: client, configuration: configuration)
+        let store = PostgresSyncStore(client: client, configuration: configuration, logger: logger)
         Application.promote(\.syncStore, with: store)
         // The client first: a ServiceGroup shuts services down in reverse order, so the store stops
         // (and drains its pending writes) while the client still runs.
@@ -46,7 +46,7 @@ struct PostgresGuideSnippets {
             await services.triggerGracefulShutdown()
             try await group.waitForAll()
         }
-        #expect(store.status == .stopped)
+        #expect(store.currentStatus == .stopped)
         let error = await #expect(throws: SyncStoreError.self) { _ = try await store.write(.json("2"), forKey: "k") }
         #expect(error?.kind == .shutDown)
         _ = Self.runningIt

@@ -18,7 +18,7 @@ struct PostgresLeastPrivilegeTests {
         // withStore: the owner creates the table, the store connects as the app role, which may
         // not create anything in the schema; run() must find the table without DDL.
         try await PostgresTestServer.withStore(table: table) { store, _ in
-            #expect(store.status.description.hasPrefix("connected"))
+            #expect(store.currentStatus.isLive)
             _ = try await store.write(.json("1"), forKey: "a")
             #expect(try await store.compareAndSet(.json("2"), forKey: "a", expectedVersion: 1) == .committed(SyncRecord(key: "a", value: .json("2"), version: 2)))
             #expect(try await store.updateExclusively(forKey: "a") { _ in .json("3") } == SyncRecord(key: "a", value: .json("3"), version: 3))
@@ -40,10 +40,10 @@ struct PostgresLeastPrivilegeTests {
                 group.addTask { try await store.run() }
                 defer { group.cancelAll() }
                 try await PostgresTestServer.eventually("the store to report the missing table") {
-                    if case .disconnected(_, let reason) = store.status { return reason.contains("does not exist") }
+                    if case .unavailable(_, let reason) = store.currentStatus { return reason.contains("does not exist") }
                     return false
                 }
-                guard case .disconnected(_, let reason) = store.status else { return }
+                guard case .unavailable(_, let reason) = store.currentStatus else { return }
                 #expect(reason == "table \(table) does not exist and Configuration.createsTable is off: create it as its owner with the SQL PostgresSyncStore.migrationSQL(configuration:) prints")
                 let error = await #expect(throws: SyncStoreError.self) { _ = try await store.write(.json("1"), forKey: "k") }
                 #expect(error?.kind == .unavailable)

@@ -14,7 +14,7 @@ struct PostgresNamespaceTests {
         let table = PostgresTestServer.uniqueTable("namespaces")
         try await PostgresTestServer.withStore(table: table, configure: { $0.namespace = "checkout" }) { checkout, _ in
             try await PostgresTestServer.withStore(table: table, dropTable: false, configure: { $0.namespace = "search" }) { search, _ in
-                var searchFeed = search.changes().makeAsyncIterator()
+                var searchFeed = SyncChange.records(of: search.changeFeed()).makeAsyncIterator()
                 _ = try await checkout.write(.json("1"), forKey: "App/limit")
                 _ = try await checkout.write(.json("2"), forKey: "App/limit")
                 _ = try await checkout.write(.json("true"), forKey: "App/checkoutOnly")

@@ -77,7 +77,7 @@ struct PostgresSyncStoreContractTests {
         let table = PostgresTestServer.uniqueTable("feed")
         try await PostgresTestServer.withStore(table: table, dropTable: false) { other, _ in
             try await PostgresTestServer.withStore(table: table) { store, _ in
-                var feed = store.changes().makeAsyncIterator()
+                var feed = SyncChange.records(of: store.changeFeed()).makeAsyncIterator()
                 _ = try await store.write(.json(#""mine""#), forKey: "x")
                 #expect(await feed.next() == SyncRecord(key: "x", value: .json(#""mine""#), version: 1))
                 _ = try await other.write(.json(#""theirs""#), forKey: "x")

@@ -178,8 +178,8 @@ enum PostgresTestServer {
 
     /// Waits (at most `timeout`) until the store is connected.
     static func waitUntilConnected(_ store: PostgresSyncStore, timeout: Duration = .seconds(30)) async throws {
-        try await eventually(timeout: timeout, "the store on \(store.table) to connect (status: \(store.status))") {
-            if case .connected = store.status { return true }
+        try await eventually(timeout: timeout, "the store on \(store.table) to connect (status: \(store.currentStatus))") {
+            if case .live = store.currentStatus { return true }
             return false
         }
     }

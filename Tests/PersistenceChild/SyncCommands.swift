@@ -64,7 +64,7 @@ enum SyncCommand {
             // "seen <version>" when the feed delivers <value> for <key>.
             let key = arguments[2]
             let expected = Data(arguments[3].utf8)
-            let feed = store.changes()
+            let feed = SyncChange.records(of: store.changeFeed())
             acknowledge("ready")
             for await record in feed where record.key == key && record.value == expected {
                 acknowledge("seen \(record.version)")
@@ -166,9 +166,6 @@ struct NeverWritingSyncStore: SyncStore {
     func compareAndSet(_ value: Data?, forKey key: String, expectedVersion: Int64) async throws -> SyncCommit {
         try await base.compareAndSet(value, forKey: key, expectedVersion: expectedVersion)
     }
-    func updateExclusively(forKey key: String, _ transform: @escaping @Sendable (SyncRecord?) throws -> Data?) async throws -> SyncRecord? {
-        try await base.updateExclusively(forKey: key, transform)
-    }
     func snapshot() async throws -> [SyncRecord] { try await base.snapshot() }
-    func changes() -> AsyncStream<SyncRecord> { base.changes() }
+    func changeFeed() -> AsyncStream<SyncChange> { base.changeFeed() }
 }

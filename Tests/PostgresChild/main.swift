@@ -80,7 +80,7 @@ func runCommand() async throws {
     switch command {
     case "state-watch":
         let expected = arguments[3] == "true"
-        while case .starting = store.status { try await Task.sleep(for: .milliseconds(10)) }
+        while case .starting = store.currentStatus { try await Task.sleep(for: .milliseconds(10)) }
         Application.promote(\.syncStore, with: store)
         var iterator = Application.values(of: \.fleetFlags).makeAsyncIterator()
         _ = await iterator.next()
@@ -89,7 +89,7 @@ func runCommand() async throws {
             if flags["beta"] == expected { say("SEEN"); return }
         }
     case "state-increment":
-        while case .starting = store.status { try await Task.sleep(for: .milliseconds(10)) }
+        while case .starting = store.currentStatus { try await Task.sleep(for: .milliseconds(10)) }
         Application.promote(\.syncStore, with: store)
         for _ in 0..<(Int(arguments[3]) ?? 0) {
             try await Application.syncState(\.fleetCounter).update { $0 += 1 }
@@ -118,8 +118,8 @@ func runCommand() async throws {
         }
     case "watch":
         let expected = Data(arguments[3].utf8)
-        let feed = store.changes()
-        while case .starting = store.status { try await Task.sleep(for: .milliseconds(10)) }
+        let feed = SyncChange.records(of: store.changeFeed())
+        while case .starting = store.currentStatus { try await Task.sleep(for: .milliseconds(10)) }
         say("READY")
         if try store.cachedRecord(forKey: key)?.value == expected { say("SEEN"); return }
         for await record in feed where record.key == key && record.value == expected {

@@ -83,7 +83,7 @@ enum SyncStoreBenchmark {
         rows.append(["idle, no feed (baseline)", "", "", "\(micro(Double(cpuNanoseconds() - baseline) / Double(idleSeconds))) CPU per second"])
         for detection in [LocalSyncStore.ChangeDetection.automatic, .polling(every: LocalSyncStore.ChangeDetection.fallbackInterval)] {
             let idle = LocalSyncStore(path: "\(directory)/idle.json", changeDetection: detection)
-            let feed = idle.changes()
+            let feed = idle.changeFeed()
             let before = cpuNanoseconds()
             sleep(idleSeconds)
             let used = Double(cpuNanoseconds() - before) / Double(idleSeconds)
@@ -114,9 +114,9 @@ enum SyncStoreBenchmark {
             switch arguments[0] {
             case "watch":
                 // Prints "<version> <monotonic ns>" for every record its feed delivers.
-                let feed = store.changes()
+                let feed = store.changeFeed()
                 say("ready")
-                for await record in feed {
+                for await case let .changed(record) in feed {
                     say("\(record.version) \(monotonicNanoseconds())")
                 }
             case "increment":

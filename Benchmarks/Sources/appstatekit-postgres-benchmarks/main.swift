@@ -167,15 +167,22 @@ if arguments.first == "--child" {
         case "listen":
             // listen <table> <count>: prints "<received ns> <value>" per change of key "p".
             let count = Int(arguments[3])!
-            let feed = store.changes()
+            let feed = store.changeFeed()
             say("READY")
             var received = 0
             // Ends at the last value: a value superseded before it was fetched is skipped.
-            for await record in feed where record.key == "p" {
-                let text = String(decoding: record.value ?? Data(), as: UTF8.self)
-                say("\(now()) \(text)")
-                received += 1
-                if received == count || Int(text) == count - 1 { break }
+            listening: for await change in feed {
+                let records: [SyncRecord]
+                switch change {
+                case .changed(let record): records = [record]
+                case .replaced(let all): records = all
+                }
+                for record in records where record.key == "p" {
+                    let text = String(decoding: record.value ?? Data(), as: UTF8.self)
+                    say("\(now()) \(text)")
+                    received += 1
+                    if received == count || Int(text) == count - 1 { break listening }
+                }
             }
         case "increment":
             // increment <table> <seconds>: CAS increments of "counter" until the time is up.

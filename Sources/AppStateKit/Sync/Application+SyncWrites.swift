@@ -14,8 +14,12 @@ extension Application {
     /// transient error (``SyncStoreError/isTransient``) is retried until it commits, so the
     /// flush waits for the store to come back, up to `timeout`.
     ///
+    /// Cancelling the calling task ends the wait at once with `CancellationError`; the writes
+    /// stay queued.
+    ///
     /// - Throws: ``SyncFlushError`` naming the keys whose writes were still pending when
-    ///   `timeout` passed (they stay queued and keep being retried), or that failed for good.
+    ///   `timeout` passed (they stay queued and keep being retried), or that failed for good;
+    ///   `CancellationError` when the calling task was cancelled.
     public static func flushSyncWrites(timeout: Duration) async throws {
         let coordinator = SyncCoordinator.of(current.registry)
         try check(await coordinator.writes.barrier(mode: .committed, timeout: timeout))
@@ -25,7 +29,8 @@ extension Application {
     /// process, to `store` has been committed: what a store's graceful shutdown calls before it
     /// stops accepting writes, so that no queued assignment is lost.
     ///
-    /// - Throws: ``SyncFlushError`` as ``flushSyncWrites(timeout:)`` does.
+    /// - Throws: ``SyncFlushError`` as ``flushSyncWrites(timeout:)`` does; `CancellationError`
+    ///   when the calling task was cancelled (the writes stay queued).
     public static func flushSyncWrites(to store: any SyncStore, timeout: Duration) async throws {
         let coordinators = SyncCoordinator.live.withLock { $0.values.compactMap(\.coordinator) }
         let outcomes = await withTaskGroup(of: SyncWriteQueue.BarrierOutcome.self) { group in
@@ -41,8 +46,10 @@ extension Application {
             case .done: break
             case let .timedOut(keys): pending.formUnion(keys)
             case let .failed(keys): failed.formUnion(keys)
+            case .cancelled: break
             }
         }
+        try Task.checkCancellation()
         if !pending.isEmpty { throw SyncFlushError(keys: pending.sorted(), timedOut: true) }
         if !failed.isEmpty { throw SyncFlushError(keys: failed.sorted(), timedOut: false) }
     }
@@ -79,6 +86,7 @@ extension Application {
         case .done: return
         case let .timedOut(keys): throw SyncFlushError(keys: keys, timedOut: true)
         case let .failed(keys): throw SyncFlushError(keys: keys, timedOut: false)
+        case .cancelled: throw CancellationError()
         }
     }
 }

@@ -4,7 +4,7 @@ import Foundation
 /// holds the same instance, gone when the last reference is released.
 ///
 /// Use it in tests, or to simulate several processes sharing a store: give two applications the
-/// same instance and each sees the other's writes through ``changes()``, exactly as processes
+/// same instance and each sees the other's writes through ``changeFeed()``, exactly as processes
 /// sharing a real store would. An isolated application (`withIsolatedApplication`,
 /// the `.isolatedApplication` test trait) gets a fresh one.
 ///
@@ -23,7 +23,7 @@ import Foundation
 ///   expected one (0 for a key never written), atomically.
 /// - ``SyncLimits`` are enforced: an over-long key or an oversized value throws
 ///   ``SyncStoreError`` and commits nothing.
-/// - Every committed record is delivered to every live ``changes()`` feed. Two writes
+/// - Every committed record is delivered to every live ``changeFeed()`` feed. Two writes
 ///   committed at the same moment by different threads may arrive in either order; compare
 ///   versions.
 /// - After ``shutDown()`` every feed ends and every operation throws ``SyncStoreError`` of kind
@@ -112,28 +112,23 @@ public final class InMemorySyncStore: SyncStore, Sendable {
         }
     }
 
-    /// A new feed of every record committed from now on (after ``replaceContents(with:)``, each
-    /// record of the replacement); it ends when the consuming task is cancelled or the store
-    /// shuts down.
-    public func changes() -> AsyncStream<SyncRecord> {
-        let (stream, continuation) = AsyncStream.makeStream(of: SyncRecord.self, bufferingPolicy: .unbounded)
-        subscribe(.records(continuation))
-        return stream
-    }
-
     /// A new feed of every record committed from now on, and of every
     /// ``replaceContents(with:)`` as ``SyncChange/replaced(_:)``; it ends when the consuming
     /// task is cancelled or the store shuts down.
+    ///
+    /// At most 1,024 changes wait for a slow consumer;
+    /// past that they collapse into one ``SyncChange/replaced(_:)`` with the records the store
+    /// holds when the consumer takes it (see ``SyncStore/changeFeed()``).
     public func changeFeed() -> AsyncStream<SyncChange> {
-        let (stream, continuation) = AsyncStream.makeStream(of: SyncChange.self, bufferingPolicy: .unbounded)
-        subscribe(.changes(continuation))
-        return stream
+        let buffer = SyncChangeBuffer { [weak self] in self?.currentRecords() ?? [] }
+        subscribe(.changes(buffer))
+        return buffer.makeStream()
     }
 
     /// ``SyncStoreStatus/live(since:)`` (since the store was created), then
     /// ``SyncStoreStatus/stopped`` when it shuts down (at once if it has).
     public func statusUpdates() -> AsyncStream<SyncStoreStatus> {
-        let (stream, continuation) = AsyncStream.makeStream(of: SyncStoreStatus.self, bufferingPolicy: .unbounded)
+        let (stream, continuation) = AsyncStream.makeStream(of: SyncStoreStatus.self, bufferingPolicy: .bufferingNewest(SyncFeed.statusBuffer))
         if !storage.withLock({ $0.isShutDown }) {
             continuation.yield(.live(since: createdAt))
         }
@@ -144,8 +139,7 @@ public final class InMemorySyncStore: SyncStore, Sendable {
 
     /// Replaces every record with `records` (their versions as given, even lower than before),
     /// as restoring a backup or truncating a table does behind the writers' backs, and delivers
-    /// ``SyncChange/replaced(_:)`` to every ``changeFeed()`` feed (and each record to every
-    /// ``changes()`` feed). Later writes of a key continue above its new version.
+    /// ``SyncChange/replaced(_:)`` to every ``changeFeed()`` feed. Later writes of a key continue above its new version.
     ///
     /// - Throws: ``SyncStoreError`` of kind `invalidKey` or `valueTooLarge` for a record
     ///   ``SyncLimits`` refuses (nothing is replaced), `shutDown` after ``shutDown()``.
@@ -188,10 +182,15 @@ public final class InMemorySyncStore: SyncStore, Sendable {
         }
     }
 
-    /// The number of live feeds (``changes()``, ``changeFeed()``, ``statusUpdates()``), for tests
+    /// The number of live feeds (``changeFeed()``, ``statusUpdates()``), for tests
     /// and leak checks.
     public var feedCount: Int {
         storage.withLock { $0.feeds.count }
+    }
+
+    /// Every record, tombstones included: what a feed that fell behind gets as a replacement.
+    private func currentRecords() -> [SyncRecord] {
+        storage.withLock { Array($0.records.values) }
     }
 
     private func removeFeed(_ token: UInt64) {

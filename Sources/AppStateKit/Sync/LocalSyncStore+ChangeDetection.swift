@@ -1,7 +1,7 @@
 extension LocalSyncStore {
     /// How a ``LocalSyncStore`` notices other processes' writes while it has change feeds.
     ///
-    /// Either way, one thread per store watches while at least one ``LocalSyncStore/changes()``
+    /// Either way, one thread per store watches while at least one ``LocalSyncStore/changeFeed()``
     /// feed is open, and each check costs one `stat` of the file (plus a read and decode of the
     /// file when it changed). Reads through ``LocalSyncStore/cachedRecord(forKey:)`` don't wait
     /// for the watcher: they `stat` the file themselves.

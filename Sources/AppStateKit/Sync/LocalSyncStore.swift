@@ -9,8 +9,8 @@ import Foundation
 /// ```swift
 /// let store = LocalSyncStore(path: "/var/lib/myapp/sync.json")
 /// let record = try await store.write(Data("true".utf8), forKey: "App/maintenance")
-/// for await change in store.changes() {   // in another process: the record above, at once
-///     print(change)                         // App/maintenance@1 (4 bytes)
+/// for await change in store.changeFeed() {   // in another process: the record above, at once
+///     print(change)                            // changed(App/maintenance@1 (4 bytes))
 /// }
 /// ```
 ///
@@ -25,7 +25,7 @@ import Foundation
 /// - **Fresh, cheaply:** ``cachedRecord(forKey:)`` answers from an in-memory copy after one
 ///   `stat`; it re-reads the file only when another process replaced it, and never waits for
 ///   the inter-process lock.
-/// - **Change feeds:** ``changes()`` delivers this process's commits as they are made and other
+/// - **Change feeds:** ``changeFeed()`` delivers this process's commits as they are made and other
 ///   processes' commits as the store notices them (see ``ChangeDetection``: by default inotify,
 ///   within about a millisecond; idle, one wake-up a second). One watcher thread serves all of a
 ///   store's feeds and runs only while a feed is open.
@@ -208,27 +208,23 @@ public final class LocalSyncStore: SyncStore {
     /// place, which can be just before the writer's final directory flush returns).
     ///
     /// Other processes' commits are noticed as ``changeDetection`` says; several commits of one
-    /// key between two checks arrive as the newest one. When the file was replaced (see
-    /// ``changeFeed()``), this feed gets each record of the new file, which a consumer that
-    /// compares versions may ignore: consume ``changeFeed()`` to follow replacements. The feed
-    /// ends when the consuming task is cancelled or the store is deinitialised. The first feed
-    /// starts the store's watcher thread; it stops when the last feed ends.
-    public func changes() -> AsyncStream<SyncRecord> {
-        let (stream, continuation) = AsyncStream.makeStream(of: SyncRecord.self, bufferingPolicy: .unbounded)
-        subscribe(.records(continuation))
-        return stream
-    }
-
-    /// Like ``changes()``, and when the file was replaced behind the store's back — deleted
-    /// (another process's write then starts a new file), replaced by another file, or put back
-    /// from an older copy — a ``SyncChange/replaced(_:)`` with every record of the new file (none
-    /// for a deleted one), which consumers take whatever the versions. The file's `epoch` and
-    /// `sequence` tell (see the file format in the guide). A file that can't be decoded is not a
-    /// replacement: consumers keep their values until a write moves it aside.
+    /// key between two checks arrive as the newest one. When the file was replaced behind the
+    /// store's back — deleted (another process's write then starts a new file), replaced by
+    /// another file, or put back from an older copy — the feed delivers a
+    /// ``SyncChange/replaced(_:)`` with every record of the new file (none for a deleted one),
+    /// which consumers take whatever the versions. The file's `epoch` and `sequence` tell (see
+    /// the file format in the guide). A file that can't be decoded is not a replacement:
+    /// consumers keep their values until a write moves it aside.
+    ///
+    /// At most 1,024 changes wait for a slow consumer;
+    /// past that they collapse into one ``SyncChange/replaced(_:)`` with the records this store
+    /// holds when the consumer takes it (see ``SyncStore/changeFeed()``). The feed ends when the
+    /// consuming task is cancelled or the store is deinitialised. The first feed starts the
+    /// store's watcher thread; it stops when the last feed ends.
     public func changeFeed() -> AsyncStream<SyncChange> {
-        let (stream, continuation) = AsyncStream.makeStream(of: SyncChange.self, bufferingPolicy: .unbounded)
-        subscribe(.changes(continuation))
-        return stream
+        let buffer = SyncChangeBuffer { [weak self] in self?.cachedRecords() ?? [] }
+        subscribe(.changes(buffer))
+        return buffer.makeStream()
     }
 
     /// The store's status after reading the file, then every change of it, as the watcher
@@ -238,7 +234,7 @@ public final class LocalSyncStore: SyncStore {
     /// never read, ``SyncStoreStatus/stale(since:reason:)`` when it stopped being readable
     /// (consumers keep their last values). ``SyncStore/waitUntilReady(timeout:)`` waits on it.
     public func statusUpdates() -> AsyncStream<SyncStoreStatus> {
-        let (stream, continuation) = AsyncStream.makeStream(of: SyncStoreStatus.self, bufferingPolicy: .unbounded)
+        let (stream, continuation) = AsyncStream.makeStream(of: SyncStoreStatus.self, bufferingPolicy: .bufferingNewest(SyncFeed.statusBuffer))
         let (status, reports) = cache.withLock { contents in
             let reports = contents.refresh()
             return (contents.status, reports)
@@ -281,6 +277,12 @@ public final class LocalSyncStore: SyncStore {
         if case let .failure(error) = started {
             Application.logger.error(error, "AppStateKit: the sync store \(path) cannot watch for other processes' writes; this feed gets only this process's")
         }
+    }
+
+    /// The intact records of the file as last read (no I/O): what a feed that fell behind gets
+    /// as a replacement.
+    private func cachedRecords() -> [SyncRecord] {
+        cache.withLock { $0.file.intactRecords }
     }
 
     /// The watcher running now, if any (for tests).

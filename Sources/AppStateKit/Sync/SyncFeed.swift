@@ -1,21 +1,21 @@
 import Dispatch
 
-/// One subscriber of a store that ships with AppStateKit: a ``SyncStore/changes()`` feed of
-/// records, a ``SyncStore/changeFeed()`` feed of changes, or a ``SyncStore/statusUpdates()``
-/// feed of statuses.
+/// One subscriber of a store that ships with AppStateKit: a ``SyncStore/changeFeed()`` feed of
+/// changes (bounded: see ``SyncChangeBuffer``) or a ``SyncStore/statusUpdates()`` feed of
+/// statuses (the newest ``statusBuffer`` kept).
 enum SyncFeed: Sendable {
-    case records(AsyncStream<SyncRecord>.Continuation)
-    case changes(AsyncStream<SyncChange>.Continuation)
+    case changes(SyncChangeBuffer)
     case statuses(AsyncStream<SyncStoreStatus>.Continuation)
 
-    /// Sends `change`: as it is to a change feed; to a record feed, the record, or each record
-    /// of a replacement (a record feed can't say "replaced"); nothing to a status feed.
+    /// The statuses a status feed keeps for a slow consumer: the newest ones, so the last
+    /// (``SyncStoreStatus/stopped`` at the end) always arrives.
+    static let statusBuffer = 16
+
+    /// Sends `change` to a change feed; nothing to a status feed.
     func send(_ change: SyncChange) {
-        switch (self, change) {
-        case let (.records(feed), .changed(record)): feed.yield(record)
-        case let (.records(feed), .replaced(records)): for record in records { feed.yield(record) }
-        case let (.changes(feed), change): feed.yield(change)
-        case (.statuses, _): break
+        switch self {
+        case let .changes(feed): feed.push(change)
+        case .statuses: break
         }
     }
 
@@ -27,7 +27,6 @@ enum SyncFeed: Sendable {
     /// Ends the feed; a status feed first gets ``SyncStoreStatus/stopped``.
     func finish() {
         switch self {
-        case let .records(feed): feed.finish()
         case let .changes(feed): feed.finish()
         case let .statuses(feed):
             feed.yield(.stopped)
@@ -46,8 +45,7 @@ enum SyncFeed: Sendable {
     func onTermination(_ handler: @escaping @Sendable () -> Void) {
         let later: @Sendable () -> Void = { DispatchQueue.global().async(execute: handler) }
         switch self {
-        case let .records(feed): feed.onTermination = { _ in later() }
-        case let .changes(feed): feed.onTermination = { _ in later() }
+        case let .changes(feed): feed.onEnd(later)
         case let .statuses(feed): feed.onTermination = { _ in later() }
         }
     }

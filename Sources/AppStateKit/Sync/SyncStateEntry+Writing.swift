@@ -134,7 +134,7 @@ extension SyncStateEntry {
     func update(maxAttempts: Int, _ body: (inout Value) throws -> Void) async throws -> Value {
         if let keyProblem { throw keyProblem }
         coordinator.noteScopedStoreOverride(storeKey: storeKey)
-        _ = await coordinator.writes.barrier(mode: .attempted)
+        if await coordinator.writes.barrier(mode: .attempted) == .cancelled { throw CancellationError() }
         let bound = coordinator.binding()
         var current: (record: SyncRecord?, decoded: Result<Value, SyncStoreError>)
         if let settled = settledRecord(generation: bound.generation), case .success = settled.1 {
@@ -182,8 +182,9 @@ extension SyncStateEntry {
         }
     }
 
-    /// ``SyncStore/updateExclusively(forKey:_:)`` with `body` applied to the decoded current
-    /// value: the committed record and value, or `nil` when the store can't hold writers off.
+    /// An exclusive update (``ExclusiveUpdatingSyncStore``) with `body` applied to the decoded
+    /// current value: the committed record and value, or `nil` when the store can't hold
+    /// writers off.
     private func updateExclusively(_ body: (inout Value) throws -> Void, store: any SyncStore) async throws -> (record: SyncRecord, value: Value)? {
         var committed: Value?
         let transform = { (record: SyncRecord?) throws -> Data? in
@@ -196,7 +197,7 @@ extension SyncStateEntry {
         return try await withoutActuallyEscaping(transform) { transform in
             let lent = CallerBoundTransform(transform)
             defer { lent.revoke() }
-            guard let record = try await store.updateExclusively(forKey: storeKey, { try lent($0) }) else { return nil }
+            guard let record = try await store.exclusiveUpdate(forKey: storeKey, { try lent($0) }) else { return nil }
             lent.revoke()
             guard let committed else {
                 throw SyncStoreError(.corruptRecord, key: storeKey, detail: "the store committed version \(record.version) without running the update's transform")
@@ -210,7 +211,7 @@ extension SyncStateEntry {
     func read() async throws -> Value {
         if let keyProblem { throw keyProblem }
         coordinator.noteScopedStoreOverride(storeKey: storeKey)
-        _ = await coordinator.writes.barrier(mode: .attempted)
+        if await coordinator.writes.barrier(mode: .attempted) == .cancelled { throw CancellationError() }
         let bound = coordinator.binding()
         let record = try await bound.store.fetchRecord(forKey: storeKey)
         let decoded = decode(record)

@@ -15,12 +15,14 @@ import Foundation
 ///   compare-and-set can tell "removed after I read it" from "never written".
 /// - ``cachedRecord(forKey:)`` answers from what the store already knows locally and never waits
 ///   on the network; the `async` calls talk to the backing store itself.
-/// - ``changes()`` delivers every record the store learns about (writes of this process and of
-///   others) after they were committed; consumers must tolerate duplicates and records older
-///   than ones they already hold (compare versions).
-/// - ``changeFeed()`` delivers the same records, and also says when the store's data was
-///   replaced behind its back (a deleted file, a restored database): a ``SyncChange/replaced(_:)``
-///   is authoritative, whatever the versions. ``Application/SyncState`` caches consume this one.
+/// - ``changeFeed()`` is how a store is followed: it delivers every record the store learns
+///   about (writes of this process and of others) after they were committed — consumers must
+///   tolerate duplicates and records older than ones they already hold (compare versions) —
+///   and says when the store's data was replaced behind its back (a deleted file, a restored
+///   database): a ``SyncChange/replaced(_:)`` is authoritative, whatever the versions. Its
+///   buffering is bounded: a consumer that falls behind gets a replacement instead of every
+///   change. ``Application/SyncState`` caches consume it. (``changes()``, the record-only feed
+///   of earlier releases, is deprecated and derived from it.)
 /// - ``statusUpdates()`` and ``waitUntilReady(timeout:)`` say whether the store's values are
 ///   loaded; ``keys()`` lists the keys that hold a value; ``delete(forKey:)`` removes a key for
 ///   good.
@@ -46,37 +48,53 @@ public protocol SyncStore: Sendable {
     func compareAndSet(_ value: Data?, forKey key: String, expectedVersion: Int64) async throws -> SyncCommit
 
     /// Commits `transform(current record)` for `key` while holding off every other writer of the
-    /// key in every process, so the commit cannot lose a race; returns the committed record, or
-    /// `nil` when the store cannot hold writers off (the default).
+    /// key in every process; returns the committed record, or `nil` when the store cannot hold
+    /// writers off (the default).
     ///
-    /// ``Application/SyncState/update(maxAttempts:_:)`` calls it after losing a
-    /// compare-and-set, so that under heavy contention an update commits instead of retrying
-    /// until it gives up. `transform` receives the current record (`nil`: none) and returns the
-    /// value to commit (`nil` removes the key); it may run more than once, and its errors are
-    /// rethrown unchanged with nothing committed. Stores that implement this lock the key for
-    /// the duration of `transform` (PostgreSQL: a row lock in one transaction).
+    /// Deprecated: a store that can hold writers off says so by adopting
+    /// ``ExclusiveUpdatingSyncStore`` (whose `updateExclusively(forKey:_:)` returns the record,
+    /// never `nil`), and the library checks for that conformance. A store
+    /// of an earlier release that implements only this requirement still works: the library
+    /// calls it when the store doesn't adopt the protocol, and takes `nil` as "can't".
+    @available(*, deprecated, message: "adopt ExclusiveUpdatingSyncStore, whose updateExclusively returns the committed record")
     func updateExclusively(forKey key: String, _ transform: @escaping @Sendable (SyncRecord?) throws -> Data?) async throws -> SyncRecord?
 
     /// Every record in the store, tombstones included: what a consumer that may have missed
     /// changes reloads from.
     func snapshot() async throws -> [SyncRecord]
 
-    /// Records as the store learns of committed changes, from this process and others. Each call
-    /// returns a new, independent feed that ends when the consuming task is cancelled or the
-    /// store shuts down.
+    /// Records as the store learns of committed changes, from this process and others: each
+    /// ``SyncChange/changed(_:)`` of ``changeFeed()`` as its record, and each record of a
+    /// ``SyncChange/replaced(_:)`` one by one (a record feed can't say "replaced", so a consumer
+    /// comparing versions misses a replacement: follow ``changeFeed()``). Each call returns a
+    /// new, independent feed that ends when the consuming task is cancelled or the store shuts
+    /// down.
+    ///
+    /// The default derives it from ``changeFeed()``; stores need not implement it.
+    @available(*, deprecated, message: "follow the store with changeFeed(), which also says when the store's data was replaced")
     func changes() -> AsyncStream<SyncRecord>
 
-    /// Like ``changes()``, and also says when the store's data was replaced: each call returns a
-    /// new, independent feed of ``SyncChange`` elements that ends when the consuming task is
-    /// cancelled or the store shuts down.
+    /// The store's change feed: records as the store learns of committed changes, from this
+    /// process and others, and replacements of its data. Each call returns a new, independent
+    /// feed of ``SyncChange`` elements that ends when the consuming task is cancelled or the
+    /// store shuts down.
     ///
     /// A store whose versions can go backwards (its file was deleted or replaced, its database
     /// restored, truncated or failed over, a reconciliation found rows missing) delivers a
     /// ``SyncChange/replaced(_:)`` holding everything it has then; consumers take it whatever
     /// the versions (see ``SyncChange``).
     ///
-    /// The default wraps each record of ``changes()`` as ``SyncChange/changed(_:)``: right for a
-    /// store whose versions never go backwards.
+    /// **Bounded buffering.** A feed must not hold an unbounded number of changes for a consumer
+    /// that is slower than the store's commits. The stores AppStateKit ships (``InMemorySyncStore``,
+    /// ``LocalSyncStore``, `PostgresSyncStore`) keep at most 1,024 changes per feed; when one
+    /// more arrives they drop the waiting changes and the consumer's next element is one
+    /// ``SyncChange/replaced(_:)`` with everything the store holds when the consumer takes it,
+    /// which contains every dropped change (intermediate versions of a key are skipped).
+    ///
+    /// Every store implements this. The default, for stores written against an earlier
+    /// release that implement only ``changes()``, wraps each of its records as
+    /// ``SyncChange/changed(_:)`` (deprecated: it cannot say "replaced", and its buffering is
+    /// the old feed's).
     func changeFeed() -> AsyncStream<SyncChange>
 
     /// The store's status now, then every change of it, as a new stream per call that ends when
@@ -116,6 +134,7 @@ public protocol SyncStore: Sendable {
 extension SyncStore {
     /// Returns `nil`: the store can't hold writers off, so callers retry
     /// ``compareAndSet(_:forKey:expectedVersion:)`` instead.
+    @available(*, deprecated, message: "adopt ExclusiveUpdatingSyncStore, whose updateExclusively returns the committed record")
     public func updateExclusively(forKey key: String, _ transform: @escaping @Sendable (SyncRecord?) throws -> Data?) async throws -> SyncRecord? {
         nil
     }

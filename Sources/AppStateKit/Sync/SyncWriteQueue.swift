@@ -70,6 +70,13 @@ final class SyncWriteQueue: Sendable {
         case failed(keys: [String])
         /// These keys still had writes pending when the timeout passed.
         case timedOut(keys: [String])
+        /// The waiting task was cancelled; the writes stay queued.
+        case cancelled
+    }
+
+    /// Why a barrier stopped waiting before its writes were done.
+    private enum Ending: Sendable {
+        case timedOut, cancelled
     }
 
     private struct LaneID: Hashable {
@@ -113,6 +120,8 @@ final class SyncWriteQueue: Sendable {
         var sequence: UInt64 = 0
         var lanes: [LaneID: Lane] = [:]
         var barriers: [Barrier] = []
+        /// Barriers ended (timed out, cancelled) before they began to wait, by id.
+        var endedEarly: [UInt64: Ending] = [:]
         var isWorking = false
 
         /// Whether a write queued before `barrier` still holds it.
@@ -197,39 +206,88 @@ final class SyncWriteQueue: Sendable {
     // MARK: Barriers
 
     /// Waits for the writes queued before the call (to `store` only, when given), as `mode` says,
-    /// for at most `timeout` (`nil`: no limit; otherwise a timer ends the wait with
-    /// ``BarrierOutcome/timedOut(keys:)``).
+    /// for at most `timeout` (`nil`: no limit; otherwise the wait ends with
+    /// ``BarrierOutcome/timedOut(keys:)``). Cancelling the calling task ends it at once with
+    /// ``BarrierOutcome/cancelled``. The timer is a child task of the call: nothing of the
+    /// barrier outlives it.
     func barrier(mode: Mode, store: (any SyncStore)? = nil, timeout: Duration? = nil) async -> BarrierOutcome {
         let storeID = store.map(Self.identity(of:))
-        return await withCheckedContinuation { continuation in
-            let id: UInt64? = state.withLock { state in
-                state.sequence += 1
-                let barrier = Barrier(id: state.sequence, sequence: state.sequence, mode: mode, storeID: storeID) { continuation.resume(returning: $0) }
-                guard state.isBlocked(barrier) else { return nil }
-                state.barriers.append(barrier)
-                return barrier.id
-            }
-            guard let id else {
-                continuation.resume(returning: .done)
-                return
-            }
-            if let timeout {
-                Task.detached { [weak self] in
-                    try? await Task.sleep(for: timeout)  // Never cancelled: only the timeout ends it.
-                    self?.expire(id)
+        let id = state.withLock { state in
+            state.sequence += 1
+            return state.sequence
+        }
+        let outcome: BarrierOutcome
+        if let timeout {
+            outcome = await wait(barrier: id, mode: mode, storeID: storeID, timeout: timeout)
+        } else {
+            outcome = await wait(barrier: id, mode: mode, storeID: storeID)
+        }
+        // A timer or cancellation that came after the wait ended left a mark.
+        state.withLock { _ = $0.endedEarly.removeValue(forKey: id) }
+        return outcome
+    }
+
+    /// Waits as barrier `id` for at most `timeout`, with the timer as a child task.
+    private func wait(barrier id: UInt64, mode: Mode, storeID: ObjectIdentifier?, timeout: Duration) async -> BarrierOutcome {
+        await withTaskGroup(of: BarrierOutcome?.self) { group in
+            group.addTask { await self.wait(barrier: id, mode: mode, storeID: storeID) }
+            group.addTask {
+                do {
+                    try await Task.sleep(for: timeout)
+                    self.end(barrier: id, .timedOut)
+                } catch {
+                    // The wait ended first (or the caller was cancelled, which ends it too).
                 }
+                return nil
             }
+            var outcome = BarrierOutcome.cancelled
+            for await result in group {
+                guard let result else { continue }
+                outcome = result
+                group.cancelAll()
+            }
+            return outcome
         }
     }
 
-    /// Ends barrier `id` with the keys still pending, if it is still waiting.
-    private func expire(_ id: UInt64) {
-        let expired: (Barrier, [String])? = state.withLock { state in
-            guard let index = state.barriers.firstIndex(where: { $0.id == id }) else { return nil }
-            let barrier = state.barriers.remove(at: index)
-            return (barrier, state.blockingKeys(barrier))
+    /// Waits as barrier `id` until the writes queued before it are done, it is ended, or the
+    /// calling task is cancelled.
+    private func wait(barrier id: UInt64, mode: Mode, storeID: ObjectIdentifier?) async -> BarrierOutcome {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let immediate: BarrierOutcome? = state.withLock { state in
+                    let barrier = Barrier(id: id, sequence: id, mode: mode, storeID: storeID) { continuation.resume(returning: $0) }
+                    switch state.endedEarly.removeValue(forKey: id) {
+                    case .timedOut?: return .timedOut(keys: state.blockingKeys(barrier))
+                    case .cancelled?: return .cancelled
+                    case nil: break
+                    }
+                    guard state.isBlocked(barrier) else { return .done }
+                    state.barriers.append(barrier)
+                    return nil
+                }
+                if let immediate { continuation.resume(returning: immediate) }
+            }
+        } onCancel: {
+            end(barrier: id, .cancelled)
         }
-        if let (barrier, keys) = expired { barrier.resume(.timedOut(keys: keys)) }
+    }
+
+    /// Ends barrier `id` (with the keys still pending, for a timeout) if it is waiting, or
+    /// before it begins to wait.
+    private func end(barrier id: UInt64, _ ending: Ending) {
+        let ended: (Barrier, BarrierOutcome)? = state.withLock { state in
+            guard let index = state.barriers.firstIndex(where: { $0.id == id }) else {
+                state.endedEarly[id] = ending
+                return nil
+            }
+            let barrier = state.barriers.remove(at: index)
+            switch ending {
+            case .timedOut: return (barrier, .timedOut(keys: state.blockingKeys(barrier)))
+            case .cancelled: return (barrier, .cancelled)
+            }
+        }
+        if let (barrier, outcome) = ended { barrier.resume(outcome) }
     }
 
     // MARK: Worker

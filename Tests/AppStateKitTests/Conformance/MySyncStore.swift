@@ -22,7 +22,7 @@ final class MySyncStore: SyncStore {
 
     private struct Storage {
         var records: [String: SyncRecord] = [:]
-        var feeds: [Int: AsyncStream<SyncRecord>.Continuation] = [:]
+        var feeds: [Int: AsyncStream<SyncChange>.Continuation] = [:]
         var nextFeed = 0
     }
 
@@ -56,8 +56,8 @@ final class MySyncStore: SyncStore {
         storage.withLock { Array($0.records.values) }
     }
 
-    func changes() -> AsyncStream<SyncRecord> {
-        let (stream, continuation) = AsyncStream<SyncRecord>.makeStream()
+    func changeFeed() -> AsyncStream<SyncChange> {
+        let (stream, continuation) = AsyncStream<SyncChange>.makeStream()
         let id = storage.withLock { storage in
             storage.nextFeed += 1
             storage.feeds[storage.nextFeed] = continuation
@@ -76,7 +76,7 @@ final class MySyncStore: SyncStore {
     /// Commits unless `expectedVersion` is given and differs; delivers the record to every feed
     /// after releasing the lock.
     private func commit(_ value: Data?, forKey key: String, if expectedVersion: Int64?) -> (record: SyncRecord?, current: SyncRecord?) {
-        let (record, current, feeds): (SyncRecord?, SyncRecord?, [AsyncStream<SyncRecord>.Continuation]) = storage.withLock { storage in
+        let (record, current, feeds): (SyncRecord?, SyncRecord?, [AsyncStream<SyncChange>.Continuation]) = storage.withLock { storage in
             let current = storage.records[key]
             if let expectedVersion, expectedVersion != (current?.version ?? 0) { return (nil, current, []) }
             let version = faults.contains(.keepsVersion) ? 1 : (current?.version ?? 0) + 1
@@ -85,7 +85,7 @@ final class MySyncStore: SyncStore {
             return (record, current, faults.contains(.silentFeeds) ? [] : Array(storage.feeds.values))
         }
         if let record {
-            for feed in feeds { feed.yield(record) }
+            for feed in feeds { feed.yield(.changed(record)) }
         }
         return (record, current)
     }

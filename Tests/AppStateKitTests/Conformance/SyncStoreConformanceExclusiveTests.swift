@@ -19,7 +19,7 @@ fileprivate final class MisbehavingExclusiveStore: SyncStore {
         try await inner.compareAndSet(value, forKey: key, expectedVersion: expectedVersion)
     }
     func snapshot() async throws -> [SyncRecord] { try await inner.snapshot() }
-    func changes() -> AsyncStream<SyncRecord> { inner.changes() }
+    func changeFeed() -> AsyncStream<SyncChange> { inner.changeFeed() }
 
     func updateExclusively(forKey key: String, _ transform: @escaping @Sendable (SyncRecord?) throws -> Data?) async throws -> SyncRecord? {
         let current = try await inner.fetchRecord(forKey: key)

@@ -31,10 +31,10 @@ struct InMemorySyncStoreTests {
     @Test("every feed receives every committed record; a cancelled consumer's feed is removed")
     func feeds() async throws {
         let store = InMemorySyncStore()
-        let feed = store.changes()
+        let feed = store.changeFeed()
         let consumer = Task {
             var received: [Int64] = []
-            for await record in feed {
+            for await case let .changed(record) in feed {
                 received.append(record.version)
                 if received.count == 3 { break }
             }
@@ -46,7 +46,7 @@ struct InMemorySyncStoreTests {
         #expect(await consumer.value == [1, 2, 3])
 
         let before = store.feedCount
-        let idle = Task { for await _ in store.changes() {} }
+        let idle = Task { for await _ in store.changeFeed() {} }
         #expect(await eventually { store.feedCount == before + 1 })
         idle.cancel()
         await idle.value
@@ -70,7 +70,7 @@ struct InMemorySyncStoreTests {
     @Test("shutDown ends feeds and fails later operations")
     func shutDown() async throws {
         let store = InMemorySyncStore()
-        let feed = store.changes()
+        let feed = store.changeFeed()
         store.shutDown()
         for await _ in feed {}
         await #expect { _ = try await store.write(nil, forKey: "A/x") } throws: { ($0 as? SyncStoreError)?.kind == .shutDown }

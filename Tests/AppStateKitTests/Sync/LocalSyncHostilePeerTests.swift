@@ -129,7 +129,7 @@ struct LocalSyncHostilePeerTests {
         let writer = LocalSyncStore(path: path, maxFileBytes: Self.maxFileBytes)
         let reader = LocalSyncStore(path: path, maxFileBytes: Self.maxFileBytes)
         for key in ["App/a", "App/b", Self.victim] { _ = try await writer.write(Data("1".utf8), forKey: key) }
-        let feed = FeedRecorder(reader.changes())
+        let feed = FeedRecorder(SyncChange.records(of: reader.changeFeed()))
         defer { Task { await feed.cancel() } }
         #expect(try reader.cachedRecord(forKey: "App/b")?.value == Data("1".utf8))
 

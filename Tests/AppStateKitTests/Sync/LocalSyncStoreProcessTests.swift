@@ -15,7 +15,7 @@ struct LocalSyncStoreProcessTests {
         let store = LocalSyncStore(path: path)
 
         // This process listens, a child writes.
-        let recorder = FeedRecorder(store.changes())
+        let recorder = FeedRecorder(SyncChange.records(of: store.changeFeed()))
         let writer = try PersistenceChild.start(["sync-write", path, "App/flag", "1"])
         #expect(String(decoding: writer.read(), as: UTF8.self) == "0\n")
         #expect(writer.waitForExit())

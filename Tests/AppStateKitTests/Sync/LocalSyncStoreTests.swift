@@ -157,7 +157,7 @@ final class LocalSyncStoreTests: Sendable {
         let store = LocalSyncStore(path: path, changeDetection: changeDetection)
         let other = LocalSyncStore(path: path)
         let before = try await other.write(json("0"), forKey: "before")
-        let recorder = FeedRecorder(store.changes())
+        let recorder = FeedRecorder(SyncChange.records(of: store.changeFeed()))
 
         let own = try await store.write(json("1"), forKey: "own")
         await recorder.wait { $0.contains(own) }
@@ -174,7 +174,7 @@ final class LocalSyncStoreTests: Sendable {
     func feedBeforeDirectory() async throws {
         let nested = directory.file("not/yet/sync.json")
         let store = LocalSyncStore(path: nested)
-        let recorder = FeedRecorder(store.changes())
+        let recorder = FeedRecorder(SyncChange.records(of: store.changeFeed()))
         #expect(!FileManager.default.fileExists(atPath: directory.file("not")), "opening a feed creates nothing")
         let written = try await LocalSyncStore(path: nested).write(json("1"), forKey: "k")
         #expect(await recorder.wait { $0.contains(written) } == [written])
@@ -188,7 +188,7 @@ final class LocalSyncStoreTests: Sendable {
         try FileManager.default.createDirectory(atPath: directory.file("links"), withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: target)
         let store = LocalSyncStore(path: link)
-        let recorder = FeedRecorder(store.changes())
+        let recorder = FeedRecorder(SyncChange.records(of: store.changeFeed()))
         #expect(store.watcher?.directory == directory.file("real"))
         let written = try await LocalSyncStore(path: target).write(json("1"), forKey: "k")
         #expect(await recorder.wait { $0.contains(written) } == [written])
@@ -200,9 +200,9 @@ final class LocalSyncStoreTests: Sendable {
     func watcherLifetime() async throws {
         let store = LocalSyncStore(path: path)
         #expect(store.watcher == nil)
-        let first = FeedRecorder(store.changes())
+        let first = FeedRecorder(SyncChange.records(of: store.changeFeed()))
         let watcher = try #require(store.watcher)
-        let second = FeedRecorder(store.changes())
+        let second = FeedRecorder(SyncChange.records(of: store.changeFeed()))
         #expect(store.watcher === watcher)
 
         await first.cancel()
@@ -214,7 +214,7 @@ final class LocalSyncStoreTests: Sendable {
 
         // A store released with an open feed ends the feed and its watcher.
         var released: LocalSyncStore? = LocalSyncStore(path: path)
-        let feed = released!.changes()
+        let feed = released!.changeFeed()
         let orphan = try #require(released!.watcher)
         released = nil
         var iterator = feed.makeAsyncIterator()
@@ -240,7 +240,7 @@ final class LocalSyncStoreTests: Sendable {
         defer { writer.cancel() }
         let finished: Void? = await withDeadline {
             for _ in 0..<2_000 {
-                let feed = store.changes()
+                let feed = SyncChange.records(of: store.changeFeed())
                 let consumer = Task.detached { for await _ in feed {} }
                 await Task.yield()
                 consumer.cancel()

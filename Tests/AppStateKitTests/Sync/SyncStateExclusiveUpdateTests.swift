@@ -9,8 +9,9 @@ fileprivate extension Application {
 }
 
 /// A store that loses every compare-and-set to a simulated writer in another process (which
-/// adds 100 first), and can hold writers off: its exclusive update applies the transform to the
-/// current record and writes the result.
+/// adds 100 first), and can hold writers off the way stores of an earlier release did (the
+/// deprecated `SyncStore.updateExclusively`, returning `nil` when it can't): its exclusive update
+/// applies the transform to the current record and writes the result.
 fileprivate final class ContendedStore: SyncStore {
     let inner = InMemorySyncStore()
     let exclusiveCalls = Atomic<Int>(0)
@@ -24,7 +25,7 @@ fileprivate final class ContendedStore: SyncStore {
     func fetchRecord(forKey key: String) async throws -> SyncRecord? { try await inner.fetchRecord(forKey: key) }
     func write(_ value: Data?, forKey key: String) async throws -> SyncRecord { try await inner.write(value, forKey: key) }
     func snapshot() async throws -> [SyncRecord] { try await inner.snapshot() }
-    func changes() -> AsyncStream<SyncRecord> { inner.changes() }
+    func changeFeed() -> AsyncStream<SyncChange> { inner.changeFeed() }
 
     func compareAndSet(_ value: Data?, forKey key: String, expectedVersion: Int64) async throws -> SyncCommit {
         let other = try await inner.fetchRecord(forKey: key)
@@ -38,6 +39,28 @@ fileprivate final class ContendedStore: SyncStore {
         exclusiveCalls.add(1, ordering: .relaxed)
         let current = try await inner.fetchRecord(forKey: key)
         return try await inner.write(try transform(current), forKey: key)
+    }
+}
+
+/// ``ContendedStore`` (without its old-style exclusive update) that adopts the capability
+/// protocol instead.
+fileprivate final class AdoptingContendedStore: ExclusiveUpdatingSyncStore {
+    let base = ContendedStore(supportsExclusive: false)
+    let exclusiveCalls = Atomic<Int>(0)
+
+    func cachedRecord(forKey key: String) throws -> SyncRecord? { try base.cachedRecord(forKey: key) }
+    func fetchRecord(forKey key: String) async throws -> SyncRecord? { try await base.fetchRecord(forKey: key) }
+    func write(_ value: Data?, forKey key: String) async throws -> SyncRecord { try await base.write(value, forKey: key) }
+    func snapshot() async throws -> [SyncRecord] { try await base.snapshot() }
+    func changeFeed() -> AsyncStream<SyncChange> { base.changeFeed() }
+    func compareAndSet(_ value: Data?, forKey key: String, expectedVersion: Int64) async throws -> SyncCommit {
+        try await base.compareAndSet(value, forKey: key, expectedVersion: expectedVersion)
+    }
+
+    func updateExclusively(forKey key: String, _ transform: @escaping @Sendable (SyncRecord?) throws -> Data?) async throws -> SyncRecord {
+        exclusiveCalls.add(1, ordering: .relaxed)
+        let current = try await base.inner.fetchRecord(forKey: key)
+        return try await base.inner.write(try transform(current), forKey: key)
     }
 }
 
@@ -93,11 +116,22 @@ struct SyncStateExclusiveUpdateTests {
         #expect(try store.inner.cachedRecord(forKey: "Exclusive/counter")?.value == Data("300".utf8))
     }
 
-    @Test("the default updateExclusively of a SyncStore holds nobody off and returns nil without running the transform")
+    @Test("a store that adopts ExclusiveUpdatingSyncStore: update commits through its updateExclusively after losing a compare-and-set")
+    func updateUsesTheCapabilityProtocol() async throws {
+        let store = AdoptingContendedStore()
+        Application.promote(\.syncStore, with: store)
+        let committed = try await Application.syncState(\.contendedCounter).update { $0 += 1 }
+        #expect(committed == 101)
+        #expect(store.exclusiveCalls.load(ordering: .relaxed) == 1)
+        #expect(try store.base.inner.cachedRecord(forKey: "Exclusive/counter")?.value == Data("101".utf8))
+    }
+
+    @Test("a store that neither adopts ExclusiveUpdatingSyncStore nor implements the old requirement offers no exclusive update and never runs the transform")
     func theDefaultReturnsNil() async throws {
         let ran = Atomic<Bool>(false)
         let store: any SyncStore = InMemorySyncStore()
-        let record = try await store.updateExclusively(forKey: "k") { _ in
+        #expect(!(store is any ExclusiveUpdatingSyncStore))
+        let record = try await store.exclusiveUpdate(forKey: "k") { _ in
             ran.store(true, ordering: .relaxed)
             return nil
         }

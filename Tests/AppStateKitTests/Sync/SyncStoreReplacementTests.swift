@@ -33,11 +33,11 @@ struct SyncStoreReplacementTests {
         #expect(try store.cachedRecord(forKey: "Replace/flag")?.version == 2)
     }
 
-    @Test("the in-memory store's feeds: changeFeed says replaced, changes() gets the records, statuses end with stopped")
+    @Test("the in-memory store's feeds: changeFeed says replaced, its records view gets the records, statuses end with stopped")
     func inMemoryFeeds() async throws {
         let store = InMemorySyncStore()
         var changes = store.changeFeed().makeAsyncIterator()
-        var records = store.changes().makeAsyncIterator()
+        var records = SyncChange.records(of: store.changeFeed()).makeAsyncIterator()
         _ = try await store.write(try json(1), forKey: "k")
         #expect(await changes.next() == .changed(SyncRecord(key: "k", value: try json(1), version: 1)))
         #expect(await records.next()?.version == 1)

@@ -85,5 +85,5 @@ private struct EndingFeedStore: SyncStore {
         try await base.compareAndSet(value, forKey: key, expectedVersion: expectedVersion)
     }
     func snapshot() async throws -> [SyncRecord] { try await base.snapshot() }
-    func changes() -> AsyncStream<SyncRecord> { AsyncStream { $0.finish() } }
+    func changeFeed() -> AsyncStream<SyncChange> { AsyncStream { $0.finish() } }
 }

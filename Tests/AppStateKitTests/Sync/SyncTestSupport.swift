@@ -79,7 +79,7 @@ final class ScriptedSyncStore: SyncStore {
 
     func snapshot() async throws -> [SyncRecord] { try await inner.snapshot() }
 
-    func changes() -> AsyncStream<SyncRecord> { inner.changes() }
+    func changeFeed() -> AsyncStream<SyncChange> { inner.changeFeed() }
 
     private func admit(_ value: Data?, key: String) async throws {
         log.withLock { $0.append((key, value.map { String(decoding: $0, as: UTF8.self) })) }

@@ -28,7 +28,7 @@ final class DictionarySyncStore: SyncStore {
         }
     }
     func snapshot() async throws -> [SyncRecord] { records.withLock { Array($0.values) } }
-    func changes() -> AsyncStream<SyncRecord> { AsyncStream { $0.finish() } }
+    func changeFeed() -> AsyncStream<SyncChange> { AsyncStream { $0.finish() } }
 }
 
 @Suite(.isolatedApplication)
