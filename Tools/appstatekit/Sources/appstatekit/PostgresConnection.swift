@@ -257,7 +257,7 @@ private func waitUntilLoaded(_ store: PostgresSyncStore, timeout: Duration, plac
             return "the store stopped"
         }
     } catch is OperationLimit.TimedOut {
-        throw SyncToolError("\(place) didn't load within \(timeout) (status: \(store.status)); raise --postgres-timeout for a slow server")
+        throw SyncToolError("\(place) didn't load within \(timeout) (status: \(store.currentStatus)); raise --postgres-timeout for a slow server")
     }
     if let reason = outcome {
         throw SyncToolError("\(place) can't be used: \(reason)")
