@@ -38,6 +38,18 @@ func childStore(_ path: String, layout: String?) -> FileKeyValueStore {
     )
 }
 
+/// The parent's process when the child started. A wait for the parent ends the child once that
+/// parent is gone (a test run that crashed or was killed) instead of spinning forever.
+let parentProcess = getppid()
+
+/// Waits until `done` holds, polling every 100 µs; exits (status 3) if the parent went away.
+func waitForParent(until done: () throws -> Bool) rethrows {
+    while try !done() {
+        if getppid() != parentProcess { exit(3) }
+        usleep(100)
+    }
+}
+
 func acknowledge(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
@@ -140,7 +152,7 @@ case "store-pingpong":
     for round in 0..<rounds {
         try sequence.write(round)
         acknowledge("\(round)")
-        while try seen.read() != round { usleep(100) }
+        try waitForParent { try seen.read() == round }
     }
 case "file-pingpong":
     // file-pingpong <directory> <rounds>: writes payload.json's sequence = i, acknowledges it,
@@ -152,7 +164,7 @@ case "file-pingpong":
     for round in 0..<rounds {
         try payload.write(Payload(sequence: round, padding: []))
         acknowledge("\(round)")
-        while try seen.read().sequence != round { usleep(100) }
+        try waitForParent { try seen.read().sequence == round }
     }
 case "storage-paths":
     // storage-paths [name]: sets Application.storageName when given, prints both default paths

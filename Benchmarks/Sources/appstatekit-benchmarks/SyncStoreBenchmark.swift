@@ -113,11 +113,19 @@ enum SyncStoreBenchmark {
             let store = LocalSyncStore(path: arguments[1])
             switch arguments[0] {
             case "watch":
-                // Prints "<version> <monotonic ns>" for every record its feed delivers.
+                // Prints "<version> <monotonic ns>" for every record its feed delivers. The first
+                // write creates the file, which the feed reports as a replacement carrying it.
                 let feed = store.changeFeed()
                 say("ready")
-                for await case let .changed(record) in feed {
-                    say("\(record.version) \(monotonicNanoseconds())")
+                for await change in feed {
+                    let records: [SyncRecord]
+                    switch change {
+                    case .changed(let record): records = [record]
+                    case .replaced(let all): records = all
+                    }
+                    for record in records {
+                        say("\(record.version) \(monotonicNanoseconds())")
+                    }
                 }
             case "increment":
                 // Waits for "go", adds 1 to the key `count` times by compare-and-set, prints
