@@ -38,48 +38,10 @@ protocol PersistedEntry: RegistryEntry {
     ) rethrows -> Result
 }
 
-/// The last failure a persisted entry reported, so that one repeated on every read is reported
-/// once.
-final class FailureReports: Sendable {
-    /// The last failure reported, so that one repeated on every read is reported once.
-    private let lastReported = LockedBox<String?>(nil)
-    /// Whether ``lastReported`` is set (1), written with its lock held: a successful read takes
-    /// no lock when there is nothing to forget.
-    private let hasReported = AtomicWord(0)
-
-    init() {}
-
-    /// Forgets the last failure after a read succeeded, so the same failure is reported again
-    /// if it comes back.
-    func readSucceeded() {
-        if hasReported.loadRelaxed() != 0 {
-            lastReported.withLock {
-                $0 = nil
-                hasReported.storeRelaxed(0)
-            }
-        }
-    }
-
-    /// Reports `error` through `owner`'s logger, once per distinct message in a row.
-    func report(_ error: any Error, to owner: EntryOwner) {
-        let message = "AppStateKit: \(error)"
-        let isNew = lastReported.withLock { last in
-            defer {
-                last = message
-                hasReported.storeRelaxed(1)
-            }
-            return last != message
-        }
-        if isNew { owner.reportError(message) }
-    }
-}
-
 // The shared operations are always inlined into their callers (the handles, whose entry is a
 // concrete class): called as generic code, each would look up the entry class's metadata and
 // conformance (~1,500 instructions per StoredState read, the instruction guard's stored-read).
 extension PersistedEntry {
-
-
     // MARK: Shared
 
     /// The value, or ``initial`` after reporting why the persisted one can't be used.

@@ -10,7 +10,7 @@ final class SecureStateEntry: RegistryEntry, CustomReflectable {
     let initial: String?
     let owner: EntryOwner
     /// The last failure reported, so one repeated on every read is reported once.
-    private let lastReported = LockedBox<String?>(nil)
+    private let reports = FailureReports()
 
     init(key: EntryKey, feature: String, id: String, initial: String?, owner: EntryOwner) {
         core = EntryCore(key: key)
@@ -43,7 +43,7 @@ final class SecureStateEntry: RegistryEntry, CustomReflectable {
     var value: String? {
         do {
             let value = try read()
-            lastReported.withLock { $0 = nil }
+            reports.readSucceeded()
             return value
         } catch {
             report(error)
@@ -74,11 +74,6 @@ final class SecureStateEntry: RegistryEntry, CustomReflectable {
 
     /// Reports `error` through the owner's logger, once per distinct message in a row.
     func report(_ error: SecureStateError) {
-        let message = "AppStateKit: SecureState \(key.readable): \(error)"
-        let isNew = lastReported.withLock { lastReported in
-            defer { lastReported = message }
-            return lastReported != message
-        }
-        if isNew { owner.reportError(message) }
+        reports.report(message: "AppStateKit: SecureState \(key.readable): \(error)", to: owner)
     }
 }
