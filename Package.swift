@@ -39,8 +39,31 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
     ],
     targets: [
+        // The engine, in layers the compiler enforces (Documentation/ModuleSplit.md). They are
+        // targets, not products: AppStateKit re-exports them and holds the one piece that needs
+        // all four (isolated applications).
+        .target(
+            name: "AppStateKitCore",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .target(
+            name: "AppStateKitPersistence",
+            dependencies: ["AppStateKitCore"],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .target(
+            name: "AppStateKitSync",
+            dependencies: ["AppStateKitCore", "AppStateKitPersistence"],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .target(
+            name: "AppStateKitSecrets",
+            dependencies: ["AppStateKitCore", "AppStateKitPersistence"],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         .target(
             name: "AppStateKit",
+            dependencies: ["AppStateKitCore", "AppStateKitPersistence", "AppStateKitSync", "AppStateKitSecrets"],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         .target(
@@ -115,7 +138,10 @@ let package = Package(
         ),
         .testTarget(
             name: "AppStateKitTests",
-            dependencies: ["AppStateKit", "AppStateKitTesting", "_AppStateKitTestChild"],
+            dependencies: [
+                "AppStateKit", "AppStateKitCore", "AppStateKitPersistence", "AppStateKitSync", "AppStateKitSecrets",
+                "AppStateKitTesting", "_AppStateKitTestChild",
+            ],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
     ]
