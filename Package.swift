@@ -117,7 +117,9 @@ let package = Package(
         .target(
             name: "AppStateKitConfiguration",
             dependencies: [
-                "AppStateKit",
+                // The modules it needs, not the re-exporting AppStateKit: sync and key-value
+                // stores, and the SecureState declarations that mark a value secret.
+                "AppStateKitCore", "AppStateKitPersistence", "AppStateKitSync", "AppStateKitSecrets",
                 .product(name: "Configuration", package: "swift-configuration", condition: .when(traits: ["Configuration"])),
             ],
             swiftSettings: [.swiftLanguageMode(.v6)]
