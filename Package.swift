@@ -80,7 +80,8 @@ let package = Package(
         .target(
             name: "AppStateKitPostgres",
             dependencies: [
-                "AppStateKit",
+                // The modules a sync store needs, not the re-exporting AppStateKit.
+                "AppStateKitCore", "AppStateKitPersistence", "AppStateKitSync",
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: .when(traits: ["PostgreSQL"])),
