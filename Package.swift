@@ -3,8 +3,10 @@ import PackageDescription
 
 // Target names are global in a package graph, so this package declares only its libraries
 // (AppStateKitPostgres behind the PostgreSQL trait, AppStateKitConfiguration behind the
-// Configuration trait) and, for its own tests, targets whose names
-// no user picks (`_AppStateKit…`). The examples are packages of their own under Examples/.
+// Configuration trait), the engine modules AppStateKit re-exports (`AppStateKitCore`,
+// `AppStateKitPersistence`, `AppStateKitSync`, `AppStateKitSecrets`: their names are still to be
+// decided, Documentation/ModuleSplit.md) and, for its own tests, targets whose names no user
+// picks (`_AppStateKit…`). The examples are packages of their own under Examples/.
 let package = Package(
     name: "AppStateKit",
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
