@@ -1,10 +1,13 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-// Target names are global in a package graph, so this package declares only its libraries
+// Target names are global in a package graph, so every target here starts with `AppStateKit`
+// (the package's own prefix) or, for its tests' helpers, `_AppStateKit`: the libraries
 // (AppStateKitPostgres behind the PostgreSQL trait, AppStateKitConfiguration behind the
-// Configuration trait) and, for its own tests, targets whose names
-// no user picks (`_AppStateKit…`). The examples are packages of their own under Examples/.
+// Configuration trait), and the engine modules AppStateKit re-exports (`AppStateKitCore`,
+// `AppStateKitPersistence`, `AppStateKitSync`, `AppStateKitSecrets`). Those four are targets,
+// not products, so no user depends on their names (Documentation/ModuleSplit.md). The examples
+// are packages of their own under Examples/.
 let package = Package(
     name: "AppStateKit",
     platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
@@ -39,8 +42,31 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
     ],
     targets: [
+        // The engine, in layers the compiler enforces (Documentation/ModuleSplit.md). They are
+        // targets, not products: AppStateKit re-exports them and holds the one piece that needs
+        // all four (isolated applications).
+        .target(
+            name: "AppStateKitCore",
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .target(
+            name: "AppStateKitPersistence",
+            dependencies: ["AppStateKitCore"],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .target(
+            name: "AppStateKitSync",
+            dependencies: ["AppStateKitCore", "AppStateKitPersistence"],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .target(
+            name: "AppStateKitSecrets",
+            dependencies: ["AppStateKitCore", "AppStateKitPersistence"],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
         .target(
             name: "AppStateKit",
+            dependencies: ["AppStateKitCore", "AppStateKitPersistence", "AppStateKitSync", "AppStateKitSecrets"],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
         .target(
@@ -57,7 +83,8 @@ let package = Package(
         .target(
             name: "AppStateKitPostgres",
             dependencies: [
-                "AppStateKit",
+                // The modules a sync store needs, not the re-exporting AppStateKit.
+                "AppStateKitCore", "AppStateKitPersistence", "AppStateKitSync",
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: .when(traits: ["PostgreSQL"])),
@@ -94,7 +121,9 @@ let package = Package(
         .target(
             name: "AppStateKitConfiguration",
             dependencies: [
-                "AppStateKit",
+                // The modules it needs, not the re-exporting AppStateKit: sync and key-value
+                // stores, and the SecureState declarations that mark a value secret.
+                "AppStateKitCore", "AppStateKitPersistence", "AppStateKitSync", "AppStateKitSecrets",
                 .product(name: "Configuration", package: "swift-configuration", condition: .when(traits: ["Configuration"])),
             ],
             swiftSettings: [.swiftLanguageMode(.v6)]
@@ -115,7 +144,10 @@ let package = Package(
         ),
         .testTarget(
             name: "AppStateKitTests",
-            dependencies: ["AppStateKit", "AppStateKitTesting", "_AppStateKitTestChild"],
+            dependencies: [
+                "AppStateKit", "AppStateKitCore", "AppStateKitPersistence", "AppStateKitSync", "AppStateKitSecrets",
+                "AppStateKitTesting", "_AppStateKitTestChild",
+            ],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
     ]

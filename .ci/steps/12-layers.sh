@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
-# The folders of Sources/AppStateKit are layers: each depends only on folders below it. Derives
-# the folder graph from the names each file uses (.ci/tools/LayerGraph.swift) and fails on a
-# cycle, listing the edges that close it. Then checks that the unsafe reference tools live only
+# The engine's modules (Documentation/ModuleSplit.md) are layers the compiler enforces; inside
+# each module its folders are layers: each depends only on folders below it. Derives each
+# module's folder graph from the names each file uses (.ci/tools/LayerGraph.swift) and fails on
+# a cycle, listing the edges that close it. Then checks that the unsafe reference tools live only
 # in the registry's own layer (Registry/, Support/).
 set -euo pipefail
-swift .ci/tools/LayerGraph.swift
+for module in AppStateKitCore AppStateKitPersistence AppStateKitSync AppStateKitSecrets AppStateKit; do
+    echo "--- Sources/$module"
+    swift .ci/tools/LayerGraph.swift --root "Sources/$module"
+done
 # The check itself: a same-named nested type must not hide an edge. The fixture's two folders
 # form a cycle only through a name declared twice (`Registry.Storage` and top-level `Storage`);
 # the graph must find it.
@@ -26,8 +30,8 @@ if grep -rnE '@exclusivity\(unchecked\)|unsafeBitCast\([^,]*(String|first|second
     exit 1
 fi
 UNSAFE='Unmanaged|unsafeDowncast|_withUnsafeGuaranteedRef|unowned\(unsafe\)'
-if grep -rnE "$UNSAFE" Sources --include='*.swift' | grep -vE '^Sources/AppStateKit/(Registry|Support)/'; then
-    echo "error: unsafe reference tools outside Sources/AppStateKit/Registry and Support (listed above)" >&2
+if grep -rnE "$UNSAFE" Sources --include='*.swift' | grep -vE '^Sources/AppStateKitCore/(Registry|Support)/'; then
+    echo "error: unsafe reference tools outside Sources/AppStateKitCore/Registry and Support (listed above)" >&2
     exit 1
 fi
 echo "unsafe reference tools: only in Registry/ and Support/"

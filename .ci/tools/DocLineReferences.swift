@@ -1,8 +1,8 @@
 // Keeps the source references in Documentation/Internals.md true. Each reference is written
 //
-//     `Registry/Registry.swift:77`<!-- func dependencyValue< -->
+//     `AppStateKitCore/Registry/Registry.swift:77`<!-- func dependencyValue< -->
 //
-// a path under Sources/AppStateKit, a line number, and (in an HTML comment, invisible when
+// a path under Sources (module, then folder), a line number, and (in an HTML comment, invisible when
 // rendered) a regular expression for the line it names; `⏎` separates expressions that must
 // match consecutive lines. The reference is right when the number is the first line where the
 // expression matches. Fails listing every wrong or unresolvable reference; with --fix, rewrites
@@ -13,7 +13,7 @@ import Foundation
 
 let fix = CommandLine.arguments.contains("--fix")
 let document = "Documentation/Internals.md"
-let root = "Sources/AppStateKit/"
+let root = "Sources/"
 let reference = try Regex("`([^`]+\\.swift):([0-9]+)`<!-- (.+?) -->")
 
 /// Each source file's lines, read once however many references name it.

@@ -1,4 +1,4 @@
-// Derives the dependency graph between the folders of Sources/AppStateKit and fails on a cycle.
+// Derives the dependency graph between the folders of one module (Sources/AppStateKitCore unless --root) and fails on a cycle.
 //
 //   swift .ci/tools/LayerGraph.swift            prints the edges (folder -> folder: the names
 //                                               that make the edge), a layer order, and exits 1
@@ -22,7 +22,7 @@
 import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-let root = arguments.firstIndex(of: "--root").map { arguments[$0 + 1] } ?? "Sources/AppStateKit"
+let root = arguments.firstIndex(of: "--root").map { arguments[$0 + 1] } ?? "Sources/AppStateKitCore"
 let verbose = arguments.contains("-v")
 
 /// The source text with comments and string literal contents blanked, so neither makes edges.

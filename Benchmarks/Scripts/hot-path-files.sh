@@ -20,7 +20,7 @@ trap 'rm -rf "$WORK"' EXIT
 for operation in "${OPERATIONS[@]}"; do
     record_runs "$operation" "$N" "$WORK" --compress-strings=no --compress-pos=no
     python3 - "$operation" "$WORK/$operation-$N" "$WORK/$operation-$((2 * N))" "$N" <<'PY'
-import collections, sys
+import collections, re, sys
 
 def per_file(path):
     """Source file -> instructions executed on its lines (inlined code under its own file)."""
@@ -46,11 +46,12 @@ def per_file(path):
     return counts
 
 operation, once, twice, n = sys.argv[1], per_file(sys.argv[2]), per_file(sys.argv[3]), int(sys.argv[4])
-marker = "/Sources/AppStateKit/"
+# The engine's modules (AppStateKit, AppStateKitCore, …): paths from the folder on, as before the split.
+marker = re.compile(r"/Sources/AppStateKit[A-Za-z]*/")
 files = sorted(
-    path.split(marker, 1)[1]
+    marker.split(path, 1)[1]
     for path, count in twice.items()
-    if marker in path and count - once.get(path, 0) >= n
+    if marker.search(path) and count - once.get(path, 0) >= n
 )
 folders = sorted({path.split("/", 1)[0] for path in files})
 print(f"{operation}: {len(files)} files in {len(folders)} folders ({', '.join(folders)})")

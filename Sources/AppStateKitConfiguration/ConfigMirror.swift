@@ -1,5 +1,8 @@
 #if Configuration
-import AppStateKit
+import AppStateKitCore
+import AppStateKitPersistence
+import AppStateKitSecrets
+import AppStateKitSync
 import Configuration
 import Synchronization
 

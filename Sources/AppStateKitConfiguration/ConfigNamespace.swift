@@ -1,5 +1,7 @@
 #if Configuration
-import AppStateKit
+import AppStateKitCore
+import AppStateKitPersistence
+import AppStateKitSync
 import Configuration
 
 /// How a provider names configuration keys in its store: `"<namespace>/<key>"`, the key's

@@ -1,5 +1,7 @@
 #if Configuration
-import AppStateKit
+import AppStateKitCore
+import AppStateKitPersistence
+import AppStateKitSync
 import Configuration
 import Foundation
 import Synchronization

@@ -1,5 +1,7 @@
 #if Configuration
-import AppStateKit
+import AppStateKitCore
+import AppStateKitPersistence
+import AppStateKitSync
 import Foundation
 
 /// A ``AppStateKit/UserDefaultsManaging`` store that can list its keys, which

@@ -1,5 +1,7 @@
 #if PostgreSQL
-import AppStateKit
+import AppStateKitCore
+import AppStateKitPersistence
+import AppStateKitSync
 import Logging
 
 /// The handler of ``PostgresSyncStore/defaultLogger``: forwards each message to AppStateKit's

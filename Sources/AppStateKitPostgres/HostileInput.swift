@@ -1,5 +1,7 @@
 #if PostgreSQL
-import AppStateKit
+import AppStateKitCore
+import AppStateKitPersistence
+import AppStateKitSync
 import Foundation
 import NIOConcurrencyHelpers
 

@@ -1,6 +1,8 @@
 #if PostgreSQL
 import _ConnectionPoolModule
-import AppStateKit
+import AppStateKitCore
+import AppStateKitPersistence
+import AppStateKitSync
 import Foundation
 import NIOConcurrencyHelpers
 import PostgresNIO

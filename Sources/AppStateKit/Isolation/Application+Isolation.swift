@@ -1,3 +1,7 @@
+import AppStateKitCore
+import AppStateKitPersistence
+import AppStateKitSecrets
+import AppStateKitSync
 extension Application {
     /// Runs `operation` against a fresh, private application: every state, stored state, file
     /// state and dependency starts from its initial value or factory, and nothing written inside

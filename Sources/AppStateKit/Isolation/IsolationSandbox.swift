@@ -1,3 +1,7 @@
+import AppStateKitCore
+import AppStateKitPersistence
+import AppStateKitSecrets
+import AppStateKitSync
 import Foundation
 
 /// The private world of one ``Application/withIsolatedApplication(_:)-(()->R)`` scope: a fresh

@@ -6,6 +6,10 @@ import AppStateKitTesting
 import Observation
 import Testing
 @testable import AppStateKit
+@testable import AppStateKitCore
+@testable import AppStateKitPersistence
+@testable import AppStateKitSecrets
+@testable import AppStateKitSync
 
 @MainActor @Observable
 fileprivate final class CompatProfileModel {

@@ -2,6 +2,10 @@ import Foundation
 import Testing
 import AppStateKitTesting
 @testable import AppStateKit
+@testable import AppStateKitCore
+@testable import AppStateKitPersistence
+@testable import AppStateKitSecrets
+@testable import AppStateKitSync
 
 // Compound assignments through a handle's `value` or a wrapper's `wrappedValue` (`+= 1`,
 // `append`) must be one atomic step: 8 tasks × N increments always count 8N.

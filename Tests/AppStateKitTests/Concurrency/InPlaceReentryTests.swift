@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 @testable import AppStateKit
+@testable import AppStateKitCore
+@testable import AppStateKitPersistence
+@testable import AppStateKitSecrets
+@testable import AppStateKitSync
 
 // Touching an entry from inside its own in-place mutation would deadlock on the entry's lock:
 // it stops the process with a message naming the entry instead.

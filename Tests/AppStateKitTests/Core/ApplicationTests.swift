@@ -1,6 +1,10 @@
 import AppStateKitTesting
 import Testing
 @testable import AppStateKit
+@testable import AppStateKitCore
+@testable import AppStateKitPersistence
+@testable import AppStateKitSecrets
+@testable import AppStateKitSync
 
 private extension Application {
     var applicationDescribed: State<Int> { state(initial: 7, feature: "Describe", id: "seven") }

@@ -3,6 +3,10 @@ import Foundation
 import AppStateKitTesting
 import Testing
 @testable import AppStateKit
+@testable import AppStateKitCore
+@testable import AppStateKitPersistence
+@testable import AppStateKitSecrets
+@testable import AppStateKitSync
 
 private extension Application {
     var anyThreadCount: State<Int> { state(initial: 0) }

@@ -3,6 +3,10 @@ import Synchronization
 import AppStateKitTesting
 import Testing
 @testable import AppStateKit
+@testable import AppStateKitCore
+@testable import AppStateKitPersistence
+@testable import AppStateKitSecrets
+@testable import AppStateKitSync
 
 private protocol Greeting: Sendable {
     func greet(_ name: String) -> String

@@ -1,5 +1,9 @@
 import Testing
 @testable import AppStateKit
+@testable import AppStateKitCore
+@testable import AppStateKitPersistence
+@testable import AppStateKitSecrets
+@testable import AppStateKitSync
 
 /// The registry's table: colliding hashes, removals in any order (the backward shift that keeps
 /// probe sequences unbroken) and growth keep every remaining entry findable.

@@ -3,6 +3,10 @@ import Synchronization
 import AppStateKitTesting
 import Testing
 @testable import AppStateKit
+@testable import AppStateKitCore
+@testable import AppStateKitPersistence
+@testable import AppStateKitSecrets
+@testable import AppStateKitSync
 
 /// Stands for a client whose construction is expensive (a database connection).
 private final class Database: Sendable {

@@ -2,6 +2,10 @@ import Foundation
 import AppStateKitTesting
 import Testing
 @testable import AppStateKit
+@testable import AppStateKitCore
+@testable import AppStateKitPersistence
+@testable import AppStateKitSecrets
+@testable import AppStateKitSync
 
 extension Application {
     /// Declared here and in IdentitySharedDeclarations.swift with the same feature and id.
@@ -87,8 +91,8 @@ struct IdentityTests {
     func callSiteID() {
         let scope = Application.current[keyPath: \.identitySiteA].scope
         #expect(scope.name == "App")
-        // identitySiteA's call is at line 14 of this file, its `(` at column 42 (where #column points).
-        #expect(scope.id == Application.codeID(fileID: #fileID, function: "identitySiteA", line: 14, column: 42))
+        // identitySiteA's call is at line 18 of this file, its `(` at column 42 (where #column points).
+        #expect(scope.id == Application.codeID(fileID: #fileID, function: "identitySiteA", line: 18, column: 42))
         #expect(scope.id != Application.current[keyPath: \.identitySiteB].scope.id)
     }
 

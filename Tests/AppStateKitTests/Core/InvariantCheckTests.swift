@@ -2,6 +2,10 @@ import AppStateKitTesting
 import Foundation
 import Testing
 @testable import AppStateKit
+@testable import AppStateKitCore
+@testable import AppStateKitPersistence
+@testable import AppStateKitSecrets
+@testable import AppStateKitSync
 
 // The debug-build checks of the registry's invariants (Documentation/Internals.md, "Invariants
 // and the check that enforces each"): each broken invariant stops the process with its message.

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 @testable import AppStateKit
+@testable import AppStateKitCore
+@testable import AppStateKitPersistence
+@testable import AppStateKitSecrets
+@testable import AppStateKitSync
 
 /// The debug-build check of AppStateKit's lock order (`LockOrder`): an entry's value lock, then
 /// the registry's lock, then its table's; a thread taking a lower-ranked lock while holding a

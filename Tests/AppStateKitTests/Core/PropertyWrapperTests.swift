@@ -1,6 +1,10 @@
 import AppStateKitTesting
 import Testing
 @testable import AppStateKit
+@testable import AppStateKitCore
+@testable import AppStateKitPersistence
+@testable import AppStateKitSecrets
+@testable import AppStateKitSync
 
 private struct Profile: Equatable, Sendable {
     var name = "guest"

@@ -2,6 +2,10 @@ import Foundation
 import Testing
 import AppStateKitTesting
 @testable import AppStateKit
+@testable import AppStateKitCore
+@testable import AppStateKitPersistence
+@testable import AppStateKitSecrets
+@testable import AppStateKitSync
 
 /// A value whose release a test can observe.
 private final class Tracked: Sendable {

@@ -2,6 +2,10 @@ import Foundation
 import Testing
 import AppStateKitTesting
 @testable import AppStateKit
+@testable import AppStateKitCore
+@testable import AppStateKitPersistence
+@testable import AppStateKitSecrets
+@testable import AppStateKitSync
 
 /// The factory of `slowOuter` blocks until the waiting thread's report arrives.
 private let slowStarted = DispatchSemaphore(value: 0)

@@ -2,6 +2,10 @@ import Foundation
 import Testing
 import AppStateKitTesting
 @testable import AppStateKit
+@testable import AppStateKitCore
+@testable import AppStateKitPersistence
+@testable import AppStateKitSecrets
+@testable import AppStateKitSync
 
 // Every stop listed in Documentation/ErrorHandling.md, with its message (the dependency cycle
 // has its own suite, DependencyCycleTests; the scoped override of a non-declaration is in

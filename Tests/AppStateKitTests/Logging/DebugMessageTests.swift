@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 @testable import AppStateKit
+@testable import AppStateKitCore
+@testable import AppStateKitPersistence
+@testable import AppStateKitSecrets
+@testable import AppStateKitSync
 
 // `logging(isEnabled:)` is process-wide, so each test runs in a child process (an exit test)
 // with the default logger, which writes to standard error, and reads what it wrote. The parent

@@ -2,6 +2,10 @@ import AppStateKitTesting
 import Foundation
 import Testing
 @testable import AppStateKit
+@testable import AppStateKitCore
+@testable import AppStateKitPersistence
+@testable import AppStateKitSecrets
+@testable import AppStateKitSync
 
 extension Application {
     fileprivate var uncountedFile: FileState<Int> { fileState(initial: 0, filename: "uncounted-writer.json") }

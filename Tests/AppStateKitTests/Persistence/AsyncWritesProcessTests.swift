@@ -2,6 +2,10 @@ import Foundation
 import AppStateKitTesting
 import Testing
 @testable import AppStateKit
+@testable import AppStateKitCore
+@testable import AppStateKitPersistence
+@testable import AppStateKitSecrets
+@testable import AppStateKitSync
 
 /// The kill rounds of `PersistenceProcessTests` for the `async` forms: a write acknowledged
 /// once `writeDurably(_:)` returned survives SIGKILL, as one acknowledged once `write(_:)`

@@ -2,6 +2,10 @@ import Foundation
 import AppStateKitTesting
 import Testing
 @testable import AppStateKit
+@testable import AppStateKitCore
+@testable import AppStateKitPersistence
+@testable import AppStateKitSecrets
+@testable import AppStateKitSync
 
 /// A store that records the name of the thread each change ran on, over an in-memory store.
 private final class ThreadRecordingDefaults: UserDefaultsManaging, @unchecked Sendable {

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 @testable import AppStateKit
+@testable import AppStateKitCore
+@testable import AppStateKitPersistence
+@testable import AppStateKitSecrets
+@testable import AppStateKitSync
 import AppStateKitTesting
 
 /// Issue 42, item 3: every I/O call of every write, compaction, recovery and move-aside

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 @testable import AppStateKit
+@testable import AppStateKitCore
+@testable import AppStateKitPersistence
+@testable import AppStateKitSecrets
+@testable import AppStateKitSync
 import AppStateKitTesting
 
 /// Issue 11, item 5: a write that can't read the current store fails and changes nothing —

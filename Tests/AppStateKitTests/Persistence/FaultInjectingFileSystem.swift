@@ -1,5 +1,9 @@
 import Foundation
 @testable import AppStateKit
+@testable import AppStateKitCore
+@testable import AppStateKitPersistence
+@testable import AppStateKitSecrets
+@testable import AppStateKitSync
 import AppStateKitTesting
 
 /// A ``FileSystem`` over an `InMemoryFileSystem` that numbers every call and makes the call at

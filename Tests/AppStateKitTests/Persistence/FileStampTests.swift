@@ -2,6 +2,10 @@ import Foundation
 import AppStateKitTesting
 import Testing
 @testable import AppStateKit
+@testable import AppStateKitCore
+@testable import AppStateKitPersistence
+@testable import AppStateKitSecrets
+@testable import AppStateKitSync
 
 /// Sets the modification time of the file at `path` (simulating a clock that hasn't moved past it).
 private func setModificationTime(of path: String, seconds: Int, nanoseconds: Int) throws {

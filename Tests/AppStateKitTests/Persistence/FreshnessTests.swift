@@ -2,6 +2,10 @@ import Foundation
 import AppStateKitTesting
 import Testing
 @testable import AppStateKit
+@testable import AppStateKitCore
+@testable import AppStateKitPersistence
+@testable import AppStateKitSecrets
+@testable import AppStateKitSync
 
 /// Issue 13, item 1: a read skips the `stat` while the file's generation counter stands still,
 /// and still sees every write another process acknowledged.

@@ -2,6 +2,10 @@ import Foundation
 import AppStateKitTesting
 import Testing
 @testable import AppStateKit
+@testable import AppStateKitCore
+@testable import AppStateKitPersistence
+@testable import AppStateKitSecrets
+@testable import AppStateKitSync
 
 /// Issue 13, item 2: concurrent writes to one store share commits and lose nothing.
 @Suite("FileKeyValueStore group commit", .isolatedApplication)

@@ -3,6 +3,10 @@ import Foundation
 import Observation
 import Testing
 @testable import AppStateKit
+@testable import AppStateKitCore
+@testable import AppStateKitPersistence
+@testable import AppStateKitSecrets
+@testable import AppStateKitSync
 
 private extension Application {
     var keptStored: StoredState<Int> { storedState(initial: 0, feature: "KeptRead", id: "stored") }

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 @testable import AppStateKit
+@testable import AppStateKitCore
+@testable import AppStateKitPersistence
+@testable import AppStateKitSecrets
+@testable import AppStateKitSync
 import AppStateKitTesting
 
 /// Issue 42, item 1: damage anywhere in a store's log is found, kept aside and reported, and the

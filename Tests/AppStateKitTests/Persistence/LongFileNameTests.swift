@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 @testable import AppStateKit
+@testable import AppStateKitCore
+@testable import AppStateKitPersistence
+@testable import AppStateKitSecrets
+@testable import AppStateKitSync
 import AppStateKitTesting
 
 /// Issue 11, item 7: every legal file name (up to 255 bytes) can be written — temporary files,

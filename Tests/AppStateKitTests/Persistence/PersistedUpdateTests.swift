@@ -2,6 +2,10 @@ import AppStateKitTesting
 import Foundation
 import Testing
 @testable import AppStateKit
+@testable import AppStateKitCore
+@testable import AppStateKitPersistence
+@testable import AppStateKitSecrets
+@testable import AppStateKitSync
 
 private extension Application {
     var updatedStored: StoredState<Int> { storedState(initial: 0, feature: "PersistedUpdate", id: "counter") }

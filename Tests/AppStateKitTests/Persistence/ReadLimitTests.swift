@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 @testable import AppStateKit
+@testable import AppStateKitCore
+@testable import AppStateKitPersistence
+@testable import AppStateKitSecrets
+@testable import AppStateKitSync
 import AppStateKitTesting
 
 /// Issue 42, item 9: reads are bounded — a file larger than the limit is refused before it is

@@ -3,6 +3,10 @@ import AppStateKitTesting
 import Synchronization
 import Testing
 @testable import AppStateKit
+@testable import AppStateKitCore
+@testable import AppStateKitPersistence
+@testable import AppStateKitSecrets
+@testable import AppStateKitSync
 
 /// A value that counts how often it is decoded, so a test can tell a read that reused the value
 /// an earlier read decoded from one that decoded again. Each test uses its own `tag`.

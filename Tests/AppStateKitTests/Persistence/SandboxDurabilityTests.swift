@@ -2,6 +2,10 @@ import AppStateKitTesting
 import Foundation
 import Testing
 @testable import AppStateKit
+@testable import AppStateKitCore
+@testable import AppStateKitPersistence
+@testable import AppStateKitSecrets
+@testable import AppStateKitSync
 
 /// Isolated applications write FileState into a sandbox that is deleted with them, so their
 /// writes skip `fsync` (cheap tests). Proved by a file system on which every `fsync` fails.

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 @testable import AppStateKit
+@testable import AppStateKitCore
+@testable import AppStateKitPersistence
+@testable import AppStateKitSecrets
+@testable import AppStateKitSync
 
 /// `Application.storageName` is process-wide and fixed once a default location is used, so each
 /// case that sets it runs in a fresh child process, with the XDG directories pointed at a temporary directory

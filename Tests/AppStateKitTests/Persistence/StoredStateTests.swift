@@ -2,6 +2,10 @@ import Foundation
 import AppStateKitTesting
 import Testing
 @testable import AppStateKit
+@testable import AppStateKitCore
+@testable import AppStateKitPersistence
+@testable import AppStateKitSecrets
+@testable import AppStateKitSync
 
 private enum Plan: String, Codable, Sendable { case free, pro }
 private enum Level: Int, Codable, Sendable { case low = 1, high = 2 }

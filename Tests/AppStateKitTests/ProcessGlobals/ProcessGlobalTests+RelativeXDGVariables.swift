@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 @testable import AppStateKit
+@testable import AppStateKitCore
+@testable import AppStateKitPersistence
+@testable import AppStateKitSecrets
+@testable import AppStateKitSync
 
 extension ProcessGlobalTests {
     /// Issue 34, item 10: a relative `XDG_*` variable is ignored, as the XDG Base Directory

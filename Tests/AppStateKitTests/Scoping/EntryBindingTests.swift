@@ -2,6 +2,10 @@ import AppStateKitTesting
 import Foundation
 import Testing
 @testable import AppStateKit
+@testable import AppStateKitCore
+@testable import AppStateKitPersistence
+@testable import AppStateKitSecrets
+@testable import AppStateKitSync
 
 private extension Application {
     var boundStored: StoredState<String> { storedState(initial: "initial", feature: "EntryBinding", id: "stored") }

@@ -2,6 +2,10 @@ import Foundation
 import Testing
 import AppStateKitTesting
 @testable import AppStateKit
+@testable import AppStateKitCore
+@testable import AppStateKitPersistence
+@testable import AppStateKitSecrets
+@testable import AppStateKitSync
 
 private let regionFactoryCalls = CallCounter()
 

@@ -2,6 +2,10 @@ import Dispatch
 import AppStateKitTesting
 import Testing
 @testable import AppStateKit
+@testable import AppStateKitCore
+@testable import AppStateKitPersistence
+@testable import AppStateKitSecrets
+@testable import AppStateKitSync
 
 private protocol GreeterService: Sendable { func greet() -> String }
 private struct LiveGreeter: GreeterService { func greet() -> String { "live" } }

@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 @testable import AppStateKit
+@testable import AppStateKitCore
+@testable import AppStateKitPersistence
+@testable import AppStateKitSecrets
+@testable import AppStateKitSync
 import AppStateKitTesting
 
 @Suite("SecureState's writable store: 0600 files in a 0700 directory, atomic, durable, refused when others can read", .isolatedApplication)

@@ -2,6 +2,10 @@ import AppStateKitTesting
 import Foundation
 import Testing
 @testable import AppStateKit
+@testable import AppStateKitCore
+@testable import AppStateKitPersistence
+@testable import AppStateKitSecrets
+@testable import AppStateKitSync
 
 /// Every bit of a small embedded-store file flipped in turn (issue 42, item 2): the store opens
 /// it, everything is read, one more write is made, and the file is opened again. Every key reads

@@ -2,6 +2,10 @@ import AppStateKitTesting
 import Foundation
 import Testing
 @testable import AppStateKit
+@testable import AppStateKitCore
+@testable import AppStateKitPersistence
+@testable import AppStateKitSecrets
+@testable import AppStateKitSync
 
 /// Every number the embedded store reads from its shared file is checked before arithmetic
 /// (issue 41, item 1): versions near `Int64.max`, times beyond ±100 years of now and numbers

@@ -2,6 +2,10 @@ import AppStateKitTesting
 import Foundation
 import Testing
 @testable import AppStateKit
+@testable import AppStateKitCore
+@testable import AppStateKitPersistence
+@testable import AppStateKitSecrets
+@testable import AppStateKitSync
 
 /// Fuzzes the embedded store's file decoder (issue 41, item 9): inputs made from a fixed seed (in
 /// the test's name; `APPSTATEKIT_FUZZ_SEED` picks another) by structured mutations of a valid

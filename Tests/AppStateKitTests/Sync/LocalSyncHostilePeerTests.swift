@@ -2,6 +2,10 @@ import AppStateKitTesting
 import Foundation
 import Testing
 @testable import AppStateKit
+@testable import AppStateKitCore
+@testable import AppStateKitPersistence
+@testable import AppStateKitSecrets
+@testable import AppStateKitSync
 
 /// A hostile peer against the embedded store's shared file (issue 41, item 8): while store
 /// instances (and, in the last test, a child process) run, another program rewrites `sync.json`

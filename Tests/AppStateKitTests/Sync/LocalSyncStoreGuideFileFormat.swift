@@ -5,6 +5,10 @@ import AppStateKitTesting
 import Foundation
 import Testing
 @testable import AppStateKit
+@testable import AppStateKitCore
+@testable import AppStateKitPersistence
+@testable import AppStateKitSecrets
+@testable import AppStateKitSync
 
 @Suite("SyncState-LocalStore.md file format", .isolatedApplication)
 struct LocalSyncStoreGuideFileFormat {

@@ -2,6 +2,10 @@ import AppStateKitTesting
 import Foundation
 import Testing
 @testable import AppStateKit
+@testable import AppStateKitCore
+@testable import AppStateKitPersistence
+@testable import AppStateKitSecrets
+@testable import AppStateKitSync
 
 /// What the embedded store does when the disk says no, with failures injected through an
 /// in-memory file system (never through file permissions, which don't stop root).

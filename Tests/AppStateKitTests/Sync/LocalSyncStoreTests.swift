@@ -2,6 +2,10 @@ import AppStateKitTesting
 import Foundation
 import Testing
 @testable import AppStateKit
+@testable import AppStateKitCore
+@testable import AppStateKitPersistence
+@testable import AppStateKitSecrets
+@testable import AppStateKitSync
 
 /// The embedded store's ``SyncStore`` contract, in one process. Two instances on one path stand
 /// for two processes: each has its own cache and learns of the other's writes only through the

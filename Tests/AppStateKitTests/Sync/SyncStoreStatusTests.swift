@@ -2,6 +2,10 @@ import AppStateKitTesting
 import Foundation
 import Testing
 @testable import AppStateKit
+@testable import AppStateKitCore
+@testable import AppStateKitPersistence
+@testable import AppStateKitSecrets
+@testable import AppStateKitSync
 
 fileprivate extension Application {
     var statusFlag: SyncState<Bool> { syncState(initial: false, feature: "Status", id: "flag") }

@@ -1,6 +1,0 @@
-extension EntryKind {
-    @usableFromInline enum SecureStateMarker {}
-
-    /// ``Application/SecureState``.
-    @inlinable static var secureState: EntryKind { EntryKind(identifier: ObjectIdentifier(SecureStateMarker.self)) }
-}
