@@ -27,9 +27,9 @@ extension Application {
     /// value).
     ///
     /// To delete the persisted value instead, reset the entry: ``reset(_:)`` and each handle's
-    /// `reset()` (failures reported through the logger), `resetDurably()` of a StoredState or
-    /// FileState and ``remove(syncState:)`` of a SyncState (which wait and throw), a
-    /// SecureState's `write(nil)` (which throws). To do both, reset first, then remove.
+    /// `reset()` (failures reported through the logger), `resetDurably()` of a StoredState,
+    /// FileState or SyncState (which wait and throw), a SecureState's `write(nil)` (which
+    /// throws). To do both, reset first, then remove.
     ///
     /// Returns `false`, and says why through the application's logger, when nothing could be
     /// removed: as a debug message when the application serving the calling task has no such

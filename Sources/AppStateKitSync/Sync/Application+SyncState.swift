@@ -83,9 +83,28 @@ extension Application {
 
         /// Removes the key from the store (in the background, like setting ``value``), so
         /// every process reads the initial value. To wait for the removal, use
-        /// ``Application/remove(syncState:)``.
+        /// ``resetDurably()``.
         public func reset() {
             entry.remove()
+        }
+
+        /// Removes the key from the store for good (``SyncStore/delete(forKey:)``), after this
+        /// application's earlier writes of it, and returns once the store committed the removal.
+        /// Every process then reads the initial value; the store may forget the key entirely
+        /// after its retention (the embedded store: see `LocalSyncStore`).
+        ///
+        /// Like ``reset()``, and like every kind's reset, it deletes what is persisted and leaves
+        /// the entry in place; ``Application/remove(state:)`` drops the in-memory entry and
+        /// leaves the key in the store. Unlike ``reset()``, which queues the removal and returns
+        /// at once, it waits and throws.
+        ///
+        /// ```swift
+        /// try await Application.syncState(\.flags).resetDurably()
+        /// ```
+        ///
+        /// - Throws: ``SyncStoreError`` from the store (the value then returns to the store's).
+        public func resetDurably() async throws {
+            _ = try await entry.delete()
         }
 
         /// Writes `newValue` and returns once the store has committed it. The cache shows it

@@ -68,19 +68,17 @@ extension Application {
         SyncCoordinator.of(current.registry).writes.pending.keys
     }
 
-    /// Removes a sync state's key from the store for good (``SyncStore/delete(forKey:)``), after
-    /// this application's earlier writes of it, and returns once the store committed the
-    /// removal. Every process then reads the initial value; the store may forget the key
-    /// entirely after its retention (the embedded store: see `LocalSyncStore`).
+    /// Removes a sync state's key from the store for good and waits for the store to commit
+    /// the removal: the same as `Application.syncState(keyPath).resetDurably()`.
     ///
-    /// Unlike ``reset(syncState:)``, which queues the removal and returns at once, it waits and
-    /// throws. Like every kind's reset — and despite its name — it deletes what is persisted and
-    /// leaves the entry in place; ``remove(state:)`` is the removal every kind shares, which
-    /// drops a SyncState's in-memory entry and leaves its key in the store.
+    /// Deprecated because its name says the opposite of what ``remove(state:)`` means for every
+    /// kind: this deletes what is persisted and leaves the entry in place, as every kind's reset
+    /// does. It keeps doing so, so code written against it behaves as before.
     ///
     /// - Throws: ``SyncStoreError`` from the store (the value then returns to the store's).
+    @available(*, deprecated, message: "use Application.syncState(keyPath).resetDurably(), which deletes the key from the store; Application.remove(state:) drops the in-memory entry")
     public static func remove<Value: Codable & Sendable>(syncState keyPath: KeyPath<Application, SyncState<Value>>) async throws {
-        _ = try await current[keyPath: keyPath].entry.delete()
+        try await current[keyPath: keyPath].resetDurably()
     }
 
     private static func check(_ outcome: SyncWriteQueue.BarrierOutcome) throws {

@@ -70,7 +70,7 @@ struct RemovalMeaningTests {
 
         Application.reset(\.meaningStored)
         Application.reset(\.meaningFile)
-        try await Application.remove(syncState: \.meaningSync)
+        try await Application.syncState(\.meaningSync).resetDurably()
         Application.reset(\.meaningSecret)
         #expect(registry.count == before, "a reset keeps every entry")
 

@@ -12,14 +12,14 @@ fileprivate extension Application {
 /// Keys can be listed and removed for good; NUL in a key is refused up front by every store.
 @Suite("SyncState key lifecycle", .isolatedApplication, .reportsAsDiagnostics)
 struct SyncKeyLifecycleTests {
-    @Test("Application.remove(syncState:) deletes the key in the store after this key's queued writes; keys() lists only keys with a value")
+    @Test("SyncState.resetDurably() deletes the key in the store after this key's queued writes; keys() lists only keys with a value")
     func removeForGood() async throws {
         let store = installStore()
         var flag = Application.syncState(\.lifecycleFlag)
         var kept = Application.syncState(\.lifecycleKept)
         flag.value = true
         kept.value = 4
-        try await Application.remove(syncState: \.lifecycleFlag)
+        try await flag.resetDurably()
         #expect(flag.value == false)
         let record = try #require(try store.cachedRecord(forKey: "Lifecycle/flag"))
         #expect(record.value == nil)
