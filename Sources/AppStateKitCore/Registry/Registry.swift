@@ -16,7 +16,8 @@ package final class Registry: @unchecked Sendable {
     // immutable and `stamp` atomic. A bare lock because creation waits on `creationFinished`.
     private let lock = Lock(order: .registry)
     /// The created entries. Changed only with `lock` held too (lock order: `lock`, then
-    /// `table`), so a creation's bookkeeping and the table agree.
+    /// `table`), so a creation's bookkeeping and the table agree: the table's changes take a
+    /// ``RegistryLockHeld``, which only this file makes, right after taking `lock`.
     @usableFromInline package let table = LockedBox(EntryTable(), order: .registryTable)
     /// Distinguishes this registry from every other one; never reused, unlike an address.
     @usableFromInline package let identity: UInt64
@@ -180,8 +181,8 @@ package final class Registry: @unchecked Sendable {
     @usableFromInline
     package func createdEntry(for key: EntryKey, create: (EntryKey) -> any RegistryEntry) -> any RegistryEntry {
         var created: (any RegistryEntry)?
-        singleFlight(key, isDone: { existingEntry(for: key) != nil }, run: { created = create(key) }) {
-            if let created { table.withLock { $0.insert(created) } }
+        singleFlight(key, isDone: { existingEntry(for: key) != nil }, run: { created = create(key) }) { held in
+            if let created { table.withLock { $0.insert(created, holding: held) } }
         }
         // Created by another thread; if removed again since, create it anew.
         guard let created else { return existingEntry(for: key) ?? createdEntry(for: key, create: create) }
@@ -195,7 +196,8 @@ package final class Registry: @unchecked Sendable {
     @discardableResult
     func remove(_ entry: any RegistryEntry) -> Bool {
         let removed = lock.withLock {
-            guard table.withLock({ $0.remove(entry) }) else { return false }
+            let held = RegistryLockHeld()
+            guard table.withLock({ $0.remove(entry, holding: held) }) else { return false }
             stamp.store(Registry.nextSerial.add(1, ordering: .relaxed).newValue, ordering: .releasing)
             return true
         }
@@ -218,13 +220,13 @@ package final class Registry: @unchecked Sendable {
     /// Single flight, with cycle detection, like a creation. `fill` runs with no lock held;
     /// `isFilled` runs with the registry's lock held, so it may only load atomics.
     func fill(_ key: EntryKey, isFilled: () -> Bool, fill: () -> Void) {
-        singleFlight(key, isDone: isFilled, run: fill) {}
+        singleFlight(key, isDone: isFilled, run: fill) { _ in }
     }
 
     /// Runs `run` for `key` with no lock held unless `isDone()` (called with the lock held), or
     /// waits while another thread runs it for `key`; then `finish` with the lock held, before
     /// waiting threads wake.
-    private func singleFlight(_ key: EntryKey, isDone: () -> Bool, run: () -> Void, finish: () -> Void) {
+    private func singleFlight(_ key: EntryKey, isDone: () -> Bool, run: () -> Void, finish: (borrowing RegistryLockHeld) -> Void) {
         let thread = ThreadID.current
         lock.lock()
         if awaitCreation(of: key, on: thread, until: isDone) {
@@ -237,7 +239,7 @@ package final class Registry: @unchecked Sendable {
         run()
 
         lock.lock()
-        finish()
+        finish(RegistryLockHeld())
         finishCreation(creation, on: thread)
         lock.unlock()
         creationFinished.broadcast()
@@ -342,6 +344,25 @@ package final class Registry: @unchecked Sendable {
     }
 }
 
+/// Proof that the calling thread holds a ``Registry``'s own lock: the table's changes
+/// (``EntryTable/insert(_:holding:)``, ``EntryTable/remove(_:holding:)``) take one, and only this
+/// file makes one, right after taking that lock, so a change of the table under the table's
+/// lock alone, or in the wrong lock order, does not compile outside this file. Not copyable, and
+/// empty: it costs nothing at run time. (The debug-build order check, ``LockOrder``, covers the
+/// waits this can't express.)
+struct RegistryLockHeld: ~Copyable {
+    fileprivate init() {}
+}
+
+extension EntryTable {
+    /// Runs `body` with a table no registry owns (the table's own tests) and the proof its
+    /// changes take: no other thread can reach such a table, so no lock guards it.
+    static func unshared<Result>(_ body: (inout EntryTable, borrowing RegistryLockHeld) -> Result) -> Result {
+        var table = EntryTable()
+        return body(&table, RegistryLockHeld())
+    }
+}
+
 /// The registry's created entries: an open-addressing table over ``EntryKey/fastHash``, probed
 /// linearly. A probe compares stored hashes and looks at an entry's key only when its hash
 /// matches, so a lookup neither hashes nor copies a key. Removal shifts the following entries back (no tombstones): a lookup stops at the first empty bucket.
@@ -384,16 +405,18 @@ package struct EntryTable: Sendable {
         return nil
     }
 
-    /// Adds `entry`, whose key the table doesn't hold yet.
-    mutating func insert(_ entry: any RegistryEntry) {
+    /// Adds `entry`, whose key the table doesn't hold yet; only while the registry's lock is
+    /// `held`.
+    mutating func insert(_ entry: any RegistryEntry, holding held: borrowing RegistryLockHeld) {
         assert(find(entry.core.key) == nil, "AppStateKit: internal error: \(entry.core.key.readable) was added to the registry twice")
         if (count + 1) * 4 > hashes.count * 3 { grow() }
         place(entry)
         count += 1
     }
 
-    /// Removes `entry` if the table holds it (the very object); returns whether it did.
-    mutating func remove(_ entry: any RegistryEntry) -> Bool {
+    /// Removes `entry` if the table holds it (the very object); returns whether it did. Only
+    /// while the registry's lock is `held`.
+    mutating func remove(_ entry: any RegistryEntry, holding held: borrowing RegistryLockHeld) -> Bool {
         guard let index = index(of: entry.core.key), entries[index] === entry else { return false }
         clear(index)
         count -= 1
