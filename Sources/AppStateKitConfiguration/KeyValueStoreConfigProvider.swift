@@ -114,7 +114,7 @@ public final class KeyValueStoreConfigProvider: Sendable {
     /// Starts the worker that polls when nothing else does (see "Who polls" on the type).
     private func startWorkerIfNeeded() {
         guard !refresher.isClaimed else { return }
-        refresher.startWorker(name: "KeyValueStoreConfigProvider poll worker", owner: ObjectIdentifier(self)) {
+        refresher.startWorker(name: "KeyValueStoreConfigProvider poll worker", owner: self) {
             { [mirror, store, pollInterval, clock, logger] in
                 await Self.poll(mirror, store: store, every: pollInterval, on: clock, logger: logger)
             }

@@ -30,7 +30,7 @@ final class ProviderRefresh: Sendable {
     /// Starts a worker running the loop `makeLoop` returns, registered as `name` of `owner`,
     /// unless a worker runs or `run()` took over. `makeLoop` runs on the caller's thread, outside
     /// every lock (a sync store subscribes to its feed there, before the caller reads).
-    func startWorker(name: String, owner: ObjectIdentifier, _ makeLoop: () -> @Sendable () async -> Void) {
+    func startWorker(name: String, owner: some AnyObject & Sendable, _ makeLoop: () -> @Sendable () async -> Void) {
         let starts = runner.withLock { runner in
             guard case .nobody = runner else { return false }
             runner = .starting

@@ -113,7 +113,7 @@ public final class SyncStoreConfigProvider: Sendable {
     /// follows the feed" on the type).
     private func startWorkerIfNeeded() {
         guard !refresher.isClaimed else { return }
-        refresher.startWorker(name: "SyncStoreConfigProvider change feed worker", owner: ObjectIdentifier(self)) {
+        refresher.startWorker(name: "SyncStoreConfigProvider change feed worker", owner: self) {
             // Subscribed now, before the caller reads or watches, so nothing committed from here
             // on is missed.
             let changes = store.changeFeed()

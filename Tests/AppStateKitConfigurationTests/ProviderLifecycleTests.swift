@@ -109,14 +109,13 @@ struct ProviderLifecycleTests {
             }
             _ = keyValue.snapshot()
             owners = [ObjectIdentifier(sync), ObjectIdentifier(keyValue)]
-            #expect(BackgroundActivities.names(owners: owners).count == 2)
+            #expect(owners.flatMap { BackgroundActivities.names(owner: $0) }.count == 2)
             weakSync = sync
             weakKeyValue = keyValue
         }
-        #expect(await eventually { BackgroundActivities.names(owners: owners).isEmpty })
+        #expect(await eventually { weakSync == nil && weakKeyValue == nil })
+        #expect(await eventually { BackgroundActivities.names(ofFreedOwners: owners).isEmpty }, "\(BackgroundActivities.names(ofFreedOwners: owners))")
         #expect(await eventually { syncStore.feedCount == 0 })
-        #expect(weakSync == nil)
-        #expect(weakKeyValue == nil)
     }
 }
 #endif

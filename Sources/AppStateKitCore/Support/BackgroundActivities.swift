@@ -5,10 +5,11 @@
 /// when it starts and ends its ``Token`` (by `defer`) when it stops. Registering happens when
 /// an activity starts, never per read: one lock, taken twice per activity.
 ///
-/// An owner is named by its `ObjectIdentifier`, taken while it is alive; an identifier can be
-/// reused by a later object only after the owner is freed, so a query after the release counts
-/// the released owner's activities plus any of a new object at the same address (none, when
-/// they all ended, is what the tests wait for).
+/// An activity holds its owner weakly, with the owner's `ObjectIdentifier`. A freed owner's
+/// identifier can be reused by a later object, so a query by identifier tells the two apart:
+/// ``names(owner:)`` lists the activities of the live owner with that identifier, and
+/// ``names(ofFreedOwners:)`` those whose owner with that identifier was freed while they ran —
+/// what a test waits to see empty after releasing an owner.
 package enum BackgroundActivities {
     /// One running activity; ``end()`` unregisters it (again: nothing).
     package struct Token: Sendable {
@@ -22,7 +23,8 @@ package enum BackgroundActivities {
 
     private struct Activity: Sendable {
         let name: String
-        let owner: ObjectIdentifier
+        let ownerID: ObjectIdentifier
+        weak var owner: (any AnyObject & Sendable)?
     }
 
     private struct State: Sendable {
@@ -33,27 +35,24 @@ package enum BackgroundActivities {
     private static let state = LockedBox(State())
 
     /// Registers activity `name` of `owner` as running; end the token when it stops.
-    package static func begin(_ name: String, owner: ObjectIdentifier) -> Token {
-        state.withLock { state in
+    package static func begin(_ name: String, owner: some AnyObject & Sendable) -> Token {
+        let activity = Activity(name: name, ownerID: ObjectIdentifier(owner), owner: owner)
+        return state.withLock { state in
             state.lastID += 1
-            state.live[state.lastID] = Activity(name: name, owner: owner)
+            state.live[state.lastID] = activity
             return Token(id: state.lastID)
         }
     }
 
-    /// Registers activity `name` of `owner` as running; end the token when it stops.
-    package static func begin(_ name: String, owner: some AnyObject) -> Token {
-        begin(name, owner: ObjectIdentifier(owner))
-    }
-
-    /// The names of `owner`'s running activities, sorted (one per running activity).
+    /// The names of the running activities of the live owner identified by `owner`, sorted.
     package static func names(owner: ObjectIdentifier) -> [String] {
-        state.withLock { state in state.live.values.filter { $0.owner == owner }.map(\.name) }.sorted()
+        state.withLock { state in state.live.values.filter { $0.ownerID == owner && $0.owner != nil }.map(\.name) }.sorted()
     }
 
-    /// The names of the running activities of every owner in `owners`, sorted.
-    package static func names(owners: [ObjectIdentifier]) -> [String] {
+    /// The names of the running activities whose owner, identified by one of `owners`, was
+    /// freed, sorted.
+    package static func names(ofFreedOwners owners: [ObjectIdentifier]) -> [String] {
         let wanted = Set(owners)
-        return state.withLock { state in state.live.values.filter { wanted.contains($0.owner) }.map(\.name) }.sorted()
+        return state.withLock { state in state.live.values.filter { wanted.contains($0.ownerID) && $0.owner == nil }.map(\.name) }.sorted()
     }
 }

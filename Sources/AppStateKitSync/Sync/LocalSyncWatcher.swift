@@ -59,7 +59,7 @@ final class LocalSyncWatcher: Sendable {
     }
 
     /// Starts the watching thread, registered as an activity of `owner` (the store) while it runs.
-    func start(owner: ObjectIdentifier) {
+    func start(owner: some AnyObject & Sendable) {
         let activity = BackgroundActivities.begin("LocalSyncStore watcher thread", owner: owner)
         let thread = Thread { [self] in
             run()

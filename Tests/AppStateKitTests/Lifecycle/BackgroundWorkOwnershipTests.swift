@@ -57,7 +57,7 @@ struct BackgroundWorkOwnershipTests {
             released.coordinator = coordinator
             released.writes = coordinator.writes
             released.owners = [ObjectIdentifier(store as AnyObject), ObjectIdentifier(coordinator), ObjectIdentifier(coordinator.writes)]
-            released.activitiesWhileRunning = BackgroundActivities.names(owners: released.owners)
+            released.activitiesWhileRunning = released.owners.flatMap { BackgroundActivities.names(owner: $0) }.sorted()
         }
         return released
     }
@@ -72,8 +72,8 @@ struct BackgroundWorkOwnershipTests {
         }
         #expect(released.activitiesWhileRunning.contains("LocalSyncStore watcher thread"))
         #expect(released.activitiesWhileRunning.contains("SyncCoordinator change feed"))
-        #expect(await eventually { BackgroundActivities.names(owners: released.owners).isEmpty }, "\(BackgroundActivities.names(owners: released.owners))")
         #expect(await eventually { released.store == nil && released.coordinator == nil && released.writes == nil })
+        #expect(await eventually { BackgroundActivities.names(ofFreedOwners: released.owners).isEmpty }, "\(BackgroundActivities.names(ofFreedOwners: released.owners))")
     }
 
     @Test("after an application over an InMemorySyncStore is released, its feed consumer and write worker end, and store and coordinator are freed")
@@ -83,7 +83,7 @@ struct BackgroundWorkOwnershipTests {
             _ = try await store.write(Data("3".utf8), forKey: "Ownership/counter")
         }
         #expect(released.activitiesWhileRunning == ["SyncCoordinator change feed"])
-        #expect(await eventually { BackgroundActivities.names(owners: released.owners).isEmpty }, "\(BackgroundActivities.names(owners: released.owners))")
         #expect(await eventually { released.store == nil && released.coordinator == nil && released.writes == nil })
+        #expect(await eventually { BackgroundActivities.names(ofFreedOwners: released.owners).isEmpty }, "\(BackgroundActivities.names(ofFreedOwners: released.owners))")
     }
 }
