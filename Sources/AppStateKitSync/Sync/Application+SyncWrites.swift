@@ -78,7 +78,11 @@ extension Application {
     /// leaves the entry in place; ``remove(state:)`` is the removal every kind shares, which
     /// drops a SyncState's in-memory entry and leaves its key in the store.
     ///
-    /// - Throws: ``SyncStoreError`` from the store (the value then returns to the store's).
+    /// Cancelling the calling task ends the wait with `CancellationError`; the removal stays
+    /// queued (a later failure is reported through the application's logger).
+    ///
+    /// - Throws: ``SyncStoreError`` from the store (the value then returns to the store's), or
+    ///   `CancellationError`.
     public static func remove<Value: Codable & Sendable>(syncState keyPath: KeyPath<Application, SyncState<Value>>) async throws {
         _ = try await current[keyPath: keyPath].entry.delete()
     }
