@@ -25,9 +25,12 @@ import Synchronization
 ///   read as a double), `Double`, `Bool`, `Data` (bytes) and arrays of them. A value that does
 ///   not read as the type asked for throws ``ConfigStoreError`` naming the key, never the value.
 /// - ``value(forKey:type:)`` and ``snapshot()`` answer from memory: the namespace as read when
-///   the provider was created, refreshed every `pollInterval` by a detached task that ends when
-///   the provider is released (another process's writes arrive within that interval; this
-///   provider's own writes at once).
+///   the provider was created, refreshed every `pollInterval` (another process's writes arrive
+///   within that interval; this provider's own writes at once).
+/// - **Who polls.** The initialiser starts nothing. ``run()`` polls until its task is cancelled
+///   (run it in your service group, see there). Without it, the provider's first read or watch
+///   starts a worker (a detached task) that polls until the provider is released or ``run()``
+///   takes over; after ``run()`` returns, nothing polls and the values stay as they are.
 /// - ``fetchValue(forKey:type:)`` reads the store now; ``refresh()`` reads the namespace now.
 /// - ``watchValue(forKey:type:updatesHandler:)`` and ``watchSnapshot(updatesHandler:)`` emit the
 ///   current value, then every change a write through the provider or a poll finds.
@@ -40,16 +43,15 @@ public final class KeyValueStoreConfigProvider: Sendable {
     /// The first part of every store key (`"Configuration"` unless chosen).
     public let namespace: String
     let mirror: ConfigMirror
-    private let poll: Task<Void, Never>
+    private let pollInterval: Duration
+    /// The poll clock and logger of the application that created the provider.
+    private let clock: any Clock<Duration>
+    private let logger: ApplicationLogger
+    private let refresher = ProviderRefresh()
 
-    /// Creates a provider of the values under `namespace` in `store`, reading them now.
+    /// Creates a provider of the values under `namespace` in `store`, reading them now; it
+    /// starts no task (see "Who polls" on the type).
     ///
-    /// - Parameters:
-    ///   - store: The key-value store (often the application's `\.userDefaults` store).
-    ///   - namespace: The first part of every store key; non-empty, without `/` or `%`.
-    ///   - pollInterval: How often the store is read for other processes' changes.
-    ///   - secrets: Which values are secrets (by dotted key), so that swift-configuration
-    ///     redacts them.
     /// Damage never stops the start: a value of the namespace that can't be read (a damaged
     /// entry, kept by the store) is left out and reported — its key, the store's message (which
     /// names the file) and what to do — through the `\.logger` of the current application; it
@@ -84,32 +86,63 @@ public final class KeyValueStoreConfigProvider: Sendable {
         self.store = store
         self.namespace = namespace
         self.mirror = mirror
-        // The poll runs in no task of the caller's: it reports to the logger and sleeps on the
-        // poll clock of the application that created the provider.
-        let clock = PollClock.current
-        self.poll = Task.detached {
-            var reported: String?
-            while !Task.isCancelled {
-                do {
-                    try await clock.sleep(for: pollInterval, tolerance: nil)
-                } catch {
-                    return
-                }
-                do {
-                    try Self.refresh(mirror, from: store)
-                    reported = nil
-                } catch {
-                    let message = "\(error)"
-                    guard message != reported else { continue }
-                    reported = message
-                    logger.error(error, "AppStateKitConfiguration: \(mirror.providerName) could not read its store; serving the values it read last")
-                }
+        self.pollInterval = pollInterval
+        // The poll reports to the logger and sleeps on the poll clock of the application that
+        // created the provider, whoever runs it.
+        self.clock = PollClock.current
+        self.logger = logger
+    }
+
+    /// Polls the store every `pollInterval` until the calling task is cancelled, then returns;
+    /// a worker that the provider's first read started stops first, and none starts again.
+    ///
+    /// It has the shape of a swift-service-lifecycle `Service`'s `run()`; AppStateKitConfiguration
+    /// does not depend on swift-service-lifecycle. A graceful shutdown alone does not end it, so
+    /// run it from a service of your own as
+    /// `try await cancelWhenGracefulShutdown { try await provider.run() }`, or add the one-line
+    /// conformance `extension KeyValueStoreConfigProvider: @retroactive Service {}` and give the
+    /// `ServiceGroup` a `maximumGracefulShutdownDuration`, after which it cancels its services.
+    ///
+    /// - Throws: Nothing yet: a poll that fails is reported and the values held are kept.
+    public func run() async throws {
+        await refresher.takeOver()
+        let activity = BackgroundActivities.begin("KeyValueStoreConfigProvider.run poll", owner: self)
+        defer { activity.end() }
+        await Self.poll(mirror, store: store, every: pollInterval, on: clock, logger: logger)
+    }
+
+    /// Starts the worker that polls when nothing else does (see "Who polls" on the type).
+    private func startWorkerIfNeeded() {
+        guard !refresher.isClaimed else { return }
+        refresher.startWorker(name: "KeyValueStoreConfigProvider poll worker", owner: self) {
+            { [mirror, store, pollInterval, clock, logger] in
+                await Self.poll(mirror, store: store, every: pollInterval, on: clock, logger: logger)
             }
         }
     }
 
-    deinit {
-        poll.cancel()
+    /// Refreshes `mirror` from `store` every `interval` until the calling task is cancelled; a
+    /// failure is reported through `logger` once until a poll succeeds.
+    private static func poll(
+        _ mirror: ConfigMirror, store: any ListableKeyValueStore, every interval: Duration, on clock: any Clock<Duration>, logger: ApplicationLogger
+    ) async {
+        var reported: String?
+        while !Task.isCancelled {
+            do {
+                try await clock.sleep(for: interval, tolerance: nil)
+            } catch {
+                return
+            }
+            do {
+                try refresh(mirror, from: store)
+                reported = nil
+            } catch {
+                let message = "\(error)"
+                guard message != reported else { continue }
+                reported = message
+                logger.error(error, "AppStateKitConfiguration: \(mirror.providerName) could not read its store; serving the values it read last")
+            }
+        }
     }
 
     /// Every readable value of `namespace` in `store`, and the keys whose value can't be read
@@ -177,7 +210,8 @@ extension KeyValueStoreConfigProvider: ConfigProvider {
     ///
     /// - Throws: ``ConfigStoreError`` when the stored value does not read as `type`.
     public func value(forKey key: AbsoluteConfigKey, type: ConfigType) throws -> LookupResult {
-        try mirror.value(forKey: key, type: type)
+        startWorkerIfNeeded()
+        return try mirror.value(forKey: key, type: type)
     }
 
     /// The store's value for `key` now; the provider keeps it, so later reads and watchers see
@@ -198,19 +232,22 @@ extension KeyValueStoreConfigProvider: ConfigProvider {
         type: ConfigType,
         updatesHandler: nonisolated(nonsending) (_ updates: ConfigUpdatesAsyncSequence<Result<LookupResult, any Error>, Never>) async throws -> Return
     ) async throws -> Return {
-        try await mirror.watchValue(forKey: key, type: type, updatesHandler: updatesHandler)
+        startWorkerIfNeeded()
+        return try await mirror.watchValue(forKey: key, type: type, updatesHandler: updatesHandler)
     }
 
     /// The values the provider holds now, frozen.
     public func snapshot() -> any ConfigSnapshot {
-        mirror.snapshot()
+        startWorkerIfNeeded()
+        return mirror.snapshot()
     }
 
     /// Emits a snapshot now, then one after each change.
     nonisolated(nonsending) public func watchSnapshot<Return: ~Copyable>(
         updatesHandler: nonisolated(nonsending) (_ updates: ConfigUpdatesAsyncSequence<any ConfigSnapshot, Never>) async throws -> Return
     ) async throws -> Return {
-        try await mirror.watchSnapshot(updatesHandler: updatesHandler)
+        startWorkerIfNeeded()
+        return try await mirror.watchSnapshot(updatesHandler: updatesHandler)
     }
 }
 

@@ -26,9 +26,16 @@ import Foundation
 ///   read as the type asked for throws ``ConfigStoreError`` naming the key, never the value.
 /// - ``value(forKey:type:)`` and ``snapshot()`` answer from memory: the namespace as read when
 ///   the provider was created, kept current by the store's change feed
-///   (``AppStateKit/SyncStore/changeFeed()``, followed by a detached task that ends when the
-///   provider is released). When the store says its data was replaced (a restore, a truncation,
-///   its file replaced), the provider takes the store's records whatever their versions.
+///   (``AppStateKit/SyncStore/changeFeed()``). When the store says its data was replaced (a
+///   restore, a truncation, its file replaced), the provider takes the store's records whatever
+///   their versions.
+/// - **Who follows the feed.** The initialiser starts nothing and subscribes to nothing.
+///   ``run()`` follows the feed until its task is cancelled (run it in your service group, see
+///   there). Without it, the provider's first read or watch subscribes and starts a worker (a
+///   detached task) that follows the feed until the provider is released or ``run()`` takes
+///   over; after ``run()`` returns, nothing follows the feed and the values stay as they are.
+///   Whoever starts following reads the namespace once more after subscribing, so a change made
+///   between the provider's creation and then is not missed.
 /// - ``fetchValue(forKey:type:)`` asks the store itself (a round trip for PostgreSQL) and
 ///   updates the memory.
 /// - ``watchValue(forKey:type:updatesHandler:)`` and ``watchSnapshot(updatesHandler:)`` emit the
@@ -42,15 +49,11 @@ public final class SyncStoreConfigProvider: Sendable {
     /// The first part of every store key (`"Configuration"` unless chosen).
     public let namespace: String
     let mirror: ConfigMirror
-    private let feed: Task<Void, Never>
+    private let refresher = ProviderRefresh()
 
-    /// Creates a provider of the values under `namespace` in `store`, once it has read them.
+    /// Creates a provider of the values under `namespace` in `store`, once it has read them; it
+    /// starts no task and subscribes to no feed (see "Who follows the feed" on the type).
     ///
-    /// - Parameters:
-    ///   - store: The sync store (the application's `\.syncStore`, a `PostgresSyncStore`, …).
-    ///   - namespace: The first part of every store key; non-empty, without `/` or `%`.
-    ///   - secrets: Which values are secrets (by dotted key, `"db.password"`), so that
-    ///     swift-configuration redacts them in logs and access reports.
     /// Damage never stops the start: when the store reports a damaged record (a
     /// ``AppStateKit/SyncStoreError`` of kind `corruptRecord`), the provider reads the namespace
     /// key by key, serves every key it can read, and reports each damaged one — its key, the
@@ -73,8 +76,6 @@ public final class SyncStoreConfigProvider: Sendable {
         let configNamespace = try ConfigNamespace(namespace)
         let providerName = "SyncStoreConfigProvider[\(namespace)]"
         let logger = Application.logger
-        // Subscribed before the snapshot, so nothing committed between the two is missed.
-        let changes = store.changeFeed()
         let (records, damage) = try await Self.readNamespace(of: store, configNamespace)
         let mirror = ConfigMirror(
             providerName: providerName, namespace: configNamespace, secrets: secrets,
@@ -86,23 +87,64 @@ public final class SyncStoreConfigProvider: Sendable {
         self.store = store
         self.namespace = namespace
         self.mirror = mirror
-        self.feed = Task.detached {
-            for await change in changes {
-                switch change {
-                case let .changed(record):
-                    guard configNamespace.contains(record.key) else { continue }
-                    mirror.apply([record.key: Self.entry(record)], precedence: .newerVersion)
-                case let .replaced(records):
-                    // The store's data was replaced (restored, truncated, its file replaced):
-                    // its records win whatever their versions, and keys missing are gone.
-                    mirror.replaceAll(with: Self.entries(records, in: configNamespace))
-                }
-            }
+    }
+
+    /// Follows the store's change feed until the calling task is cancelled or the store ends
+    /// the feed (it shut down), then returns; a worker that the provider's first read started
+    /// stops first, and none starts again. It subscribes, then reads the namespace once more
+    /// (a failure is reported through the logger and the values held are kept).
+    ///
+    /// It has the shape of a swift-service-lifecycle `Service`'s `run()`; AppStateKitConfiguration
+    /// does not depend on swift-service-lifecycle. A graceful shutdown alone does not end it, so
+    /// run it from a service of your own as
+    /// `try await cancelWhenGracefulShutdown { try await provider.run() }`, or add the one-line
+    /// conformance `extension SyncStoreConfigProvider: @retroactive Service {}` and give the
+    /// `ServiceGroup` a `maximumGracefulShutdownDuration`, after which it cancels its services.
+    ///
+    /// - Throws: Nothing yet: failures are reported and the values held are kept.
+    public func run() async throws {
+        await refresher.takeOver()
+        let activity = BackgroundActivities.begin("SyncStoreConfigProvider.run change feed", owner: self)
+        defer { activity.end() }
+        await Self.follow(store.changeFeed(), of: store, into: mirror)
+    }
+
+    /// Subscribes and starts the worker that follows the feed when nothing else does (see "Who
+    /// follows the feed" on the type).
+    private func startWorkerIfNeeded() {
+        guard !refresher.isClaimed else { return }
+        refresher.startWorker(name: "SyncStoreConfigProvider change feed worker", owner: self) {
+            // Subscribed now, before the caller reads or watches, so nothing committed from here
+            // on is missed.
+            let changes = store.changeFeed()
+            return { [store, mirror] in await Self.follow(changes, of: store, into: mirror) }
         }
     }
 
-    deinit {
-        feed.cancel()
+    /// Reads the namespace again (what changed since `mirror` was filled), then applies each
+    /// change of `changes` to `mirror` until the feed ends or the calling task is cancelled.
+    private static func follow(_ changes: AsyncStream<SyncChange>, of store: any SyncStore, into mirror: ConfigMirror) async {
+        do {
+            try await reload(mirror, from: store)
+        } catch {
+            mirror.report(
+                "AppStateKitConfiguration: \(mirror.providerName) could not read its store again when it began following the "
+                    + "change feed (\(error)); it serves the values it read before and every change the feed brings; reload() reads the store again",
+                storeKey: mirror.namespace.prefix
+            )
+        }
+        let namespace = mirror.namespace
+        for await change in changes {
+            switch change {
+            case let .changed(record):
+                guard namespace.contains(record.key) else { continue }
+                mirror.apply([record.key: entry(record)], precedence: .newerVersion)
+            case let .replaced(records):
+                // The store's data was replaced (restored, truncated, its file replaced):
+                // its records win whatever their versions, and keys missing are gone.
+                mirror.replaceAll(with: entries(records, in: namespace))
+            }
+        }
     }
 
     /// The records of `namespace` in `store`, and the damaged keys with the store's error.
@@ -173,10 +215,15 @@ public final class SyncStoreConfigProvider: Sendable {
     ///   provider then keeps its values. A damaged record is reported, and its key keeps the
     ///   value held.
     public func reload() async throws {
-        let (records, damage) = try await Self.readNamespace(of: store, mirror.namespace)
-        var entries = Self.entries(records, in: mirror.namespace)
+        try await Self.reload(mirror, from: store)
+    }
+
+    /// ``reload()`` of `mirror` from `store`.
+    static func reload(_ mirror: ConfigMirror, from store: any SyncStore) async throws {
+        let (records, damage) = try await readNamespace(of: store, mirror.namespace)
+        var entries = entries(records, in: mirror.namespace)
         for (key, error) in damage {
-            mirror.report(Self.damageReport(error, key: key, providerName: providerName), storeKey: key)
+            mirror.report(damageReport(error, key: key, providerName: mirror.providerName), storeKey: key)
             // The store could not even list its keys: every value held is kept.
             if key == mirror.namespace.prefix { return }
             // A damaged key keeps the value held: the provider knew it before the damage.
@@ -194,7 +241,8 @@ extension SyncStoreConfigProvider: ConfigProvider {
     ///
     /// - Throws: ``ConfigStoreError`` when the stored value does not read as `type`.
     public func value(forKey key: AbsoluteConfigKey, type: ConfigType) throws -> LookupResult {
-        try mirror.value(forKey: key, type: type)
+        startWorkerIfNeeded()
+        return try mirror.value(forKey: key, type: type)
     }
 
     /// The store's value for `key` now (a round trip for networked stores); the provider keeps
@@ -219,19 +267,22 @@ extension SyncStoreConfigProvider: ConfigProvider {
         type: ConfigType,
         updatesHandler: nonisolated(nonsending) (_ updates: ConfigUpdatesAsyncSequence<Result<LookupResult, any Error>, Never>) async throws -> Return
     ) async throws -> Return {
-        try await mirror.watchValue(forKey: key, type: type, updatesHandler: updatesHandler)
+        startWorkerIfNeeded()
+        return try await mirror.watchValue(forKey: key, type: type, updatesHandler: updatesHandler)
     }
 
     /// The values the provider holds now, frozen.
     public func snapshot() -> any ConfigSnapshot {
-        mirror.snapshot()
+        startWorkerIfNeeded()
+        return mirror.snapshot()
     }
 
     /// Emits a snapshot now, then one after each change the store's feed brings.
     nonisolated(nonsending) public func watchSnapshot<Return: ~Copyable>(
         updatesHandler: nonisolated(nonsending) (_ updates: ConfigUpdatesAsyncSequence<any ConfigSnapshot, Never>) async throws -> Return
     ) async throws -> Return {
-        try await mirror.watchSnapshot(updatesHandler: updatesHandler)
+        startWorkerIfNeeded()
+        return try await mirror.watchSnapshot(updatesHandler: updatesHandler)
     }
 }
 

@@ -85,6 +85,8 @@ struct KeyValueStoreConfigProviderTests {
         let override = Application.override(\.logger, with: logger)
         defer { override.cancel() }
         let provider = try KeyValueStoreConfigProvider(store: store, pollInterval: .milliseconds(5))
+        // The first read starts the polling worker (the initialiser starts nothing).
+        #expect(try provider.value(forKey: ["retries"], type: .int).value?.content == .int(5))
         store.failing.store(true, ordering: .sequentiallyConsistent)
         let listingsBefore = store.listings.load(ordering: .sequentiallyConsistent)
         while store.listings.load(ordering: .sequentiallyConsistent) < listingsBefore + 5 {

@@ -116,6 +116,8 @@ extension Application {
             private func wake(_ mailbox: ChangeMailbox) async -> ChangeMailbox.Wake {
                 guard let poll else { return await mailbox.wait() }
                 if let wake = mailbox.takeWithoutWaiting() { return wake }
+                let activity = BackgroundActivities.begin("Application.values poll", owner: poll.entry)
+                defer { activity.end() }
                 let wake = await withTaskGroup(of: Void.self, returning: ChangeMailbox.Wake.self) { group in
                     group.addTask {
                         // A sleep cancelled because the wait ended first throws: no poll then.

@@ -102,7 +102,11 @@ extension Application {
         /// try await Application.syncState(\.flags).resetDurably()
         /// ```
         ///
-        /// - Throws: ``SyncStoreError`` from the store (the value then returns to the store's).
+        /// Cancelling the calling task ends the wait with `CancellationError`; the removal stays
+        /// queued (a later failure is reported through the application's logger).
+        ///
+        /// - Throws: ``SyncStoreError`` from the store (the value then returns to the store's), or
+        ///   `CancellationError`.
         public func resetDurably() async throws {
             _ = try await entry.delete()
         }
@@ -110,10 +114,13 @@ extension Application {
         /// Writes `newValue` and returns once the store has committed it. The cache shows it
         /// at once; the write is queued behind this key's earlier writes, so it never lands
         /// before them (nor, while the store takes every write, before this application's
-        /// earlier writes of other keys). It is not retried: a failure is thrown.
+        /// earlier writes of other keys). It is not retried: a failure is thrown. Cancelling the
+        /// calling task ends the wait with `CancellationError`; the write stays queued (a later
+        /// failure is reported through the application's logger).
         ///
         /// - Throws: ``SyncStoreError`` (`unavailable`, `valueTooLarge`, `typeMismatch`, …);
-        ///   the value then returns to what the store holds.
+        ///   the value then returns to what the store holds. `CancellationError` when the task
+        ///   is cancelled first.
         public func write(_ newValue: Value) async throws {
             _ = try await entry.write(newValue)
         }

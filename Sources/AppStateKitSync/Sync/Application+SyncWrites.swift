@@ -75,7 +75,11 @@ extension Application {
     /// kind: this deletes what is persisted and leaves the entry in place, as every kind's reset
     /// does. It keeps doing so, so code written against it behaves as before.
     ///
-    /// - Throws: ``SyncStoreError`` from the store (the value then returns to the store's).
+    /// Cancelling the calling task ends the wait with `CancellationError`; the removal stays
+    /// queued (a later failure is reported through the application's logger).
+    ///
+    /// - Throws: ``SyncStoreError`` from the store (the value then returns to the store's), or
+    ///   `CancellationError`.
     @available(*, deprecated, message: "use Application.syncState(keyPath).resetDurably(), which deletes the key from the store; Application.remove(state:) drops the in-memory entry")
     public static func remove<Value: Codable & Sendable>(syncState keyPath: KeyPath<Application, SyncState<Value>>) async throws {
         try await current[keyPath: keyPath].resetDurably()

@@ -270,7 +270,7 @@ public final class LocalSyncStore: SyncStore {
                     self?.refreshFromWatcher(logger: logger)
                 }
                 contents.watcher = watcher
-                watcher.start()
+                watcher.start(owner: self)
                 return .success(())
             } catch {
                 return .failure(error)

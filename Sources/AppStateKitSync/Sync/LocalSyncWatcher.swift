@@ -58,10 +58,12 @@ final class LocalSyncWatcher: Sendable {
         wakeWrite = descriptors[1]
     }
 
-    /// Starts the watching thread.
-    func start() {
+    /// Starts the watching thread, registered as an activity of `owner` (the store) while it runs.
+    func start(owner: some AnyObject & Sendable) {
+        let activity = BackgroundActivities.begin("LocalSyncStore watcher thread", owner: owner)
         let thread = Thread { [self] in
             run()
+            activity.end()
             finished.signal()
         }
         thread.name = "AppStateKit LocalSyncStore watcher"

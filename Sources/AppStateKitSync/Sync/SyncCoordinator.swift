@@ -187,7 +187,9 @@ final class SyncCoordinator: RegistryEntry {
             let feed = store.changeFeed()
             lastGeneration += 1
             let generation = lastGeneration
+            let activity = BackgroundActivities.begin("SyncCoordinator change feed", owner: self)
             let task = Task.detached { [weak self] in
+                defer { activity.end() }
                 for await change in feed {
                     guard let self else { return }
                     switch change {

@@ -76,17 +76,30 @@ extension SyncStateEntry {
         if let problem { coordinator.report(problem) }
     }
 
-    /// Shows `newValue` now, queues it, and returns once the store committed it.
+    /// Shows `newValue` now, queues it, and returns once the store committed it. Cancelling the
+    /// calling task ends the wait with `CancellationError`; the write stays queued.
     func write(_ newValue: Value) async throws -> SyncRecord {
         if let keyProblem { throw keyProblem }
         let data = try SyncValueCodec.encode(newValue, key: storeKey)
-        return try await withCheckedThrowingContinuation { continuation in
-            let problem = notifyingObservers {
-                modification.withLock(self) {
-                    queueWrite(newValue, data: data) { continuation.resume(with: $0) }
-                }
+        let commit = CommitWait()
+        let problem = notifyingObservers {
+            modification.withLock(self) {
+                queueWrite(newValue, data: data, completion: settling(commit))
             }
-            if let problem { coordinator.report(problem) }
+        }
+        if let problem { coordinator.report(problem) }
+        return try await commit.wait()
+    }
+
+    /// The completion of an awaited write: hands the outcome to `commit`'s waiter, or reports a
+    /// failure when the waiter was cancelled.
+    private func settling(_ commit: CommitWait) -> @Sendable (Result<SyncRecord, any Error>) -> Void {
+        let key = storeKey
+        let coordinator = coordinator
+        return { result in
+            if !commit.settle(result), case let .failure(error) = result {
+                coordinator.report("AppStateKit: SyncState \"\(key)\" could not be written to the sync store: \(error) (its caller stopped waiting); it shows the store's value again")
+            }
         }
     }
 
@@ -95,14 +108,14 @@ extension SyncStateEntry {
     /// return the initial value.
     func delete() async throws -> SyncRecord {
         if let keyProblem { throw keyProblem }
-        return try await withCheckedThrowingContinuation { continuation in
-            let problem = notifyingObservers {
-                modification.withLock(self) {
-                    queueWrite(initial, data: nil, deletes: true) { continuation.resume(with: $0) }
-                }
+        let commit = CommitWait()
+        let problem = notifyingObservers {
+            modification.withLock(self) {
+                queueWrite(initial, data: nil, deletes: true, completion: settling(commit))
             }
-            if let problem { coordinator.report(problem) }
         }
+        if let problem { coordinator.report(problem) }
+        return try await commit.wait()
     }
 
     /// Shows `newValue` (whose encoding is `data`) now and queues its write (a removal for good
@@ -219,5 +232,75 @@ extension SyncStateEntry {
         let decoded = decode(record)
         receive(record, decoded: decoded, generation: bound.generation, force: false)
         return try decoded.get()
+    }
+}
+
+/// The caller's wait for one queued write's outcome, which cancelling the calling task ends
+/// with `CancellationError` (the write stays queued). The outcome may come before the wait
+/// begins; each side acts once.
+final class CommitWait: Sendable {
+    private enum State: Sendable {
+        case pending
+        case waiting(CheckedContinuation<SyncRecord, any Error>)
+        case settled(Result<SyncRecord, any Error>)
+        /// The caller stopped waiting (cancelled).
+        case abandoned
+    }
+
+    private let state = LockedBox(State.pending)
+
+    /// Hands `result` to the waiter; returns `false` when the waiter stopped waiting.
+    func settle(_ result: Result<SyncRecord, any Error>) -> Bool {
+        let (waiter, taken): (CheckedContinuation<SyncRecord, any Error>?, Bool) = state.withLock { state in
+            switch state {
+            case let .waiting(continuation):
+                state = .settled(result)
+                return (continuation, true)
+            case .pending:
+                state = .settled(result)
+                return (nil, true)
+            case .settled, .abandoned:
+                return (nil, false)
+            }
+        }
+        waiter?.resume(with: result)
+        return taken
+    }
+
+    /// The outcome, once settled.
+    ///
+    /// - Throws: The write's error, or `CancellationError` when the calling task is cancelled
+    ///   first.
+    func wait() async throws -> SyncRecord {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                let now: Result<SyncRecord, any Error>? = state.withLock { state in
+                    switch state {
+                    case .pending:
+                        state = .waiting(continuation)
+                        return nil
+                    case let .settled(result):
+                        return result
+                    case .abandoned, .waiting:
+                        return .failure(CancellationError())
+                    }
+                }
+                if let now { continuation.resume(with: now) }
+            }
+        } onCancel: {
+            let waiter: CheckedContinuation<SyncRecord, any Error>? = state.withLock { state in
+                switch state {
+                case let .waiting(continuation):
+                    state = .abandoned
+                    return continuation
+                case .pending:
+                    state = .abandoned
+                    return nil
+                case .settled, .abandoned:
+                    return nil
+                }
+            }
+            waiter?.resume(throwing: CancellationError())
+        }
     }
 }

@@ -38,6 +38,10 @@ final class SyncWriteQueue: Sendable {
         self.report = report
     }
 
+    deinit {
+        state.withLock { $0.retryPause }?.cancel()
+    }
+
     /// A write waiting in a lane.
     struct QueuedWrite: Sendable {
         let key: String
@@ -125,6 +129,9 @@ final class SyncWriteQueue: Sendable {
         /// Barriers ended (timed out, cancelled) before they began to wait, by id.
         var endedEarly: [UInt64: Ending] = [:]
         var isWorking = false
+        /// The last retry pause started (a detached sleep that wakes the worker); cancelled when
+        /// the queue is released.
+        var retryPause: Task<Void, Never>?
 
         /// Whether a write queued before `barrier` still holds it.
         func isBlocked(_ barrier: Barrier) -> Bool {
@@ -295,7 +302,11 @@ final class SyncWriteQueue: Sendable {
     // MARK: Worker
 
     private func startWorker() {
-        Task.detached { [self] in await work() }
+        let activity = BackgroundActivities.begin("SyncWriteQueue worker", owner: self)
+        Task.detached { [self] in
+            defer { activity.end() }
+            await work()
+        }
     }
 
     /// Starts the worker if it is idle (a parked lane's retry time came).
@@ -322,10 +333,14 @@ final class SyncWriteQueue: Sendable {
                 }
                 finish(id, item, result)
             case let .sleep(until):
-                Task.detached { [weak self] in
-                    try? await Task.sleep(until: until, clock: .continuous)  // Never cancelled.
+                let activity = BackgroundActivities.begin("SyncWriteQueue retry pause", owner: self)
+                let pause = Task.detached { [weak self] in
+                    defer { activity.end() }
+                    // Cancelled only when the queue is released (then nothing is left to retry).
+                    try? await Task.sleep(until: until, clock: .continuous)
                     self?.wake()
                 }
+                state.withLock { $0.retryPause = pause }
                 return
             case .idle:
                 return
