@@ -4,7 +4,6 @@ import AppStateKitPersistence
 import AppStateKitSync
 import Foundation
 import PostgresNIO
-import NIOConcurrencyHelpers
 import ServiceLifecycle
 
 extension PostgresSyncStore: Service {
@@ -419,23 +418,23 @@ private final class RoundSignals: Sendable {
         var ticked = false
     }
 
-    private let state = NIOLockedValueBox(State())
+    private let state = LockedBox(State())
 
     /// The notification stream ended (with its error, if any).
     func end(_ error: (any Error)?) {
-        state.withLockedValue { $0.ended = .some(error) }
+        state.withLock { $0.ended = .some(error) }
     }
 
     /// `nil` while the stream runs; then `.some(error)`.
-    var ended: (any Error)?? { state.withLockedValue { $0.ended } }
+    var ended: (any Error)?? { state.withLock { $0.ended } }
 
     func tick() {
-        state.withLockedValue { $0.ticked = true }
+        state.withLock { $0.ticked = true }
     }
 
     /// Whether a tick came since the last call.
     func takeTick() -> Bool {
-        state.withLockedValue { state in
+        state.withLock { state in
             defer { state.ticked = false }
             return state.ticked
         }
@@ -444,11 +443,11 @@ private final class RoundSignals: Sendable {
 
 /// Lets ``PostgresSyncStore/run()`` start only once.
 final class RunGuard: Sendable {
-    private let claimed = NIOLockedValueBox(false)
+    private let claimed = LockedBox(false)
 
     /// True the first time only.
     func claim() -> Bool {
-        claimed.withLockedValue { claimed in
+        claimed.withLock { claimed in
             defer { claimed = true }
             return !claimed
         }
