@@ -195,14 +195,16 @@ package final class DamageReporter: Sendable {
     private struct State {
         var reported: [String: String] = [:]
         var unreported = 0
-        var lastSummary: ContinuousClock.Instant?
+        var lastSummary: WaitClock.Instant?
     }
 
     private let state = LockedBox(State())
+    private let clock: WaitClock
     private let log: @Sendable (String) -> Void
 
-    /// A reporter that passes each line to `log`.
-    package init(log: @escaping @Sendable (String) -> Void) {
+    /// A reporter that passes each line to `log`, its summaries a minute apart on `clock`.
+    package init(clock: WaitClock = .current, log: @escaping @Sendable (String) -> Void) {
+        self.clock = clock
         self.log = log
     }
 
@@ -215,8 +217,8 @@ package final class DamageReporter: Sendable {
             if state.reported[key] == reason { return .none }
             if state.reported[key] == nil && state.reported.count >= Self.capacity {
                 state.unreported += 1
-                let now = ContinuousClock.now
-                if let last = state.lastSummary, now - last < .seconds(60) { return .none }
+                let now = clock.now
+                if let last = state.lastSummary, last.duration(to: now) < .seconds(60) { return .none }
                 state.lastSummary = now
                 return .summarize(state.unreported)
             }
@@ -271,15 +273,18 @@ package final class NotificationBuffer: Sendable {
         var reconcileSoon = false
         var malformed = 0
         var malformedSinceReport = 0
-        var lastReport: ContinuousClock.Instant?
+        var lastReport: WaitClock.Instant?
         var dropped = 0
     }
 
     package let capacity: Int
     private let state = LockedBox(State())
+    /// The clock of ``reportInterval``.
+    private let clock: WaitClock
 
-    package init(capacity: Int = NotificationBuffer.defaultCapacity) {
+    package init(capacity: Int = NotificationBuffer.defaultCapacity, clock: WaitClock = .current) {
         self.capacity = capacity
+        self.clock = clock
     }
 
     /// Adds `notification`, coalescing it with one pending for the same key.
@@ -299,11 +304,12 @@ package final class NotificationBuffer: Sendable {
 
     /// Counts one malformed payload; returns the count to report (malformed payloads since the
     /// last report, this one included) when a report is due, `nil` otherwise.
-    package func noteMalformed(now: ContinuousClock.Instant = .now) -> Int? {
-        state.withLock { state in
+    package func noteMalformed() -> Int? {
+        let now = clock.now
+        return state.withLock { state in
             state.malformed += 1
             state.malformedSinceReport += 1
-            if let last = state.lastReport, now - last < Self.reportInterval { return nil }
+            if let last = state.lastReport, last.duration(to: now) < Self.reportInterval { return nil }
             state.lastReport = now
             defer { state.malformedSinceReport = 0 }
             return state.malformedSinceReport

@@ -36,8 +36,9 @@ extension PostgresSyncStore {
         let sent = LockedBox(false)
         let waitsForTable = configuration.createsTable
         let metrics = metrics
+        let clock = clock
         do {
-            return try await OperationDeadline.run(timeout: deadline, timeoutError: {
+            return try await OperationDeadline.run(timeout: deadline, clock: clock, timeoutError: {
                 if sent.withLock({ $0 }) {
                     return SyncStoreError(.unavailable, key: key, detail: "PostgreSQL (table \(table)) did not answer the \(operation) within \(deadline); \(writes ? "its outcome is unknown" : "nothing was changed")")
                 }
@@ -52,7 +53,7 @@ extension PostgresSyncStore {
                     } catch where attempt < Self.transientRetryAttempts && ["40001", "40P01"].contains(Self.sqlState(of: error)) {
                         metrics.retries.increment()
                         attempt += 1
-                        try await Task.sleep(for: .milliseconds(Int64.random(in: 5...20) * Int64(attempt)))
+                        try await clock.sleep(for: .milliseconds(Int64.random(in: 5...20) * Int64(attempt)))
                     }
                 }
             }
