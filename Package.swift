@@ -35,7 +35,6 @@ let package = Package(
         // client that leaves the trait off resolves none of them (.ci/steps/15-trait-resolution.sh).
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
-        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         // Guarded by the Configuration trait. None of swift-configuration's own traits (JSON, its
         // default; YAML, Logging, Reloading, …) is needed, so all are off.
         .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: []),
@@ -87,7 +86,6 @@ let package = Package(
                 "AppStateKitCore", "AppStateKitPersistence", "AppStateKitSync",
                 .product(name: "PostgresNIO", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle", condition: .when(traits: ["PostgreSQL"])),
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "_ConnectionPoolModule", package: "postgres-nio", condition: .when(traits: ["PostgreSQL"])),
                 .product(name: "CoreMetrics", package: "swift-metrics", condition: .when(traits: ["PostgreSQL"])),
             ],

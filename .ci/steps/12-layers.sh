@@ -35,3 +35,14 @@ if grep -rnE "$UNSAFE" Sources --include='*.swift' | grep -vE '^Sources/AppState
     exit 1
 fi
 echo "unsafe reference tools: only in Registry/ and Support/"
+# One lock type (issue 45): Core's `Lock` over pthread_mutex_t, and what builds on it (`LockedBox`,
+# the registry's `LockedCell`, Persistence's `ModificationLock`). Synchronization's `Mutex` only
+# where Documentation/Internals.md ("Basic tools") gives its reason: KeyCapture, which must not
+# allocate. No NIO, Foundation or OS lock anywhere in Sources.
+LOCKS='NIOLock|NIOLockedValueBox|NSLock|NSRecursiveLock|NSCondition|os_unfair_lock|OSAllocatedUnfairLock|pthread_mutex_t|pthread_rwlock|\bMutex\b'
+if grep -rnE "$LOCKS" Sources --include='*.swift' \
+    | grep -vE '^Sources/AppStateKitCore/Support/Synchronization\.swift:|^Sources/AppStateKitCore/Dependency/KeyCapture\.swift:'; then
+    echo "error: a lock other than AppStateKitCore's Lock/LockedBox in Sources (listed above)" >&2
+    exit 1
+fi
+echo "locks: Core's Lock and LockedBox (Synchronization's Mutex only in KeyCapture)"

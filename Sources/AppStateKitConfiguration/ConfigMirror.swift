@@ -4,7 +4,6 @@ import AppStateKitPersistence
 import AppStateKitSecrets
 import AppStateKitSync
 import Configuration
-import Synchronization
 
 /// The configuration values of one namespace of a store, held in memory, and who watches them:
 /// what both providers answer `value`, `snapshot` and `watch…` from without I/O.
@@ -45,7 +44,7 @@ final class ConfigMirror: Sendable, CustomReflectable {
     /// be read as asked, or a damaged record, is reported there, not only thrown (a
     /// `ConfigReader`'s `int(forKey:default:)` would otherwise return the default in silence).
     let logger: ApplicationLogger
-    private let storage: Mutex<Storage>
+    private let storage: LockedBox<Storage>
 
     init(
         providerName: String, namespace: ConfigNamespace, secrets: SecretsSpecifier<String, ConfigContent>, entries: [String: Entry],
@@ -55,7 +54,7 @@ final class ConfigMirror: Sendable, CustomReflectable {
         self.namespace = namespace
         self.secrets = secrets
         self.logger = logger
-        self.storage = Mutex(Storage(entries: entries))
+        self.storage = LockedBox(Storage(entries: entries))
     }
 
     /// Reports `problem` about `storeKey` through ``logger``, unless it is the one reported

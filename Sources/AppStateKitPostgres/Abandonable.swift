@@ -1,5 +1,5 @@
 #if PostgreSQL
-import NIOConcurrencyHelpers
+import AppStateKitCore
 
 /// Runs work in a task of its own that the caller can stop waiting for.
 ///
@@ -40,12 +40,12 @@ enum Abandonable {
             var outcome: Swift.Result<Value, any Error>?
         }
 
-        private let state = NIOLockedValueBox(State())
+        private let state = LockedBox(State())
 
         /// Called once, with the task running the work; resumes at once if an outcome (the
         /// caller's cancellation, a fast abandon) came first.
         func start(_ continuation: CheckedContinuation<Value, any Error>, work: Task<Void, Never>) {
-            let early = state.withLockedValue { state -> Swift.Result<Value, any Error>? in
+            let early = state.withLock { state -> Swift.Result<Value, any Error>? in
                 state.work = work
                 if let outcome = state.outcome { return outcome }
                 state.continuation = continuation
@@ -58,7 +58,7 @@ enum Abandonable {
         }
 
         func finish(with outcome: Swift.Result<Value, any Error>) {
-            let (continuation, work) = state.withLockedValue { state -> (CheckedContinuation<Value, any Error>?, Task<Void, Never>?) in
+            let (continuation, work) = state.withLock { state -> (CheckedContinuation<Value, any Error>?, Task<Void, Never>?) in
                 guard state.outcome == nil else { return (nil, nil) }
                 state.outcome = outcome
                 defer { state.continuation = nil }

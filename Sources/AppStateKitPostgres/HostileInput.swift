@@ -3,7 +3,6 @@ import AppStateKitCore
 import AppStateKitPersistence
 import AppStateKitSync
 import Foundation
-import NIOConcurrencyHelpers
 
 /// The bounds every number from outside the process must meet before the store uses it: rows
 /// and notifications other roles can write, and the last-known-good file. Any record outside
@@ -196,14 +195,16 @@ package final class DamageReporter: Sendable {
     private struct State {
         var reported: [String: String] = [:]
         var unreported = 0
-        var lastSummary: ContinuousClock.Instant?
+        var lastSummary: WaitClock.Instant?
     }
 
-    private let state = NIOLockedValueBox(State())
+    private let state = LockedBox(State())
+    private let clock: WaitClock
     private let log: @Sendable (String) -> Void
 
-    /// A reporter that passes each line to `log`.
-    package init(log: @escaping @Sendable (String) -> Void) {
+    /// A reporter that passes each line to `log`, its summaries a minute apart on `clock`.
+    package init(clock: WaitClock = .current, log: @escaping @Sendable (String) -> Void) {
+        self.clock = clock
         self.log = log
     }
 
@@ -212,12 +213,12 @@ package final class DamageReporter: Sendable {
     @discardableResult
     package func report(key: String, reason: String, message: () -> String) -> Bool {
         enum Outcome { case report, summarize(Int), none }
-        let outcome = state.withLockedValue { state -> Outcome in
+        let outcome = state.withLock { state -> Outcome in
             if state.reported[key] == reason { return .none }
             if state.reported[key] == nil && state.reported.count >= Self.capacity {
                 state.unreported += 1
-                let now = ContinuousClock.now
-                if let last = state.lastSummary, now - last < .seconds(60) { return .none }
+                let now = clock.now
+                if let last = state.lastSummary, last.duration(to: now) < .seconds(60) { return .none }
                 state.lastSummary = now
                 return .summarize(state.unreported)
             }
@@ -238,14 +239,14 @@ package final class DamageReporter: Sendable {
 
     /// `key` reads well again: its next damage is reported anew.
     package func forget(key: String) {
-        state.withLockedValue { state in
+        state.withLock { state in
             if !state.reported.isEmpty { state.reported[key] = nil }
         }
     }
 
     /// After an authoritative read of every row: forgets every key not in `damaged`.
     package func keepOnly(_ damaged: Set<String>) {
-        state.withLockedValue { state in
+        state.withLock { state in
             guard !state.reported.isEmpty else { return }
             state.reported = state.reported.filter { damaged.contains($0.key) }
         }
@@ -253,7 +254,7 @@ package final class DamageReporter: Sendable {
 
     /// The keys reported and not forgotten.
     package var reportedKeys: Set<String> {
-        state.withLockedValue { Set($0.reported.keys) }
+        state.withLock { Set($0.reported.keys) }
     }
 }
 
@@ -272,20 +273,23 @@ package final class NotificationBuffer: Sendable {
         var reconcileSoon = false
         var malformed = 0
         var malformedSinceReport = 0
-        var lastReport: ContinuousClock.Instant?
+        var lastReport: WaitClock.Instant?
         var dropped = 0
     }
 
     package let capacity: Int
-    private let state = NIOLockedValueBox(State())
+    private let state = LockedBox(State())
+    /// The clock of ``reportInterval``.
+    private let clock: WaitClock
 
-    package init(capacity: Int = NotificationBuffer.defaultCapacity) {
+    package init(capacity: Int = NotificationBuffer.defaultCapacity, clock: WaitClock = .current) {
         self.capacity = capacity
+        self.clock = clock
     }
 
     /// Adds `notification`, coalescing it with one pending for the same key.
     package func offer(_ notification: SyncNotification) {
-        state.withLockedValue { state in
+        state.withLock { state in
             if state.pending[notification.key] != nil {
                 state.pending[notification.key] = notification
             } else if state.reconcileSoon || state.pending.count >= capacity {
@@ -300,11 +304,12 @@ package final class NotificationBuffer: Sendable {
 
     /// Counts one malformed payload; returns the count to report (malformed payloads since the
     /// last report, this one included) when a report is due, `nil` otherwise.
-    package func noteMalformed(now: ContinuousClock.Instant = .now) -> Int? {
-        state.withLockedValue { state in
+    package func noteMalformed() -> Int? {
+        let now = clock.now
+        return state.withLock { state in
             state.malformed += 1
             state.malformedSinceReport += 1
-            if let last = state.lastReport, now - last < Self.reportInterval { return nil }
+            if let last = state.lastReport, last.duration(to: now) < Self.reportInterval { return nil }
             state.lastReport = now
             defer { state.malformedSinceReport = 0 }
             return state.malformedSinceReport
@@ -314,7 +319,7 @@ package final class NotificationBuffer: Sendable {
     /// Takes what is pending: the notifications in arrival order, and whether some were dropped
     /// (then a reconciliation must follow).
     package func take() -> (notifications: [SyncNotification], reconcileSoon: Bool) {
-        state.withLockedValue { state in
+        state.withLock { state in
             let taken = state.order.compactMap { state.pending[$0] }
             let reconcile = state.reconcileSoon
             state.pending.removeAll(keepingCapacity: true)
@@ -325,10 +330,10 @@ package final class NotificationBuffer: Sendable {
     }
 
     /// The number of keys pending.
-    package var count: Int { state.withLockedValue { $0.pending.count } }
+    package var count: Int { state.withLock { $0.pending.count } }
     /// Malformed payloads counted since the buffer was made.
-    package var malformedCount: Int { state.withLockedValue { $0.malformed } }
+    package var malformedCount: Int { state.withLock { $0.malformed } }
     /// Notifications dropped because the buffer was full.
-    package var droppedCount: Int { state.withLockedValue { $0.dropped } }
+    package var droppedCount: Int { state.withLock { $0.dropped } }
 }
 #endif

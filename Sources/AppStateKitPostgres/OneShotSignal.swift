@@ -1,5 +1,5 @@
 #if PostgreSQL
-import NIOConcurrencyHelpers
+import AppStateKitCore
 
 /// A gate that opens once and stays open: tasks wait until ``open()`` was called (or they are
 /// cancelled, which ends their wait with `CancellationError`).
@@ -11,14 +11,14 @@ final class OneShotSignal: Sendable {
         var nextID = 0
     }
 
-    private let state = NIOLockedValueBox(State())
+    private let state = LockedBox(State())
 
     /// Whether ``open()`` was called.
-    var isOpen: Bool { state.withLockedValue { $0.isOpen } }
+    var isOpen: Bool { state.withLock { $0.isOpen } }
 
     /// Opens the gate and resumes every waiter.
     func open() {
-        let waiters = state.withLockedValue { state -> [CheckedContinuation<Void, any Error>] in
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, any Error>] in
             guard !state.isOpen else { return [] }
             state.isOpen = true
             defer { state.waiters.removeAll() }
@@ -29,7 +29,7 @@ final class OneShotSignal: Sendable {
 
     /// Returns once the gate is open; throws `CancellationError` when the task is cancelled first.
     func wait() async throws {
-        let id = state.withLockedValue { state -> Int? in
+        let id = state.withLock { state -> Int? in
             if state.isOpen { return nil }
             defer { state.nextID += 1 }
             return state.nextID
@@ -37,7 +37,7 @@ final class OneShotSignal: Sendable {
         guard let id else { return }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let outcome = state.withLockedValue { state -> Result<Void, any Error>? in
+                let outcome = state.withLock { state -> Result<Void, any Error>? in
                     if state.isOpen { return .success(()) }
                     if state.cancelled.remove(id) != nil { return .failure(CancellationError()) }
                     state.waiters[id] = continuation
@@ -46,7 +46,7 @@ final class OneShotSignal: Sendable {
                 if let outcome { continuation.resume(with: outcome) }
             }
         } onCancel: {
-            let waiter = state.withLockedValue { state -> CheckedContinuation<Void, any Error>? in
+            let waiter = state.withLock { state -> CheckedContinuation<Void, any Error>? in
                 if let waiter = state.waiters.removeValue(forKey: id) { return waiter }
                 if !state.isOpen { state.cancelled.insert(id) }
                 return nil

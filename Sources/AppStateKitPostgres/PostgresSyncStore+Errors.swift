@@ -4,7 +4,6 @@ import AppStateKitCore
 import AppStateKitPersistence
 import AppStateKitSync
 import Foundation
-import NIOConcurrencyHelpers
 import PostgresNIO
 
 extension PostgresSyncStore {
@@ -34,18 +33,19 @@ extension PostgresSyncStore {
         }
         let deadline = operationTimeout + Self.clientDeadlineGrace
         let table = tableDescription
-        let sent = NIOLockedValueBox(false)
+        let sent = LockedBox(false)
         let waitsForTable = configuration.createsTable
         let metrics = metrics
+        let clock = clock
         do {
-            return try await OperationDeadline.run(timeout: deadline, timeoutError: {
-                if sent.withLockedValue({ $0 }) {
+            return try await OperationDeadline.run(timeout: deadline, clock: clock, timeoutError: {
+                if sent.withLock({ $0 }) {
                     return SyncStoreError(.unavailable, key: key, detail: "PostgreSQL (table \(table)) did not answer the \(operation) within \(deadline); \(writes ? "its outcome is unknown" : "nothing was changed")")
                 }
                 return SyncStoreError(.unavailable, key: key, detail: "the store's run() had not found or created table \(table) within \(deadline) (is run() running, in a ServiceGroup or a task?); the \(operation) was not sent")
             }) { [tablePrepared] in
                 if waitsForTable { try await tablePrepared.wait() }
-                sent.withLockedValue { $0 = true }
+                sent.withLock { $0 = true }
                 var attempt = 1
                 while true {
                     do {
@@ -53,7 +53,7 @@ extension PostgresSyncStore {
                     } catch where attempt < Self.transientRetryAttempts && ["40001", "40P01"].contains(Self.sqlState(of: error)) {
                         metrics.retries.increment()
                         attempt += 1
-                        try await Task.sleep(for: .milliseconds(Int64.random(in: 5...20) * Int64(attempt)))
+                        try await clock.sleep(for: .milliseconds(Int64.random(in: 5...20) * Int64(attempt)))
                     }
                 }
             }

@@ -3,7 +3,6 @@ import AppStateKitCore
 import AppStateKitPersistence
 import AppStateKitSync
 import Foundation
-import NIOConcurrencyHelpers
 import PostgresNIO
 
 extension PostgresSyncStore: ExclusiveUpdatingSyncStore {
@@ -23,7 +22,7 @@ extension PostgresSyncStore: ExclusiveUpdatingSyncStore {
     ///   ``write(_:forKey:)``.
     public func updateExclusively(forKey key: String, _ transform: @escaping @Sendable (SyncRecord?) throws -> Data?) async throws -> SyncRecord {
         try SyncLimits.check(key: key, value: nil)
-        let transformFailure = NIOLockedValueBox<(any Error)?>(nil)
+        let transformFailure = LockedBox<(any Error)?>(nil)
         let committed: StampedRecord?
         do {
             committed = try await performWrite("exclusive update", key: key) { [self] in
@@ -36,7 +35,7 @@ extension PostgresSyncStore: ExclusiveUpdatingSyncStore {
                             value = try transform(current)
                             text = try Self.checkedText(value, key: key)
                         } catch {
-                            transformFailure.withLockedValue { $0 = error }
+                            transformFailure.withLock { $0 = error }
                             throw error
                         }
                         let query = current.map { self.updateIfVersionQuery(key: key, value: text, expectedVersion: $0.version) }
@@ -50,7 +49,7 @@ extension PostgresSyncStore: ExclusiveUpdatingSyncStore {
                 }
             }
         } catch {
-            if let failure = transformFailure.withLockedValue({ $0 }) { throw failure }
+            if let failure = transformFailure.withLock({ $0 }) { throw failure }
             throw error
         }
         guard let record = committed else {

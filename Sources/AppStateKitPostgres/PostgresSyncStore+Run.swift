@@ -4,7 +4,6 @@ import AppStateKitPersistence
 import AppStateKitSync
 import Foundation
 import PostgresNIO
-import NIOConcurrencyHelpers
 import ServiceLifecycle
 
 extension PostgresSyncStore: Service {
@@ -86,7 +85,7 @@ extension PostgresSyncStore: Service {
                 noteFailure(error)
             }
             do {
-                try await Task.sleep(for: reconnectDelay)
+                try await clock.sleep(for: reconnectDelay)
             } catch {
                 return
             }
@@ -143,7 +142,7 @@ extension PostgresSyncStore: Service {
         try await Abandonable.run { abandon in
             // Connecting, finding the table, LISTEN and the first snapshot: within one deadline.
             let setup = Task {
-                do { try await Task.sleep(for: deadline) } catch { return }
+                do { try await self.clock.sleep(for: deadline) } catch { return }
                 abandon(SyncStoreError(.unavailable, key: "", detail: "PostgreSQL did not answer within \(deadline) (connecting, finding the table, LISTEN and the first snapshot)"))
             }
             defer { setup.cancel() }
@@ -189,9 +188,10 @@ extension PostgresSyncStore: Service {
             wake.yield()
         }
         let tick = min(heartbeatInterval, configuration.reconcileInterval)
+        let clock = clock
         let ticker = Task {
             while true {
-                do { try await Task.sleep(for: tick) } catch { return }
+                do { try await clock.sleep(for: tick) } catch { return }
                 signals.tick()
                 wake.yield()
             }
@@ -203,7 +203,7 @@ extension PostgresSyncStore: Service {
         }
         // What the buffer held before this round is covered by the round's snapshot.
         _ = buffer.take()
-        var lastReconciliation = ContinuousClock.now
+        var lastReconciliation = clock.now
         for await _ in wakes {
             do {
                 if let ended = signals.ended {
@@ -212,17 +212,17 @@ extension PostgresSyncStore: Service {
                 let (pending, overflowed) = buffer.take()
                 // More keys than a few reads are worth: one reconciliation reads them all.
                 let reconcileSoon = overflowed || pending.count > Self.refreshBatchLimit
-                let reconciliationDue = ContinuousClock.now - lastReconciliation >= configuration.reconcileInterval
+                let reconciliationDue = lastReconciliation.duration(to: clock.now) >= configuration.reconcileInterval
                 if reconcileSoon || reconciliationDue {
                     if !reconciliationDue {
                         // A flood: at most one reconciliation per Self.floodReconcileSpacing.
                         let spacing = min(Self.floodReconcileSpacing, configuration.reconcileInterval)
-                        let ready = lastReconciliation + spacing
-                        if ready > .now { try await Task.sleep(until: ready) }
+                        let ready = lastReconciliation.advanced(by: spacing)
+                        try await clock.sleep(until: ready)
                         _ = buffer.take()
                     }
                     try await bounded { try await self.reconcile(on: connection, collectingTombstones: reconciliationDue) }
-                    lastReconciliation = .now
+                    lastReconciliation = clock.now
                     _ = signals.takeTick()
                 } else if !pending.isEmpty {
                     for notification in pending {
@@ -271,14 +271,14 @@ extension PostgresSyncStore: Service {
         while true {
             try await bounded { try await self.reconcile(on: nil) }
             markConnected()
-            try await Task.sleep(for: configuration.reconcileInterval)
+            try await clock.sleep(for: configuration.reconcileInterval)
         }
     }
 
     /// `body` within the operation deadline.
     private func bounded<Result: Sendable>(_ body: @escaping @Sendable () async throws -> Result) async throws -> Result {
         let deadline = operationTimeout + Self.clientDeadlineGrace
-        return try await OperationDeadline.run(timeout: deadline, timeoutError: {
+        return try await OperationDeadline.run(timeout: deadline, clock: clock, timeoutError: {
             SyncStoreError(.unavailable, key: "", detail: "PostgreSQL did not answer within \(deadline)")
         }, body)
     }
@@ -332,6 +332,7 @@ extension PostgresSyncStore: Service {
     /// first load), and deletes the namespace's expired tombstones. The first load saves the
     /// last-known-good copy before it lets waiting callers through.
     func reconcile(on connection: PostgresConnection?, collectingTombstones: Bool = true) async throws {
+        // Measured in real time for the metric, not on the store's clock: a duration, not a wait.
         let started = ContinuousClock.now
         let token = cache.token()
         let read = try await transaction(on: connection) { connection in
@@ -419,23 +420,23 @@ private final class RoundSignals: Sendable {
         var ticked = false
     }
 
-    private let state = NIOLockedValueBox(State())
+    private let state = LockedBox(State())
 
     /// The notification stream ended (with its error, if any).
     func end(_ error: (any Error)?) {
-        state.withLockedValue { $0.ended = .some(error) }
+        state.withLock { $0.ended = .some(error) }
     }
 
     /// `nil` while the stream runs; then `.some(error)`.
-    var ended: (any Error)?? { state.withLockedValue { $0.ended } }
+    var ended: (any Error)?? { state.withLock { $0.ended } }
 
     func tick() {
-        state.withLockedValue { $0.ticked = true }
+        state.withLock { $0.ticked = true }
     }
 
     /// Whether a tick came since the last call.
     func takeTick() -> Bool {
-        state.withLockedValue { state in
+        state.withLock { state in
             defer { state.ticked = false }
             return state.ticked
         }
@@ -444,11 +445,11 @@ private final class RoundSignals: Sendable {
 
 /// Lets ``PostgresSyncStore/run()`` start only once.
 final class RunGuard: Sendable {
-    private let claimed = NIOLockedValueBox(false)
+    private let claimed = LockedBox(false)
 
     /// True the first time only.
     func claim() -> Bool {
-        claimed.withLockedValue { claimed in
+        claimed.withLock { claimed in
             defer { claimed = true }
             return !claimed
         }

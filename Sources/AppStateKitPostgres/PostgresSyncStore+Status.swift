@@ -3,7 +3,6 @@ import AppStateKitCore
 import AppStateKitPersistence
 import AppStateKitSync
 import Foundation
-import NIOConcurrencyHelpers
 
 extension PostgresSyncStore {
     /// Where a ``PostgresSyncStore`` stood with its database, in this store's own terms: a view
@@ -133,20 +132,20 @@ final class ConnectionStatusBox: Sendable {
         var nextID = 0
     }
 
-    private let box = NIOLockedValueBox(State())
+    private let box = LockedBox(State())
     /// Held while a status is delivered (never with `box`'s lock), so feeds get the statuses in
     /// the order they were set and nothing is delivered after `stopped`. A feed's termination
     /// handler takes only `box`'s lock, so a consumer cancelled during a delivery can't deadlock it.
-    private let delivering = NIOLock()
+    private let delivering = Lock()
 
-    var status: PostgresSyncStore.ConnectionState { box.withLockedValue { $0.status } }
+    var status: PostgresSyncStore.ConnectionState { box.withLock { $0.status } }
 
     /// Sets the status unless the store stopped; returns the previous one.
     @discardableResult
     func set(_ status: PostgresSyncStore.ConnectionState) -> PostgresSyncStore.ConnectionState {
         delivering.lock()
         defer { delivering.unlock() }
-        let (previous, feeds) = box.withLockedValue { state -> (PostgresSyncStore.ConnectionState, [@Sendable (PostgresSyncStore.ConnectionState) -> Void]) in
+        let (previous, feeds) = box.withLock { state -> (PostgresSyncStore.ConnectionState, [@Sendable (PostgresSyncStore.ConnectionState) -> Void]) in
             let previous = state.status
             if case .stopped = previous { return (previous, []) }
             state.status = status
@@ -160,7 +159,7 @@ final class ConnectionStatusBox: Sendable {
     func stop() {
         delivering.lock()
         defer { delivering.unlock() }
-        let feeds = box.withLockedValue { state -> [(@Sendable (PostgresSyncStore.ConnectionState) -> Void, @Sendable () -> Void)] in
+        let feeds = box.withLock { state -> [(@Sendable (PostgresSyncStore.ConnectionState) -> Void, @Sendable () -> Void)] in
             state.status = .stopped
             defer {
                 state.feeds.removeAll()
@@ -177,7 +176,7 @@ final class ConnectionStatusBox: Sendable {
     /// A feed of the statuses, each passed through `map`; it starts with the current status.
     func makeFeed<Element: Sendable>(_ map: @escaping @Sendable (PostgresSyncStore.ConnectionState) -> Element) -> AsyncStream<Element> {
         let (stream, continuation) = AsyncStream.makeStream(of: Element.self, bufferingPolicy: .bufferingNewest(16))
-        let id = box.withLockedValue { state -> Int? in
+        let id = box.withLock { state -> Int? in
             // Inside the lock, so no later status overtakes the first.
             continuation.yield(map(state.status))
             if case .stopped = state.status { return nil }
@@ -191,7 +190,7 @@ final class ConnectionStatusBox: Sendable {
             return stream
         }
         continuation.onTermination = { [weak self] _ in
-            self?.box.withLockedValue { state in
+            self?.box.withLock { state in
                 state.feeds[id] = nil
                 state.finishers[id] = nil
             }

@@ -85,8 +85,11 @@ public final class PostgresSyncStore: SyncStore, Sendable {
     /// Opens once a snapshot from the database is loaded.
     let databaseLoaded = OneShotSignal()
     let metrics: PostgresSyncStoreMetrics
+    /// The clock of every wait and interval: reconnect pauses, deadlines, heartbeats,
+    /// reconciliations, rate-limited reports (``WaitClock/current`` when the store was created).
+    let clock: WaitClock
     /// Notifications heard and not yet handled (bounded, coalesced per key).
-    let notificationBuffer = NotificationBuffer()
+    let notificationBuffer: NotificationBuffer
     /// Damaged rows, each reported once.
     let damage: DamageReporter
     /// Coalesced requests to save the last-known-good copy.
@@ -119,7 +122,10 @@ public final class PostgresSyncStore: SyncStore, Sendable {
         self.tableDescription = Self.tableDescription(configuration)
         self.namespaceValue = configuration.namespace ?? ""
         self.channel = Self.channel(configuration)
-        self.damage = DamageReporter { [logger] in logger.error("\($0)") }
+        let clock = WaitClock.current
+        self.clock = clock
+        self.notificationBuffer = NotificationBuffer(clock: clock)
+        self.damage = DamageReporter(clock: clock) { [logger] in logger.error("\($0)") }
         self.lastKnownGood = configuration.lastKnownGoodFile.map(LastKnownGoodFile.init(url:))
         self.metrics = PostgresSyncStoreMetrics(factory: configuration.metricsFactory, table: tableDescription, namespace: namespaceValue)
     }

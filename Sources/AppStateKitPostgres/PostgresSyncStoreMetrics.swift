@@ -1,7 +1,7 @@
 #if PostgreSQL
+import AppStateKitCore
 import CoreMetrics
 import Foundation
-import Synchronization
 
 /// The store's swift-metrics instruments, each with the dimensions `table` and `namespace`.
 /// The names are listed in Documentation/SyncState-PostgreSQL.md ("Metrics").
@@ -57,7 +57,7 @@ struct PostgresSyncStoreMetrics: Sendable {
 
 /// The number of writes in flight.
 private final class PendingCount: Sendable {
-    private let count = Mutex(0)
+    private let count = LockedBox(0)
 
     func add(_ delta: Int) -> Int {
         count.withLock { count in

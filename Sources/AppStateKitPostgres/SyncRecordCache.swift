@@ -3,7 +3,6 @@ import AppStateKitCore
 import AppStateKitPersistence
 import AppStateKitSync
 import Foundation
-import NIOConcurrencyHelpers
 
 /// A record with the write stamp of its row (`updated_at` in microseconds; `nil` when unknown):
 /// version and stamp together identify one write, also when a version is reused after rows were
@@ -67,29 +66,29 @@ final class SyncRecordCache: Sendable {
         }
     }
 
-    private let storage = NIOLockedValueBox(Storage())
+    private let storage = LockedBox(Storage())
 
     /// The cached record for `key`.
     func record(forKey key: String) -> SyncRecord? {
-        storage.withLockedValue { $0.entries[key]?.record }
+        storage.withLock { $0.entries[key]?.record }
     }
 
     /// The cached version and stamp of `key`.
     func stamped(forKey key: String) -> StampedRecord? {
-        storage.withLockedValue { $0.entries[key]?.stamped }
+        storage.withLock { $0.entries[key]?.stamped }
     }
 
     /// Every cached record.
     func allRecords() -> [SyncRecord] {
-        storage.withLockedValue { $0.entries.values.map(\.record) }
+        storage.withLock { $0.entries.values.map(\.record) }
     }
 
     /// The number of cached records.
-    var count: Int { storage.withLockedValue { $0.entries.count } }
+    var count: Int { storage.withLock { $0.entries.count } }
 
     /// A mark to pass to the `replace` calls for a read that starts now.
     func token() -> UInt64 {
-        storage.withLockedValue { $0.stamp }
+        storage.withLock { $0.stamp }
     }
 
     /// Caches the records newer than the cached ones (a higher version, or the same version
@@ -97,7 +96,7 @@ final class SyncRecordCache: Sendable {
     /// feed and returns them.
     @discardableResult
     func apply(_ records: [StampedRecord]) -> [SyncRecord] {
-        let (newer, feeds) = storage.withLockedValue { storage -> ([SyncRecord], [@Sendable (Event) -> Void]) in
+        let (newer, feeds) = storage.withLock { storage -> ([SyncRecord], [@Sendable (Event) -> Void]) in
             var newer: [SyncRecord] = []
             for stamped in records {
                 let cached = storage.entries[stamped.record.key]?.stamped
@@ -133,7 +132,7 @@ final class SyncRecordCache: Sendable {
     }
 
     private func replace(_ records: [StampedRecord], removingOthers: Bool, onlyKey: String?, since token: UInt64, keeping: Set<String>) -> Int {
-        let (event, feeds, repairs) = storage.withLockedValue { storage -> (Event?, [@Sendable (Event) -> Void], Int) in
+        let (event, feeds, repairs) = storage.withLock { storage -> (Event?, [@Sendable (Event) -> Void], Int) in
             var differing: [SyncRecord] = []
             var removed = 0
             var wentBack = false
@@ -215,7 +214,7 @@ final class SyncRecordCache: Sendable {
 
     /// Registers a feed; `nil` after ``finishFeeds()``.
     private func addFeed(send: @escaping @Sendable (Event) -> Void, finish: @escaping @Sendable () -> Void) -> Int? {
-        storage.withLockedValue { storage -> Int? in
+        storage.withLock { storage -> Int? in
             guard !storage.isFinished else { return nil }
             defer { storage.nextFeedID += 1 }
             storage.feeds[storage.nextFeedID] = send
@@ -225,7 +224,7 @@ final class SyncRecordCache: Sendable {
     }
 
     private func removeFeed(_ id: Int) {
-        storage.withLockedValue { storage in
+        storage.withLock { storage in
             storage.feeds[id] = nil
             storage.finishers[id] = nil
         }
@@ -233,7 +232,7 @@ final class SyncRecordCache: Sendable {
 
     /// Ends every feed (the store shut down).
     func finishFeeds() {
-        let finishers = storage.withLockedValue { storage -> [@Sendable () -> Void] in
+        let finishers = storage.withLock { storage -> [@Sendable () -> Void] in
             storage.isFinished = true
             defer {
                 storage.feeds.removeAll()

@@ -1,4 +1,4 @@
-import Synchronization
+import AppStateKit
 
 /// A clock for tests whose sleeps return at once, moving `now` to their deadline.
 ///
@@ -19,7 +19,7 @@ public final class ImmediateClock: Clock, Sendable {
     /// A point on an ``ImmediateClock``: the time since the clock was created.
     public typealias Instant = TestClock.Instant
 
-    private let current = Mutex(Instant(offset: .zero))
+    private let current = LockedBox(Instant(offset: .zero))
 
     /// A clock at instant zero.
     public init() {}

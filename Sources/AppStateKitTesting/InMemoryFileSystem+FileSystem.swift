@@ -159,15 +159,13 @@ extension InMemoryFileSystem: FileSystem {
             try checkParent(of: lockPath, "open lock file")
             if storage.nodes[lockPath] == nil { storage.nodes[lockPath] = .file(Data(), newStamp(size: 0)) }
         }
-        lockCondition.lock()
-        while heldLocks.contains(lockPath) { lockCondition.wait() }
-        heldLocks.insert(lockPath)
-        lockCondition.unlock()
+        // The timeout only makes the wait look again; a release wakes it at once.
+        heldLocks.withLock(waitingOn: lockReleased, timeout: .seconds(1)) { held, _ in
+            held.insert(lockPath).inserted ? () : nil
+        }
         defer {
-            lockCondition.lock()
-            heldLocks.remove(lockPath)
-            lockCondition.broadcast()
-            lockCondition.unlock()
+            heldLocks.withLock { _ = $0.remove(lockPath) }
+            lockReleased.broadcast()
         }
         return try body()
     }

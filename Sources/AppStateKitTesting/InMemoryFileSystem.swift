@@ -28,7 +28,7 @@ internal import AppStateKit
 /// version of a file gets a new inode and a later modification time. It is safe to use from
 /// any thread.
 public final class InMemoryFileSystem: @unchecked Sendable {
-    // Safe: `storage` is only accessed while `lock` is held; `heldLocks` only while `lockCondition` is held.
+    // Safe: `storage` is only accessed while `lock` is held.
 
     /// An operation a failure can be injected into.
     public enum Operation: String, Sendable, Hashable, CaseIterable {
@@ -90,10 +90,11 @@ public final class InMemoryFileSystem: @unchecked Sendable {
         var nextInode: UInt64 = 1
     }
 
-    let lock = NSLock()
+    let lock = Lock()
     var storage = Storage()
-    let lockCondition = NSCondition()
-    var heldLocks: Set<String> = []
+    /// The paths whose exclusive lock a thread holds, and the condition a release signals.
+    let heldLocks = LockedBox(Set<String>())
+    let lockReleased = Condition()
     /// This file system's device number, in every stamp it gives: each instance has its own, so
     /// a file's stamp from one never equals a stamp from another (as two disks' never do).
     let device: UInt64

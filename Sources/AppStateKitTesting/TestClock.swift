@@ -1,4 +1,4 @@
-import Synchronization
+import AppStateKit
 
 /// A clock for tests whose time moves only when the test says so.
 ///
@@ -62,7 +62,7 @@ public final class TestClock: Clock, Sendable {
         var nextID: UInt64 = 0
     }
 
-    private let storage = Mutex(Storage())
+    private let storage = LockedBox(Storage())
 
     /// A clock at instant zero with nobody sleeping.
     public init() {}

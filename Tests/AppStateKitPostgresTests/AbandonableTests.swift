@@ -1,4 +1,5 @@
 #if PostgreSQL
+import AppStateKit
 @testable import AppStateKitPostgres
 import AppStateKitTesting
 import Synchronization
@@ -79,15 +80,21 @@ struct AbandonableTests {
         late(WatchdogFired())
     }
 
-    @Test("an operation stuck past its deadline fails with the timeout error")
+    @Test("an operation stuck past its deadline on the store's clock fails with the timeout error, not before")
     func deadlineEndsAStuckOperation() async {
         let gate = Gate()
-        await #expect(throws: WatchdogFired.self) {
-            try await OperationDeadline.run(timeout: .milliseconds(20), timeoutError: { WatchdogFired() }) {
+        let clock = TestClock()
+        let operation = Task {
+            try await OperationDeadline.run(timeout: .seconds(20), clock: WaitClock(clock), timeoutError: { WatchdogFired() }) {
                 await gate.wait()
                 return 0
             }
         }
+        while clock.sleeperCount == 0 { await Task.yield() }
+        await clock.advance(by: .seconds(19))
+        #expect(clock.sleeperCount == 1, "the deadline has not passed")
+        await clock.advance(by: .seconds(1))
+        await #expect(throws: WatchdogFired.self) { try await operation.value }
         gate.open()
     }
 }

@@ -141,16 +141,19 @@ struct HostileInputTests {
         #expect(buffer.take().reconcileSoon == false)
     }
 
-    @Test("malformed notifications are reported at most once per interval, with the count")
-    func malformedReportsAreRateLimited() {
-        let buffer = NotificationBuffer()
-        let start = ContinuousClock.now
-        #expect(buffer.noteMalformed(now: start) == 1)
-        for offset in 1...999 {
-            #expect(buffer.noteMalformed(now: start + .milliseconds(offset)) == nil)
+    @Test("malformed notifications are reported at most once per interval on the store's clock, with the count")
+    func malformedReportsAreRateLimited() async {
+        let clock = TestClock()
+        let buffer = WaitClock.$current.withValue(WaitClock(clock)) { NotificationBuffer() }
+        #expect(buffer.noteMalformed() == 1)
+        for _ in 1...999 {
+            await clock.advance(by: .milliseconds(1))
+            #expect(buffer.noteMalformed() == nil)
         }
-        #expect(buffer.noteMalformed(now: start + NotificationBuffer.reportInterval) == 1000)
-        #expect(buffer.malformedCount == 1001)
+        await clock.advance(by: NotificationBuffer.reportInterval - .milliseconds(999))
+        #expect(buffer.noteMalformed() == 1000)
+        #expect(buffer.noteMalformed() == nil)
+        #expect(buffer.malformedCount == 1002)
     }
 
     @Test("text from others is escaped and cut in reports")
@@ -223,10 +226,11 @@ struct HostileInputTests {
         print("fuzz row decoder: \(Self.fuzzCount) inputs, seed 0x\(String(FuzzRandom.seed &+ 1, radix: 16)), \(accepted) accepted, 0 crashes")
     }
 
-    @Test("a damaged record is reported once per key and reason, and again after it read well")
-    func damageReportedOnce() {
+    @Test("a damaged record is reported once per key and reason, and again after it read well; beyond the capacity, one summary a minute on the store's clock")
+    func damageReportedOnce() async {
         let lines = LockedLines()
-        let reporter = DamageReporter { lines.append($0) }
+        let clock = TestClock()
+        let reporter = DamageReporter(clock: WaitClock(clock)) { lines.append($0) }
         for _ in 0..<10 {
             reporter.report(key: "k", reason: "infinite time") { "k is damaged" }
         }
@@ -241,6 +245,13 @@ struct HostileInputTests {
         }
         // The capacity of keys one by one, then one summary for the rest (within the minute).
         #expect(lines.count == 3 + DamageReporter.capacity - 1 + 1)
+        await clock.advance(by: .seconds(59))
+        reporter.report(key: "late", reason: "r") { "late" }
+        #expect(lines.count == 3 + DamageReporter.capacity - 1 + 1, "a minute has not passed")
+        await clock.advance(by: .seconds(1))
+        reporter.report(key: "later", reason: "r") { "later" }
+        #expect(lines.count == 3 + DamageReporter.capacity - 1 + 2)
+        #expect(lines.all.last?.contains("503 more damaged records") == true, "\(lines.all.last ?? "")")
     }
 
     // MARK: The last-known-good file

@@ -119,6 +119,41 @@ struct PostgresReconciliationTests {
         }
     }
 
+    /// The interval runs on the store's clock (`WaitClock`, bound when the store is created): a
+    /// change made without a notification is repaired when a `TestClock` reaches the interval,
+    /// not a second before, and the test waits for no interval in real time.
+    @Test func reconciliationIntervalRunsOnTheStoresClock() async throws {
+        let table = PostgresTestServer.uniqueTable("repair_clock")
+        let clock = TestClock()
+        let metrics = TestMetrics()
+        let repairs = "appstatekit_sync_reconciliation_repairs_total"
+        try await WaitClock.$current.withValue(WaitClock(clock)) {
+            try await PostgresTestServer.withStore(table: table, configure: {
+                // One tick per interval: the heartbeat and the reconciliation are due together.
+                $0.reconcileInterval = .seconds(30)
+                $0.heartbeatInterval = .seconds(30)
+                $0.metricsFactory = metrics
+            }) { store, client in
+                _ = try await store.write(.json("1"), forKey: "App/limit")
+                // Straight SQL: no pg_notify, so only reconciliation can find it.
+                try await client.query("UPDATE \(unescaped: table) SET value = '2', version = version + 1, updated_at = now() WHERE key = 'App/limit'")
+                // The ticker alone sleeps on the clock (the write's deadline was cancelled).
+                try await PostgresTestServer.eventually("the ticker to sleep on the test clock") { clock.sleeperCount == 1 }
+                await clock.advance(by: .seconds(29))
+                // A notified write round-trips through the serving loop: the ticker did not wake it.
+                let other = try await store.write(.json("3"), forKey: "App/other")
+                try await PostgresTestServer.eventually("the notified write to come back") { try store.cachedRecord(forKey: "App/other") == other }
+                #expect(PostgresTestServer.text(try store.cachedRecord(forKey: "App/limit")) == "1", "29 s of 30: no reconciliation yet")
+                #expect(metrics.counterTotal(label: repairs) == 0)
+                await clock.advance(by: .seconds(1))
+                try await PostgresTestServer.eventually(timeout: .seconds(10), "the reconciliation at 30 s on the clock to repair the cache") {
+                    PostgresTestServer.text(try store.cachedRecord(forKey: "App/limit")) == "2"
+                }
+                #expect(metrics.counterTotal(label: repairs) == 1)
+            }
+        }
+    }
+
     /// TRUNCATE (or a restore to an empty table): the next write starts again at version 1 and
     /// still reaches the instance that cached version 3 — through its notification at once.
     @Test func afterTruncateTheNextWriteReachesEveryInstance() async throws {

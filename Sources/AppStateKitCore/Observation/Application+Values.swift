@@ -59,8 +59,8 @@ extension Application {
 
             private var mode: Mode
             private let read: @Sendable () -> Element
-            /// For a stored or file state when polling is on (`clock`: ``PollClock/current`` at the start).
-            private let poll: (interval: Duration, entry: any ExternallyChangeable, clock: any Clock<Duration>)?
+            /// For a stored or file state when polling is on (`clock`: ``WaitClock/current`` at the start).
+            private let poll: (interval: Duration, entry: any ExternallyChangeable, clock: WaitClock)?
             /// The external version taken just before the last read.
             private var lastVersion: ExternalVersion?
 
@@ -68,7 +68,7 @@ extension Application {
                 self.read = read
                 self.mode = entry.map { .subscribed(ChangeSubscription(entry: $0)) } ?? .once
                 if let pollInterval, let external = entry as? any ExternallyChangeable {
-                    poll = (pollInterval, external, PollClock.current)
+                    poll = (pollInterval, external, WaitClock.current)
                 } else {
                     poll = nil
                 }

@@ -147,7 +147,7 @@ package final class Condition: @unchecked Sendable {
         precondition(result == 0, "AppStateKit: pthread_cond_signal failed with \(result)")
     }
 
-    func broadcast() {
+    package func broadcast() {
         let result = pthread_cond_broadcast(pointer)
         precondition(result == 0, "AppStateKit: pthread_cond_broadcast failed with \(result)")
     }

@@ -276,10 +276,10 @@ struct ObservationChangeStreamTests {
 
     @Test("polling runs on the poll clock: once per interval, delivering only a change made behind the entry's back")
     func pollingFollowsTheClock() async {
-        let clock = ManualClock()
+        let clock = TestClock()
         let path = Application.fileState(\.streamFile).path
         let fileManager = Application.dependency(\.fileManager).atomicFiles
-        let stream = PollClock.$current.withValue(clock) {
+        let stream = WaitClock.$current.withValue(WaitClock(clock)) {
             Task {
                 var iterator = Application.values(of: \.streamFile, pollInterval: .seconds(2)).makeAsyncIterator()
                 var values: [Int?] = []
@@ -296,15 +296,15 @@ struct ObservationChangeStreamTests {
             }
         }
         #expect(await eventually { clock.sleeperCount == 1 })  // delivered 0, waiting for a poll
-        clock.advance(by: .seconds(1))
+        await clock.advance(by: .seconds(1))
         #expect(clock.sleeperCount == 1)  // half an interval: no poll
-        clock.advance(by: .seconds(1))  // a poll that finds nothing new delivers nothing
+        await clock.advance(by: .seconds(1))  // a poll that finds nothing new delivers nothing
         #expect(await eventually { clock.sleeperCount == 1 })  // waiting for the next poll
         writeBehindTheEntrysBack("7")
-        clock.advance(by: .seconds(2))
+        await clock.advance(by: .seconds(2))
         #expect(await eventually { clock.sleeperCount == 1 })  // delivered 7, waiting again
         writeBehindTheEntrysBack("42")
-        clock.advance(by: .seconds(2))
+        await clock.advance(by: .seconds(2))
         let values = await withDeadline { await stream.value }
         #expect(values == [0, 7, 42])
         #expect(Application.changeStreamCount(of: \.streamFile) == 0)  // released with the iterator

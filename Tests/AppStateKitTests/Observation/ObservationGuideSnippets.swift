@@ -157,9 +157,9 @@ struct ObservationGuideSnippets {
     /// The reloader polls on a manual clock: the operator's edit is seen when the clock passes
     /// the 2-second interval, not before, and the test never waits for real time.
     @Test func configurationReloadByPolling() async throws {
-        let clock = ManualClock()
+        let clock = TestClock()
         let limiter = RateLimiter()
-        let reloader = PollClock.$current.withValue(clock) {
+        let reloader = WaitClock.$current.withValue(WaitClock(clock)) {
             Task { await applyConfiguration(to: limiter) }
         }
         #expect(await eventually { await limiter.requestsPerMinute == 600 })
@@ -167,10 +167,10 @@ struct ObservationGuideSnippets {
         let edited = try JSONEncoder().encode(GreeterConfig(requestsPerMinute: 6))
         try Application.dependency(\.fileManager).atomicFiles.writeAtomically(edited, toFile: Application.fileState(\.greeterConfig).path)
 
-        clock.advance(by: .seconds(1))
+        await clock.advance(by: .seconds(1))
         #expect(clock.sleeperCount == 1)  // half an interval: no poll yet
         #expect(await limiter.requestsPerMinute == 600)
-        clock.advance(by: .seconds(1))
+        await clock.advance(by: .seconds(1))
         #expect(await eventually { await limiter.requestsPerMinute == 6 })  // the poll at 2 s saw the edit
         reloader.cancel()
         #expect(await withDeadline { await reloader.value } != nil)

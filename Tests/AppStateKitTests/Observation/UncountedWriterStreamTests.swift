@@ -18,7 +18,7 @@ extension Application {
 struct UncountedWriterStreamTests {
     @Test("a poll delivers a file's change by a program that doesn't count writes, though reads kept the value from before")
     func pollingSeesUncountedWriter() async throws {
-        let clock = ManualClock()
+        let clock = TestClock()
         // The file as the sandbox stores it, written with Foundation as an editor or a deploy
         // tool would: no lock and no generation counter, so reads keep trusting their last check.
         let path = Application.dependency(\.fileManager).atomicFiles.mapped(Application.fileState(\.uncountedFile).path)
@@ -30,7 +30,7 @@ struct UncountedWriterStreamTests {
             }
         }
         try Application.fileState(\.uncountedFile).write(1)  // makes the directory, and the counter
-        let stream = PollClock.$current.withValue(clock) {
+        let stream = WaitClock.$current.withValue(WaitClock(clock)) {
             Task {
                 var iterator = Application.values(of: \.uncountedFile, pollInterval: .seconds(1)).makeAsyncIterator()
                 var values: [Int?] = []
@@ -43,11 +43,11 @@ struct UncountedWriterStreamTests {
         // value they kept (for a second of real time) when the poll finds the change.
         #expect(Application.fileState(\.uncountedFile).value == 1)
         writeLikeAnotherProgram("7")
-        clock.advance(by: .seconds(1))
+        await clock.advance(by: .seconds(1))
         #expect(await eventually { clock.sleeperCount == 1 })  // delivered 7, waiting again
         #expect(Application.fileState(\.uncountedFile).value == 7)  // reads see it too
         writeLikeAnotherProgram("42")
-        clock.advance(by: .seconds(1))
+        await clock.advance(by: .seconds(1))
         let values = await withDeadline { await stream.value }
         #expect(values == [1, 7, 42])
     }

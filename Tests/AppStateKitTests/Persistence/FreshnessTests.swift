@@ -71,11 +71,11 @@ struct FreshnessTests {
     }
 
     @Test("on disk: a replacement not made through AppStateKit is trusted away until the revalidation interval passed on the freshness clock, then seen", .realFileSystem)
-    func foreignWritesAreSeenAfterTheInterval() throws {
+    func foreignWritesAreSeenAfterTheInterval() async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.file("defaults.json")
-        let clock = ManualClock()
+        let clock = TestClock()
         let store = FreshnessClock.$current.withValue(.on(clock)) {
             FileKeyValueStore(path: path, durability: .processCrashSafe)
         }
@@ -84,22 +84,22 @@ struct FreshnessTests {
         // An editor's save: a new file renamed into place, without touching the counter.
         try Data(#"{"k": {"int": 7}}"#.utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
         #expect(store.object(forKey: "k") as? Int == 1, "the last check is trusted within the interval")
-        clock.advance(by: .nanoseconds(Int64(FileFreshness.revalidationInterval) - 1))
+        await clock.advance(by: .nanoseconds(Int64(FileFreshness.revalidationInterval) - 1))
         #expect(store.object(forKey: "k") as? Int == 1)
-        clock.advance(by: .nanoseconds(1))
+        await clock.advance(by: .nanoseconds(1))
         #expect(store.object(forKey: "k") as? Int == 7)
     }
 
     @Test("a FileState takes the freshness clock bound when it is created, like a store")
-    func fileStateFollowsTheFreshnessClock() throws {
-        let clock = ManualClock()
+    func fileStateFollowsTheFreshnessClock() async throws {
+        let clock = TestClock()
         var file = FreshnessClock.$current.withValue(.on(clock)) { Application.fileState(\.clockedFile) }
         file.value = 1
         #expect(file.value == 1)
         let path = Application.dependency(\.fileManager).atomicFiles.mapped(file.path)
         try Data("7".utf8).write(to: URL(fileURLWithPath: path), options: .atomic)  // not counted
         #expect(file.value == 1, "the last check is trusted within the interval")
-        clock.advance(by: .seconds(1))
+        await clock.advance(by: .seconds(1))
         #expect(file.value == 7)
     }
 }
