@@ -87,9 +87,9 @@ public final class KeyValueStoreConfigProvider: Sendable {
         self.namespace = namespace
         self.mirror = mirror
         self.pollInterval = pollInterval
-        // The poll reports to the logger and sleeps on the poll clock of the application that
+        // The poll reports to the logger and sleeps on the wait clock (WaitClock) of the task that
         // created the provider, whoever runs it.
-        self.clock = PollClock.current
+        self.clock = WaitClock.current
         self.logger = logger
     }
 

@@ -70,7 +70,3 @@ package struct WaitClock: Clock {
         try await base.sleep(for: remaining, tolerance: tolerance)
     }
 }
-
-/// The clock's name when only change streams polled on it; `KeyValueStoreConfigProvider` still
-/// uses it.
-package typealias PollClock = WaitClock
