@@ -139,8 +139,10 @@ final class ConfigMirror: Sendable, CustomReflectable {
                 let held = storage.entries[storeKey]
                 if precedence == .newerVersion, let held, incoming.version <= held.version { continue }
                 storage.entries[storeKey] = incoming
-                storage.reported[storeKey] = nil
+                // A re-read that finds the same value (the read a worker makes after subscribing,
+                // a poll) keeps what was reported about it, so a problem is reported once.
                 guard (held?.value ?? nil) != incoming.value else { continue }
+                storage.reported[storeKey] = nil
                 changedAny = true
                 // Yielding buffers the value and resumes a waiting watcher's task (its code runs
                 // later, never here); doing it under the lock keeps every watcher's order that of

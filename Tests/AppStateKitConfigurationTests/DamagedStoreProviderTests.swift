@@ -145,6 +145,24 @@ struct DamagedStoreProviderTests {
         }
     }
 
+    @Test("a re-read that finds the same mistyped value (refresh, a poll, the read after subscribing) doesn't report it again; a changed value is reported anew")
+    func sameValueReReadIsNotReportedAgain() throws {
+        let reported = ReportedLines()
+        let override = Application.override(\.logger, with: reported.logger)
+        defer { override.cancel() }
+        let defaults = InMemoryDefaults(["Configuration/http.speed": "fast"])
+        let provider = try KeyValueStoreConfigProvider(store: defaults, pollInterval: .seconds(3600))
+        let reader = ConfigReader(providers: [provider])
+        #expect(reader.int(forKey: "http.speed", default: 5) == 5)
+        try provider.refresh()
+        #expect(reader.int(forKey: "http.speed", default: 5) == 5)
+        #expect(reported.all.count == 1, "\(reported.all)")
+        defaults.set("faster", forKey: "Configuration/http.speed")
+        try provider.refresh()
+        #expect(reader.int(forKey: "http.speed", default: 5) == 5)
+        #expect(reported.all.count == 2, "a changed value is a new problem: \(reported.all)")
+    }
+
     @Test("snapshots describe, debug-describe and dump keys and kinds, never a value")
     func snapshotsRedact() async throws {
         let store = InMemorySyncStore()
