@@ -6,8 +6,11 @@ OUTPUT=".build-docc/AppStateKit.doccarchive"
 rm -rf .build-docc && mkdir -p "$GRAPHS"
 swift build --target AppStateKit --scratch-path .build-docc/build \
     -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$GRAPHS" > /dev/null
-# Keep only AppStateKit's own graphs (extensions of Foundation types included).
-find "$GRAPHS" -name '*.symbols.json' ! -name 'AppStateKit*' -delete
+# Keep only AppStateKit's own graphs (extensions of Foundation types included). Its graph
+# carries every symbol of the engine modules it re-exports, as users see them through
+# `import AppStateKit`; the engine modules' own graphs would add the same symbols again under
+# other module names, and links would resolve to either.
+find "$GRAPHS" -name '*.symbols.json' ! -name 'AppStateKit.symbols.json' ! -name 'AppStateKit@*.symbols.json' -delete
 docc convert Sources/AppStateKit/AppStateKit.docc \
     --additional-symbol-graph-dir "$GRAPHS" \
     --fallback-display-name AppStateKit --fallback-bundle-identifier dev.appstatekit.AppStateKit \
