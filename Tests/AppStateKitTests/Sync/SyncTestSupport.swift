@@ -14,6 +14,7 @@ final class ScriptedSyncStore: SyncStore {
     private let interfering = Atomic<Bool>(false)
     private let slowAcknowledgements = Atomic<Bool>(false)
     private let failingCachedReads = Atomic<Bool>(false)
+    private let neverReady = Atomic<Bool>(false)
     private let log = Locked<[(key: String, value: String?)]>([])
 
     /// Makes every later write and compare-and-set throw an error of `kind` (or succeed again):
@@ -44,6 +45,10 @@ final class ScriptedSyncStore: SyncStore {
     /// Makes each write return only some milliseconds after it was committed (so the change feed
     /// delivers the record before the writer hears of it).
     func acknowledgeSlowly(_ slow: Bool) { slowAcknowledgements.store(slow, ordering: .sequentiallyConsistent) }
+
+    /// Makes the store report itself unavailable from now on (as one whose database is down
+    /// does), so `waitUntilReady(timeout:)` waits out its timeout.
+    func reportNeverReady() { neverReady.store(true, ordering: .sequentiallyConsistent) }
 
     /// Holds writes back until `pause(false)`.
     func pause(_ pause: Bool) { paused.store(pause, ordering: .sequentiallyConsistent) }
@@ -80,6 +85,11 @@ final class ScriptedSyncStore: SyncStore {
     func snapshot() async throws -> [SyncRecord] { try await inner.snapshot() }
 
     func changeFeed() -> AsyncStream<SyncChange> { inner.changeFeed() }
+
+    func statusUpdates() -> AsyncStream<SyncStoreStatus> {
+        guard neverReady.load(ordering: .sequentiallyConsistent) else { return inner.statusUpdates() }
+        return AsyncStream { $0.yield(.unavailable(since: Date(), reason: "the scripted store is never ready")) }
+    }
 
     private func admit(_ value: Data?, key: String) async throws {
         log.withLock { $0.append((key, value.map { String(decoding: $0, as: UTF8.self) })) }

@@ -8,23 +8,6 @@ fileprivate extension Application {
     var waitedFlag: SyncState<Bool> { syncState(initial: false, feature: "Wait", id: "flag") }
 }
 
-/// A store that is never ready: its status stays `unavailable` (as a store whose database is
-/// down does), so ``SyncStore/waitUntilReady(timeout:)`` would wait out its timeout.
-private final class NeverReadySyncStore: SyncStore {
-    let inner = InMemorySyncStore()
-    func cachedRecord(forKey key: String) throws -> SyncRecord? { try inner.cachedRecord(forKey: key) }
-    func fetchRecord(forKey key: String) async throws -> SyncRecord? { try await inner.fetchRecord(forKey: key) }
-    func write(_ value: Data?, forKey key: String) async throws -> SyncRecord { try await inner.write(value, forKey: key) }
-    func compareAndSet(_ value: Data?, forKey key: String, expectedVersion: Int64) async throws -> SyncCommit {
-        try await inner.compareAndSet(value, forKey: key, expectedVersion: expectedVersion)
-    }
-    func snapshot() async throws -> [SyncRecord] { try await inner.snapshot() }
-    func changeFeed() -> AsyncStream<SyncChange> { inner.changeFeed() }
-    func statusUpdates() -> AsyncStream<SyncStoreStatus> {
-        AsyncStream { $0.yield(.unavailable(since: Date(), reason: "the test's store is never ready")) }
-    }
-}
-
 /// Every wait on the sync layer that a user can call, and that the flush tests don't cover,
 /// ends with `CancellationError` when its task is cancelled. Each would otherwise last an hour
 /// (a held write, an hour-long timeout); `withDeadline` is only the safety net.
@@ -70,7 +53,7 @@ struct SyncWaitCancellationTests {
     func cancelledReadinessWait(local: Bool) async throws {
         let store: any SyncStore = local
             ? LocalSyncStore(path: "/data/wait/sync.json", fileSystem: Self.undecodableFile())
-            : NeverReadySyncStore()
+            : { let store = ScriptedSyncStore(); store.reportNeverReady(); return store }()
         let wait = Task { try await store.waitUntilReady(timeout: .seconds(3600)) }
         for _ in 0..<10 { await Task.yield() }
         wait.cancel()
